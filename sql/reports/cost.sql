@@ -1,0 +1,26 @@
+-- name: cost
+-- description: Cost ledger totals per arm and model; partial when some runs have no cost (known subtotal shown).
+-- params: release, skill, split, model, case, arm
+SELECT
+    release_label AS release,
+    skill_name AS skill,
+    arm,
+    model,
+    count(*) AS runs,
+    count(total_tokens) AS runs_with_tokens,
+    sum(total_tokens) AS known_total_tokens,
+    count(cost_usd) AS runs_with_cost,
+    sum(cost_usd) AS known_cost_usd,
+    CASE WHEN count(cost_usd) = count(*) THEN 'complete'
+         WHEN count(cost_usd) = 0 THEN 'unavailable'
+         ELSE 'partial' END AS cost_availability,
+    round(sum(elapsed_ms) / 1000.0, 3) AS elapsed_s
+FROM cost_ledger
+WHERE ($release IS NULL OR release_label = $release)
+  AND ($skill IS NULL OR skill_name = $skill)
+  AND ($split IS NULL OR split = $split)
+  AND ($model IS NULL OR model = $model)
+  AND ($case IS NULL OR case_id = $case)
+  AND ($arm IS NULL OR arm = $arm)
+GROUP BY ALL
+ORDER BY release, skill, arm, model NULLS FIRST;

@@ -1,0 +1,18 @@
+-- name: flags
+-- description: Case flags with the harness's labels (saturated, no lift, with-skill failure, flaky, critical failures).
+-- params: release, skill, split, case
+SELECT
+    release_label AS release,
+    skill_name AS skill,
+    split,
+    case_id AS "case",
+    round(with_skill, 4) AS with_skill,
+    round(without_skill, 4) AS without_skill,
+    eligible_pairs AS pairs,
+    array_to_string(flags, '; ') AS flags
+FROM case_flags
+WHERE ($release IS NULL OR release_label = $release)
+  AND ($skill IS NULL OR skill_name = $skill)
+  AND ($split IS NULL OR split = $split)
+  AND ($case IS NULL OR case_id = $case)
+ORDER BY release, skill, split, "case";

@@ -1,0 +1,21 @@
+-- name: reliability
+-- description: pass@k and pass^k per case and arm (all models pooled), k = 1..n.
+-- params: release, skill, split, case, arm
+SELECT
+    release_label AS release,
+    skill_name AS skill,
+    split,
+    case_id AS "case",
+    arm,
+    n,
+    c,
+    k,
+    round(pass_at_k, 6) AS pass_at_k,
+    round(pass_hat_k, 6) AS pass_hat_k
+FROM reliability
+WHERE ($release IS NULL OR release_label = $release)
+  AND ($skill IS NULL OR skill_name = $skill)
+  AND ($split IS NULL OR split = $split)
+  AND ($case IS NULL OR case_id = $case)
+  AND ($arm IS NULL OR arm = $arm)
+ORDER BY release, skill, "case", arm, k;

@@ -1,0 +1,25 @@
+-- name: runs
+-- description: One line per run: identity, scorability, objective pass rate, tokens, cost, time.
+-- params: release, skill, split, model, case, arm
+SELECT
+    release_label AS release,
+    skill_name AS skill,
+    case_id AS "case",
+    split,
+    model,
+    arm,
+    repetition AS rep,
+    scorable,
+    round(objective_pass_rate, 4) AS objective_pass_rate,
+    vetoed,
+    total_tokens,
+    cost_usd,
+    elapsed_ms
+FROM runs
+WHERE ($release IS NULL OR release_label = $release)
+  AND ($skill IS NULL OR skill_name = $skill)
+  AND ($split IS NULL OR split = $split)
+  AND ($model IS NULL OR model = $model)
+  AND ($case IS NULL OR case_id = $case)
+  AND ($arm IS NULL OR arm = $arm)
+ORDER BY release, skill, "case", model NULLS FIRST, arm, rep;

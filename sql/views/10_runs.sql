@@ -1,0 +1,136 @@
+-- runs: one row per run with everything an analyst usually needs, no joins.
+-- Rates are recomputed from the assertion rows of the run's grading
+-- (formats.md M1); the harness's own per-run figures are kept as peer_*.
+CREATE OR REPLACE VIEW runs AS
+WITH chosen_grading AS (
+    -- A run graded by several reports (e.g. a per-split and an all-split
+    -- benchmark) keeps the newest grading.
+    SELECT *
+    FROM grading
+    QUALIFY row_number() OVER (
+        PARTITION BY run_id ORDER BY generated_at DESC NULLS LAST, report_path DESC) = 1
+),
+graded AS (
+    SELECT
+        a.grading_id,
+        count(*) FILTER (WHERE a.channel <> 'qualitative' AND a.severity IN ('gate', 'critical') AND NOT a.skipped) AS objective_total,
+        count(*) FILTER (WHERE a.channel <> 'qualitative' AND a.severity IN ('gate', 'critical') AND NOT a.skipped AND a.passed) AS objective_passed,
+        count(*) FILTER (WHERE a.channel = 'process' AND a.severity IN ('gate', 'critical') AND NOT a.skipped) AS process_total,
+        count(*) FILTER (WHERE a.channel = 'process' AND a.severity IN ('gate', 'critical') AND NOT a.skipped AND a.passed) AS process_passed,
+        count(*) FILTER (WHERE a.channel = 'efficiency' AND a.severity IN ('gate', 'critical') AND NOT a.skipped) AS efficiency_total,
+        count(*) FILTER (WHERE a.channel = 'efficiency' AND a.severity IN ('gate', 'critical') AND NOT a.skipped AND a.passed) AS efficiency_passed,
+        count(*) FILTER (WHERE a.channel = 'qualitative' AND a.severity IN ('gate', 'critical') AND NOT a.skipped) AS qualitative_total,
+        count(*) FILTER (WHERE a.channel = 'qualitative' AND a.severity IN ('gate', 'critical') AND NOT a.skipped AND a.passed) AS qualitative_passed,
+        coalesce(bool_or(a.severity = 'critical' AND NOT a.skipped AND NOT coalesce(a.passed, false)), false) AS vetoed,
+        list_sort(list_distinct(list(a.name) FILTER (
+            WHERE a.severity = 'critical' AND NOT a.skipped AND NOT coalesce(a.passed, false)))) AS critical_failures,
+        count(*) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped) AS soft_total,
+        count(*) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped AND a.passed) AS soft_passed,
+        avg(a.score) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped AND a.score IS NOT NULL) AS soft_mean_score,
+        count(*) FILTER (WHERE a.skipped) AS skipped_total
+    FROM assertion_result a
+    GROUP BY a.grading_id
+),
+metric AS (
+    SELECT
+        run_id,
+        max(value) FILTER (WHERE metric = 'input_tokens') AS input_tokens,
+        max(value) FILTER (WHERE metric = 'output_tokens') AS output_tokens,
+        max(value) FILTER (WHERE metric = 'total_tokens') AS total_tokens,
+        max(value) FILTER (WHERE metric = 'cache_read_tokens') AS cache_read_tokens,
+        max(availability) FILTER (WHERE metric = 'total_tokens') AS tokens_availability,
+        max(provenance) FILTER (WHERE metric = 'total_tokens') AS tokens_provenance,
+        max(amount) FILTER (WHERE metric = 'cost') AS cost,
+        max(currency) FILTER (WHERE metric = 'cost') AS cost_currency,
+        max(availability) FILTER (WHERE metric = 'cost') AS cost_availability,
+        max(provenance) FILTER (WHERE metric = 'cost') AS cost_provenance,
+        max(reason) FILTER (WHERE metric = 'cost') AS cost_reason,
+        max(value) FILTER (WHERE metric = 'elapsed_ms') AS elapsed_ms,
+        max(availability) FILTER (WHERE metric = 'elapsed_ms') AS elapsed_availability,
+        max(value) FILTER (WHERE metric = 'tool_calls') AS tool_calls,
+        max(value) FILTER (WHERE metric = 'commands') AS commands,
+        max(availability) FILTER (WHERE metric = 'commands') AS trace_counters_availability
+    FROM measurement
+    GROUP BY run_id
+),
+activation AS (
+    SELECT run_id, bool_or(loaded) AS skill_invoked
+    FROM skill_activation
+    GROUP BY run_id
+)
+SELECT
+    r.run_id,
+    r.release_label,
+    r.source_format,
+    r.skill_name,
+    r.case_id,
+    c.split,
+    c.kind,
+    c.eval_intent,
+    coalesce(r.population, c.population, 'answer') AS population,
+    r.model,
+    r.arm,
+    r.repetition,
+    r.provider,
+    r.output_present AND r.execution_valid AS scorable,
+    r.output_present,
+    r.execution_valid,
+    r.unscorable_reason,
+    r.returncode,
+    r.timed_out,
+    g.grading_id IS NOT NULL AS graded,
+    gr.objective_passed,
+    gr.objective_total,
+    CASE WHEN gr.vetoed THEN 0.0
+         WHEN gr.objective_total = 0 THEN NULL
+         ELSE gr.objective_passed / gr.objective_total END AS objective_pass_rate,
+    CASE WHEN gr.process_total = 0 THEN NULL
+         WHEN gr.vetoed THEN 0.0
+         ELSE gr.process_passed / gr.process_total END AS process_pass_rate,
+    CASE WHEN gr.efficiency_total = 0 THEN NULL
+         WHEN gr.vetoed THEN 0.0
+         ELSE gr.efficiency_passed / gr.efficiency_total END AS efficiency_pass_rate,
+    CASE WHEN gr.qualitative_total = 0 THEN NULL
+         WHEN gr.vetoed THEN 0.0
+         ELSE gr.qualitative_passed / gr.qualitative_total END AS qualitative_pass_rate,
+    CASE WHEN gr.objective_total + gr.qualitative_total = 0 THEN NULL
+         WHEN gr.vetoed THEN 0.0
+         ELSE (gr.objective_passed + gr.qualitative_passed) / (gr.objective_total + gr.qualitative_total) END AS combined_pass_rate,
+    gr.vetoed,
+    gr.critical_failures,
+    gr.soft_total,
+    gr.soft_passed,
+    CASE WHEN gr.vetoed THEN NULL ELSE round_even(gr.soft_mean_score, 4) END AS graded_score,
+    g.peer_objective_pass_rate,
+    g.peer_combined_pass_rate,
+    g.peer_vetoed,
+    m.input_tokens,
+    m.output_tokens,
+    m.total_tokens,
+    m.cache_read_tokens,
+    coalesce(m.tokens_availability, 'unavailable') AS tokens_availability,
+    m.tokens_provenance,
+    m.cost,
+    m.cost_currency,
+    CASE WHEN m.cost_currency = 'USD' THEN m.cost END AS cost_usd,
+    coalesce(m.cost_availability, 'unavailable') AS cost_availability,
+    m.cost_provenance,
+    m.cost_reason,
+    m.elapsed_ms,
+    coalesce(m.elapsed_availability, 'unavailable') AS elapsed_availability,
+    m.tool_calls,
+    m.commands,
+    coalesce(m.trace_counters_availability, 'unavailable') AS trace_counters_availability,
+    act.skill_invoked,
+    r.skill_tree_hash,
+    r.run_dir,
+    r.batch_id
+FROM run r
+LEFT JOIN case_def c
+    ON c.release_label = r.release_label AND c.skill_name = r.skill_name AND c.case_id = r.case_id
+LEFT JOIN chosen_grading g ON g.run_id = r.run_id
+LEFT JOIN graded gr ON gr.grading_id = g.grading_id
+LEFT JOIN metric m ON m.run_id = r.run_id
+LEFT JOIN activation act ON act.run_id = r.run_id;
+
+COMMENT ON VIEW runs IS 'One row per run: identity, split, scorable, recomputed pass rates, tokens, cost, time, availability.';

@@ -1,0 +1,76 @@
+-- pairs: validated with/without pairs (formats.md M2). One row per
+-- (release, skill, case, model, repetition, control arm). The treatment is
+-- always with_skill; control_arm is without_skill, old_skill or an ablation
+-- arm. A pair is eligible when both arms are scorable and have a numeric
+-- objective_pass_rate in [0, 1]; otherwise blocked_reason names why, with the
+-- harness's reason codes.
+CREATE OR REPLACE VIEW pairs AS
+WITH r AS (
+    SELECT * FROM runs WHERE population = 'answer'
+),
+controls AS (
+    -- Control arms that were run at all for a case; without_skill is always
+    -- expected, so a case missing it shows up as missing_without_skill.
+    SELECT DISTINCT release_label, skill_name, case_id, arm AS control_arm
+    FROM r WHERE arm <> 'with_skill'
+    UNION
+    SELECT DISTINCT release_label, skill_name, case_id, 'without_skill'
+    FROM r WHERE arm = 'with_skill'
+),
+pair_keys AS (
+    SELECT DISTINCT r.release_label, r.skill_name, r.case_id, r.model, r.repetition, c.control_arm
+    FROM r
+    JOIN controls c USING (release_label, skill_name, case_id)
+    WHERE r.arm = 'with_skill' OR r.arm = c.control_arm
+),
+joined AS (
+    SELECT
+        k.release_label, k.skill_name, k.case_id, k.model, k.repetition, k.control_arm,
+        w.split AS with_split, n.split AS control_split,
+        w.run_id AS with_run_id, n.run_id AS control_run_id,
+        w.scorable AS with_scorable, n.scorable AS control_scorable,
+        w.objective_pass_rate AS with_rate, n.objective_pass_rate AS control_rate,
+        w.graded_score AS with_graded_score, n.graded_score AS control_graded_score,
+        w.combined_pass_rate AS with_combined_rate, n.combined_pass_rate AS control_combined_rate
+    FROM pair_keys k
+    LEFT JOIN r w
+        ON w.arm = 'with_skill' AND w.release_label = k.release_label AND w.skill_name = k.skill_name
+       AND w.case_id = k.case_id AND w.model IS NOT DISTINCT FROM k.model AND w.repetition = k.repetition
+    LEFT JOIN r n
+        ON n.arm = k.control_arm AND n.release_label = k.release_label AND n.skill_name = k.skill_name
+       AND n.case_id = k.case_id AND n.model IS NOT DISTINCT FROM k.model AND n.repetition = k.repetition
+)
+SELECT
+    release_label,
+    skill_name,
+    case_id,
+    coalesce(with_split, control_split) AS split,
+    model,
+    repetition,
+    control_arm,
+    with_run_id,
+    control_run_id,
+    with_rate,
+    control_rate,
+    CASE WHEN blocked_reason IS NULL THEN with_rate - control_rate END AS delta,
+    blocked_reason IS NULL AS eligible,
+    blocked_reason,
+    with_graded_score,
+    control_graded_score,
+    with_combined_rate,
+    control_combined_rate
+FROM (
+    SELECT *,
+        CASE
+            WHEN with_run_id IS NULL THEN 'missing_with_skill'
+            WHEN control_run_id IS NULL THEN 'missing_' || control_arm
+            WHEN NOT with_scorable OR NOT control_scorable THEN 'unscorable_arm'
+            WHEN with_rate IS NULL OR control_rate IS NULL THEN 'missing_objective_pass_rate'
+            WHEN isnan(with_rate) OR isnan(control_rate) OR isinf(with_rate) OR isinf(control_rate)
+                 OR with_rate NOT BETWEEN 0 AND 1 OR control_rate NOT BETWEEN 0 AND 1
+                THEN 'invalid_objective_pass_rate'
+        END AS blocked_reason
+    FROM joined
+);
+
+COMMENT ON VIEW pairs IS 'Validated with_skill/control pairs per case, model and repetition; eligible or blocked with the reason.';

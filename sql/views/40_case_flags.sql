@@ -1,0 +1,89 @@
+-- case_flags: the harness's case-level findings (formats.md M4, 0.6.0
+-- labels), all models pooled. W and N are pair-weighted means over the
+-- case's eligible with_skill/without_skill pairs; cases with no eligible
+-- pair get no row. Flag order follows the harness: saturated, forgettable,
+-- no lift, with-skill failure, then per arm (manifest order) flaky and
+-- critical-failure, then below-reference-floor.
+CREATE OR REPLACE VIEW case_flags AS
+WITH paired AS (
+    SELECT * FROM pairs WHERE control_arm = 'without_skill'
+),
+case_rates AS (
+    SELECT
+        release_label, skill_name, case_id,
+        any_value(split) AS split,
+        avg(with_rate) FILTER (WHERE eligible) AS with_rate,
+        avg(control_rate) FILTER (WHERE eligible) AS without_rate,
+        avg(with_graded_score) FILTER (WHERE eligible AND with_graded_score IS NOT NULL) AS with_mean_graded_score,
+        count(*) FILTER (WHERE eligible) AS eligible_pairs,
+        count(*) FILTER (WHERE NOT eligible) AS blocked_pairs,
+        list(with_run_id) FILTER (WHERE eligible) AS paired_with_runs
+    FROM paired
+    GROUP BY ALL
+    HAVING count(*) FILTER (WHERE eligible) > 0
+),
+arm_order AS (
+    SELECT release_label, skill_name, coalesce(from_json(ablations, '["VARCHAR"]'), []) AS ablation_ids
+    FROM suite
+),
+arm_findings AS (
+    -- flaky and critical-failure per arm over the case's scorable runs
+    SELECT
+        r.release_label, r.skill_name, r.case_id, r.arm,
+        liftdb_arm_order(r.arm, coalesce(any_value(o.ablation_ids), [])) AS arm_rank,
+        count(r.objective_pass_rate) >= 2 AND count(DISTINCT r.objective_pass_rate) >= 2 AS flaky,
+        list_sort(list_distinct(flatten(list(r.critical_failures) FILTER (WHERE r.vetoed)))) AS critical_names
+    FROM runs r
+    LEFT JOIN arm_order o USING (release_label, skill_name)
+    WHERE r.scorable AND r.population = 'answer'
+    GROUP BY r.release_label, r.skill_name, r.case_id, r.arm
+),
+arm_flags AS (
+    SELECT
+        release_label, skill_name, case_id,
+        flatten(list(
+            (CASE WHEN flaky THEN ['flaky repeated pass rates: ' || arm] ELSE [] END)
+            || (CASE WHEN len(critical_names) > 0
+                     THEN ['critical-failure: ' || arm || ' (' || array_to_string(critical_names, ', ') || ')']
+                     ELSE [] END)
+            ORDER BY arm_rank, arm)) AS flags
+    FROM arm_findings
+    GROUP BY ALL
+),
+floor_flags AS (
+    SELECT
+        cr.release_label, cr.skill_name, cr.case_id,
+        list_sort(list_distinct(list(a.name))) AS names
+    FROM case_rates cr
+    JOIN case_def c USING (release_label, skill_name, case_id)
+    JOIN runs w ON list_contains(cr.paired_with_runs, w.run_id)
+    JOIN grading g ON g.run_id = w.run_id
+    JOIN assertion_result a ON a.grading_id = g.grading_id
+    WHERE c.reference_floor IS NOT NULL AND a.severity = 'soft' AND NOT a.skipped
+      AND a.score IS NOT NULL AND a.score < c.reference_floor
+    GROUP BY ALL
+)
+SELECT
+    cr.release_label,
+    cr.skill_name,
+    cr.case_id,
+    cr.split,
+    c.eval_intent,
+    cr.with_rate AS with_skill,
+    cr.without_rate AS without_skill,
+    cr.eligible_pairs,
+    cr.blocked_pairs,
+    (CASE WHEN cr.with_rate = 1 AND cr.without_rate = 1 THEN ['saturated/non-discriminating'] ELSE [] END)
+    || (CASE WHEN cr.with_rate = 1 AND cr.without_rate = 1 AND cr.with_mean_graded_score < 0.75
+             THEN ['structurally-pass-but-forgettable'] ELSE [] END)
+    || (CASE WHEN cr.with_rate <= cr.without_rate THEN ['no objective lift'] ELSE [] END)
+    || (CASE WHEN cr.with_rate < 1 THEN ['with-skill failure'] ELSE [] END)
+    || coalesce(af.flags, [])
+    || (CASE WHEN len(ff.names) > 0 THEN ['below-reference-floor: ' || array_to_string(ff.names, ', ')] ELSE [] END)
+        AS flags
+FROM case_rates cr
+LEFT JOIN case_def c USING (release_label, skill_name, case_id)
+LEFT JOIN arm_flags af USING (release_label, skill_name, case_id)
+LEFT JOIN floor_flags ff USING (release_label, skill_name, case_id);
+
+COMMENT ON VIEW case_flags IS 'Case-level findings with the harness labels: saturated, no lift, with-skill failure, flaky, critical.';

@@ -1,0 +1,79 @@
+//! `liftdb ingest PATH...`
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::Args;
+use liftdb::ingest::{self, IngestOptions, IngestSummary};
+
+#[derive(Args, Debug)]
+pub struct IngestArgs {
+    /// Run trees, runs roots, manifests and report files (directories are walked).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Release label for these runs (default: "default").
+    #[arg(long)]
+    pub release: Option<String>,
+    /// Parse and report, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// No progress bar and no summary (errors are still printed).
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
+    let mut store =
+        liftdb::store::open_write(db).with_context(|| format!("opening {}", db.display()))?;
+    let opts = IngestOptions {
+        release: args.release.clone(),
+        dry_run: args.dry_run,
+        progress: !args.quiet && !args.json && std::io::stderr().is_terminal(),
+    };
+    let summary = ingest::ingest(&mut store, &args.paths, &opts)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        print_summary(db, &summary, args.quiet);
+    }
+    Ok(if summary.errors.is_empty() { 0 } else { 1 })
+}
+
+pub fn print_summary(db: &Path, s: &IngestSummary, quiet: bool) {
+    for e in &s.errors {
+        eprintln!("error: {}: {} ({})", e.path, e.reason, e.stage);
+    }
+    if quiet {
+        return;
+    }
+    let verb = if s.dry_run { "would write" } else { "wrote" };
+    if s.units_changed == 0 && s.errors.is_empty() {
+        eprintln!(
+            "nothing new: {} files unchanged since the last ingest; 0 rows added to {}",
+            s.files_unchanged,
+            db.display()
+        );
+    } else {
+        eprintln!(
+            "{verb} {} runs ({} rows) to {} as release '{}'{}: {} files parsed, {} unchanged, {} errors",
+            s.runs_written,
+            s.rows_written,
+            db.display(),
+            s.release,
+            s.batch_id.map(|b| format!(", batch {b}")).unwrap_or_default(),
+            s.files_changed,
+            s.files_unchanged,
+            s.errors.len()
+        );
+    }
+    if s.trigger_trace_dirs > 0 {
+        eprintln!("note: {} trigger-trace run directories were not ingested as answer runs", s.trigger_trace_dirs);
+    }
+    if !s.skipped_files.is_empty() {
+        eprintln!("note: {} files skipped (not a format liftdb reads)", s.skipped_files.len());
+    }
+}

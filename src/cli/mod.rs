@@ -1,0 +1,130 @@
+//! Subcommands. Data goes to stdout, messages to stderr. Exit codes: 0 ok,
+//! 1 ingest finished with file errors, 2 the command failed.
+
+mod demo;
+mod ingest;
+mod report;
+mod schema;
+mod sql;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use liftdb::output::{self, Format, ResultSet};
+
+#[derive(Parser)]
+#[command(name = "liftdb", version, about = "Embedded analytics store for AI agent-skill evaluations")]
+pub struct Cli {
+    /// Store file (DuckDB).
+    #[arg(long, global = true, env = "LIFTDB_DB", default_value = "liftdb.duckdb")]
+    pub db: PathBuf,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Ingest run trees and harness reports (one transaction per call).
+    Ingest(ingest::IngestArgs),
+    /// Run one SQL statement against the store.
+    Sql(sql::SqlArgs),
+    /// Run a canned report (`--list` to see them).
+    Report(report::ReportArgs),
+    /// Show the schema version, migrations, tables and views.
+    Schema,
+    /// Ingest the bundled sample runs into a temporary store and print the main reports.
+    Demo,
+}
+
+/// Filters shared by reports; bound as SQL parameters.
+#[derive(Args, Debug, Default, Clone)]
+pub struct FilterArgs {
+    #[arg(long)]
+    pub release: Option<String>,
+    #[arg(long)]
+    pub skill: Option<String>,
+    #[arg(long)]
+    pub split: Option<String>,
+    #[arg(long)]
+    pub model: Option<String>,
+    #[arg(long = "case")]
+    pub case_id: Option<String>,
+    #[arg(long)]
+    pub arm: Option<String>,
+}
+
+impl FilterArgs {
+    pub fn to_filters(&self) -> liftdb::report::Filters {
+        [
+            ("release", &self.release),
+            ("skill", &self.skill),
+            ("split", &self.split),
+            ("model", &self.model),
+            ("case", &self.case_id),
+            ("arm", &self.arm),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.clone().map(|v| (k.to_string(), v)))
+        .collect()
+    }
+}
+
+/// Where and how a result is written.
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Output format (default: table on a terminal, csv otherwise).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Write to this file instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+impl OutputArgs {
+    pub fn emit(&self, rs: &ResultSet) -> anyhow::Result<()> {
+        use std::io::IsTerminal;
+        match &self.out {
+            Some(path) => {
+                let format = self.format.unwrap_or(Format::Csv);
+                let mut file = std::io::BufWriter::new(
+                    std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+                );
+                output::render(rs, format, &mut file)?;
+                file.flush()?;
+                eprintln!("wrote {} rows to {}", rs.row_count(), path.display());
+            }
+            None => {
+                let stdout = std::io::stdout();
+                let default = if stdout.is_terminal() { Format::Table } else { Format::Csv };
+                let mut lock = stdout.lock();
+                output::render(rs, self.format.unwrap_or(default), &mut lock)?;
+                lock.flush()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+pub fn open_read(db: &Path) -> anyhow::Result<liftdb::store::Store> {
+    liftdb::store::open_read(db).with_context(|| format!("opening {}", db.display()))
+}
+
+pub fn run() -> anyhow::Result<i32> {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Ingest(args)) => ingest::run(&cli.db, &args),
+        Some(Command::Sql(args)) => sql::run(&cli.db, &args),
+        Some(Command::Report(args)) => report::run(&cli.db, &args),
+        Some(Command::Schema) => schema::run(&cli.db),
+        Some(Command::Demo) => demo::run(),
+        None => {
+            use clap::CommandFactory;
+            Cli::command().print_help()?;
+            println!();
+            Ok(0)
+        }
+    }
+}

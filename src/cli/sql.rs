@@ -1,0 +1,35 @@
+//! `liftdb sql "SELECT …"`
+
+use std::path::Path;
+
+use anyhow::Context;
+use clap::Args;
+use liftdb::report::{self, Filters};
+
+use super::OutputArgs;
+
+#[derive(Args, Debug)]
+pub struct SqlArgs {
+    /// One SQL statement.
+    pub statement: String,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+pub fn run(db: &Path, args: &SqlArgs) -> anyhow::Result<i32> {
+    let store = super::open_read(db)?;
+    let result = report::query(&store.conn, &args.statement, &Filters::new());
+    let rs = match result {
+        Err(e) if e.to_string().contains("read-only") => {
+            // The statement writes: reopen for writing (which also takes the lock).
+            drop(store);
+            let store = liftdb::store::open_write(db)
+                .with_context(|| format!("opening {} for writing", db.display()))?;
+            report::query(&store.conn, &args.statement, &Filters::new())?
+        }
+        other => other?,
+    };
+    args.output.emit(&rs)?;
+    Ok(0)
+}
+

@@ -1,0 +1,191 @@
+//! Walking the given paths and grouping files into units: a run directory
+//! (all files of one run), or one loose report/manifest file. A unit is the
+//! grain of change detection and of replacement in the store.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+use super::records::IngestErrorRec;
+
+/// Files whose presence makes a directory a run directory (formats.md C.3/C.4).
+pub const RUN_MARKERS: &[&str] = &[
+    "metadata.json",
+    "metrics.json",
+    "events.json",
+    "timing.json",
+    "output.md",
+    "output.txt",
+    "response.md",
+    "response.txt",
+    "final.md",
+    "final.txt",
+];
+
+#[derive(Debug, Clone)]
+pub struct FileInfo {
+    pub path: PathBuf,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitKind {
+    RunDir,
+    LooseFile,
+}
+
+#[derive(Debug, Clone)]
+pub struct Unit {
+    pub kind: UnitKind,
+    /// The run directory, or the file itself.
+    pub path: PathBuf,
+    pub files: Vec<FileInfo>,
+}
+
+#[derive(Debug, Default)]
+pub struct Discovery {
+    pub units: Vec<Unit>,
+    /// Files neither in a run directory nor JSON (READMEs, HTML views, ...).
+    pub ignored: Vec<PathBuf>,
+    pub errors: Vec<IngestErrorRec>,
+}
+
+fn is_json_like(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".jsonl")
+}
+
+fn is_nested_run_part(dir: &Path) -> bool {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    name == "outputs"
+        || name
+            .strip_prefix("turn-")
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+fn file_info(path: &Path, meta: &std::fs::Metadata) -> FileInfo {
+    let mtime_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0);
+    FileInfo {
+        path: path.to_path_buf(),
+        size: meta.len(),
+        mtime_ns,
+    }
+}
+
+pub fn discover(paths: &[PathBuf]) -> Discovery {
+    let mut out = Discovery::default();
+    let mut files: BTreeMap<PathBuf, FileInfo> = BTreeMap::new();
+    for root in paths {
+        let canonical = match std::fs::canonicalize(root) {
+            Ok(p) => p,
+            Err(e) => {
+                out.errors.push(IngestErrorRec {
+                    path: root.display().to_string(),
+                    stage: "read".into(),
+                    reason: format!("cannot open: {e}"),
+                });
+                continue;
+            }
+        };
+        for entry in WalkDir::new(&canonical).follow_links(false).sort_by_file_name() {
+            match entry {
+                Ok(e) if e.file_type().is_file() => match e.metadata() {
+                    Ok(m) => {
+                        files.insert(e.path().to_path_buf(), file_info(e.path(), &m));
+                    }
+                    Err(err) => out.errors.push(IngestErrorRec {
+                        path: e.path().display().to_string(),
+                        stage: "read".into(),
+                        reason: err.to_string(),
+                    }),
+                },
+                Ok(_) => {}
+                Err(err) => out.errors.push(IngestErrorRec {
+                    path: err
+                        .path()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_else(|| canonical.display().to_string()),
+                    stage: "read".into(),
+                    reason: err.to_string(),
+                }),
+            }
+        }
+    }
+
+    // Run directories: a directory holding a marker file, except an
+    // outputs/ or turn-N/ folder inside another run directory.
+    let mut run_dirs: BTreeSet<PathBuf> = files
+        .keys()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| RUN_MARKERS.contains(&n.to_string_lossy().as_ref()))
+        })
+        .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .collect();
+    let nested: Vec<PathBuf> = run_dirs
+        .iter()
+        .filter(|d| is_nested_run_part(d) && d.parent().is_some_and(|p| run_dirs.contains(p)))
+        .cloned()
+        .collect();
+    for d in nested {
+        run_dirs.remove(&d);
+    }
+
+    let mut by_run: BTreeMap<PathBuf, Vec<FileInfo>> = BTreeMap::new();
+    for (path, info) in files {
+        let owner = owning_run_dir(&path, &run_dirs);
+        match owner {
+            Some(dir) => by_run.entry(dir).or_default().push(info),
+            None if is_json_like(&path) => out.units.push(Unit {
+                kind: UnitKind::LooseFile,
+                path: path.clone(),
+                files: vec![info],
+            }),
+            None => out.ignored.push(path),
+        }
+    }
+    for (dir, files) in by_run {
+        out.units.push(Unit {
+            kind: UnitKind::RunDir,
+            path: dir,
+            files,
+        });
+    }
+    out
+}
+
+/// The run directory a file belongs to: its own directory, or the run
+/// directory above an outputs/ or turn-N/ folder.
+fn owning_run_dir(path: &Path, run_dirs: &BTreeSet<PathBuf>) -> Option<PathBuf> {
+    let dir = path.parent()?;
+    if run_dirs.contains(dir) {
+        return Some(dir.to_path_buf());
+    }
+    // Walk up through nested outputs/ and turn-N/ folders (outputs/ may nest deeper).
+    let mut ancestor = dir.parent();
+    while let Some(candidate) = ancestor {
+        if run_dirs.contains(candidate) {
+            let first_below = dir
+                .strip_prefix(candidate)
+                .ok()
+                .and_then(|rel| rel.components().next())
+                .map(|c| candidate.join(c.as_os_str()))?;
+            return is_nested_run_part(&first_below).then(|| candidate.to_path_buf());
+        }
+        ancestor = candidate.parent();
+    }
+    None
+}

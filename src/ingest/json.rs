@@ -1,0 +1,150 @@
+//! Reading JSON the way the harnesses write it: pretty-printed, sometimes
+//! gzipped, and (Python's `allow_nan=True`) sometimes with NaN/Infinity
+//! tokens, which are mapped to null rather than rejected.
+
+use std::io::Read;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+/// Read a file's bytes, transparently gunzipping `*.gz`.
+pub fn read_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
+    let raw = std::fs::read(path)?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::with_capacity(raw.len() * 6);
+        flate2::read::GzDecoder::new(&raw[..]).read_to_end(&mut out)?;
+        Ok(out)
+    } else {
+        Ok(raw)
+    }
+}
+
+/// Parse JSON leniently: NaN, Infinity and -Infinity outside strings become null.
+pub fn parse_lenient(bytes: &[u8]) -> Result<Value, String> {
+    match serde_json::from_slice(bytes) {
+        Ok(v) => Ok(v),
+        Err(first) => {
+            let cleaned = replace_non_finite(bytes);
+            match cleaned {
+                Some(c) => serde_json::from_slice(&c).map_err(|e| e.to_string()),
+                None => Err(first.to_string()),
+            }
+        }
+    }
+}
+
+/// Returns None when the text holds no such token (so the original error stands).
+fn replace_non_finite(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut changed = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            out.push(b);
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let rest = &bytes[i..];
+        let token = [&b"-Infinity"[..], b"Infinity", b"NaN"]
+            .into_iter()
+            .find(|t| rest.starts_with(t));
+        if let Some(t) = token {
+            out.extend_from_slice(b"null");
+            i += t.len();
+            changed = true;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    changed.then_some(out)
+}
+
+/// Parse JSON Lines, skipping blank lines; errors carry the 1-based line number.
+pub fn parse_jsonl(bytes: &[u8]) -> Result<Vec<Value>, String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        rows.push(parse_lenient(line.as_bytes()).map_err(|e| format!("line {}: {e}", i + 1))?);
+    }
+    Ok(rows)
+}
+
+/// Small typed accessors over `serde_json::Value` that treat wrong types as absent.
+pub trait Get {
+    fn obj(&self) -> Option<&Map<String, Value>>;
+    fn str_at(&self, key: &str) -> Option<&str>;
+    fn f64_at(&self, key: &str) -> Option<f64>;
+    fn i64_at(&self, key: &str) -> Option<i64>;
+    fn bool_at(&self, key: &str) -> Option<bool>;
+    fn at(&self, key: &str) -> Option<&Value>;
+}
+
+impl Get for Value {
+    fn obj(&self) -> Option<&Map<String, Value>> {
+        self.as_object()
+    }
+    fn at(&self, key: &str) -> Option<&Value> {
+        self.get(key).filter(|v| !v.is_null())
+    }
+    fn str_at(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Value::as_str)
+    }
+    fn f64_at(&self, key: &str) -> Option<f64> {
+        self.get(key).and_then(as_f64)
+    }
+    fn i64_at(&self, key: &str) -> Option<i64> {
+        self.get(key).and_then(|v| {
+            v.as_i64()
+                .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+        })
+    }
+    fn bool_at(&self, key: &str) -> Option<bool> {
+        self.get(key).and_then(Value::as_bool)
+    }
+}
+
+/// Numbers, and numeric strings (Python Decimal amounts are written as strings).
+pub fn as_f64(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64().filter(|f| f.is_finite()),
+        Value::String(s) => s.trim().parse::<f64>().ok().filter(|f| f.is_finite()),
+        _ => None,
+    }
+}
+
+/// Python truthiness for the flags the harness tests with `if value:`.
+pub fn truthy(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::Object(o)) => !o.is_empty(),
+    }
+}
+
+/// Compact JSON text for JSON columns; None for absent/null.
+pub fn json_text(v: Option<&Value>) -> Option<String> {
+    v.filter(|v| !v.is_null()).map(|v| v.to_string())
+}

@@ -1,0 +1,143 @@
+//! Loose files (not inside a run directory): detect what they are from
+//! their content and hand them to the matching parser.
+
+use serde_json::Value;
+
+use super::json::{parse_jsonl, parse_lenient, Get};
+use super::records::{CaseRec, Records, SuiteRec};
+use super::seh::{self, benchmark, judge, manifest, peer, trigger};
+
+pub enum LooseKind {
+    Manifest,
+    Benchmark,
+    CostSummary,
+    TokenOverhead,
+    TriggerReport,
+    JudgeResults,
+    /// A known harness file liftdb has nothing to take from (prepared tasks, audits).
+    Informational,
+    /// Parsing failed; the records hold the error.
+    Invalid,
+    Unrecognized(String),
+}
+
+impl LooseKind {
+    pub fn label(&self) -> &'static str {
+        match self {
+            LooseKind::Manifest => "manifest",
+            LooseKind::Benchmark => "benchmark",
+            LooseKind::CostSummary => "cost_summary",
+            LooseKind::TokenOverhead => "token_overhead",
+            LooseKind::TriggerReport => "trigger_report",
+            LooseKind::JudgeResults => "judge_results",
+            LooseKind::Informational => "informational",
+            LooseKind::Invalid => "invalid",
+            LooseKind::Unrecognized(_) => "unrecognized",
+        }
+    }
+}
+
+pub struct LooseParse {
+    pub kind: LooseKind,
+    pub records: Records,
+    pub row_cases: Vec<CaseRec>,
+    pub row_suite: Option<SuiteRec>,
+}
+
+fn parsed(kind: LooseKind, records: Records) -> LooseParse {
+    LooseParse {
+        kind,
+        records,
+        row_cases: Vec::new(),
+        row_suite: None,
+    }
+}
+
+const HINT: &str = "not a file liftdb reads (expected a skill-eval-harness manifest, benchmark/grade report, cost-summary, token-overhead, trigger report, judge results, or a run directory)";
+
+pub fn parse(path: &str, bytes: &[u8], sha256: &str, release: &str) -> LooseParse {
+    let mut records = Records::default();
+    let is_jsonl = path.ends_with(".jsonl");
+    let doc = if is_jsonl {
+        match parse_jsonl(bytes) {
+            Ok(rows) => Value::Array(rows),
+            Err(e) => {
+                records.error(path, "parse", format!("invalid JSON Lines: {e}"));
+                return parsed(LooseKind::Invalid, records);
+            }
+        }
+    } else {
+        match parse_lenient(bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                records.error(path, "parse", format!("invalid JSON: {e}"));
+                return parsed(LooseKind::Invalid, records);
+            }
+        }
+    };
+
+    if manifest::looks_like_manifest(&doc) {
+        manifest::parse(&doc, path, sha256, release, &mut records);
+        return parsed(LooseKind::Manifest, records);
+    }
+    if benchmark::looks_like_report(&doc) {
+        let report = benchmark::parse(&doc, path, release);
+        let skill = doc.str_at("skill_name").unwrap_or("(unknown skill)");
+        let suite = SuiteRec {
+            suite_id: manifest::suite_id(release, skill),
+            release_label: release.to_string(),
+            skill_name: skill.to_string(),
+            source_format: seh::SOURCE_FORMAT.into(),
+            harness_name: Some("skill-eval-harness".into()),
+            harness_version: None,
+            manifest_path: Some(path.to_string()),
+            manifest_sha256: Some(sha256.to_string()),
+            skill_tree_hash: None,
+            variants: None,
+            ablations: None,
+        };
+        return LooseParse {
+            kind: LooseKind::Benchmark,
+            records: report.records,
+            row_cases: report.row_cases,
+            row_suite: Some(suite),
+        };
+    }
+    if trigger::looks_like_trigger_report(&doc) {
+        trigger::parse(&doc, path, release, &mut records);
+        return parsed(LooseKind::TriggerReport, records);
+    }
+    if let Some(rows) = judge::verdict_rows(&doc) {
+        judge::parse(&rows, path, &mut records);
+        return parsed(LooseKind::JudgeResults, records);
+    }
+    let skill = doc.str_at("skill_name");
+    let flatten_as = |kind: &str, records: &mut Records| {
+        let src = peer::PeerSource {
+            path,
+            report_kind: kind,
+            release,
+            skill_name: skill,
+        };
+        peer::flatten(&doc, &src, &[], &mut records.peer_metrics);
+    };
+    if doc.get("runs_root").is_some() && doc.get("top_expensive_cases").is_some() {
+        flatten_as("cost_summary", &mut records);
+        return parsed(LooseKind::CostSummary, records);
+    }
+    if doc
+        .get("reports")
+        .and_then(Value::as_array)
+        .is_some_and(|r| r.iter().any(|x| x.get("pairs").is_some() || x.get("profile").is_some()))
+    {
+        flatten_as("token_overhead", &mut records);
+        return parsed(LooseKind::TokenOverhead, records);
+    }
+    let is_task_list = doc
+        .as_array()
+        .is_some_and(|rows| !rows.is_empty() && rows.iter().all(|r| r.get("run_dir").is_some() && r.get("case_id").is_some()));
+    if is_task_list || doc.get("readiness").is_some() || doc.get("materialized").is_some() {
+        return parsed(LooseKind::Informational, records);
+    }
+    parsed(LooseKind::Unrecognized(HINT.to_string()), records)
+}

@@ -1,0 +1,399 @@
+//! Ingest: discover units under the given paths, skip the unchanged ones,
+//! parse the rest in parallel with the format adapters, and write them as one
+//! batch (one transaction).
+
+pub mod discover;
+pub mod json;
+mod loose;
+pub mod records;
+pub mod seh;
+mod state;
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use crate::store::writer::{self, BatchInfo, SourceFileRow, WritePlan};
+use crate::store::Store;
+use crate::Result;
+use discover::{Unit, UnitKind};
+use loose::LooseKind;
+use records::{IngestErrorRec, Records};
+use seh::run_dir::{RunContext, RunFiles, RunOutcome};
+
+pub const DEFAULT_RELEASE: &str = "default";
+
+#[derive(Debug, Clone, Default)]
+pub struct IngestOptions {
+    pub release: Option<String>,
+    pub dry_run: bool,
+    pub progress: bool,
+}
+
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct IngestSummary {
+    pub batch_id: Option<i64>,
+    pub release: String,
+    pub files_seen: usize,
+    pub files_changed: usize,
+    pub files_unchanged: usize,
+    pub units_changed: usize,
+    pub runs_written: u64,
+    pub rows_written: u64,
+    pub trigger_trace_dirs: usize,
+    pub skipped_files: Vec<String>,
+    pub errors: Vec<ErrorLine>,
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ErrorLine {
+    pub path: String,
+    pub stage: String,
+    pub reason: String,
+}
+
+impl From<&IngestErrorRec> for ErrorLine {
+    fn from(e: &IngestErrorRec) -> Self {
+        ErrorLine {
+            path: e.path.clone(),
+            stage: e.stage.clone(),
+            reason: e.reason.clone(),
+        }
+    }
+}
+
+/// A unit whose files were read because they may have changed.
+struct ReadUnit {
+    unit: Unit,
+    contents: Vec<(discover::FileInfo, Vec<u8>, String)>,
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn progress_bar(enabled: bool, len: usize, message: &'static str) -> ProgressBar {
+    if !enabled {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{msg:>8} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_message(message);
+    bar
+}
+
+pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
+    let release = opts.release.clone().unwrap_or_else(|| DEFAULT_RELEASE.to_string());
+    let found = discover::discover(paths);
+    let explicit_files: HashSet<PathBuf> = paths
+        .iter()
+        .filter(|p| p.is_file())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let known = state::StoredState::load(&store.conn, &release)?;
+
+    let mut summary = IngestSummary {
+        release: release.clone(),
+        dry_run: opts.dry_run,
+        files_seen: found.units.iter().map(|u| u.files.len()).sum(),
+        ..Default::default()
+    };
+    let mut records = Records::default();
+    records.errors.extend(found.errors.iter().cloned());
+    summary.skipped_files = found.ignored.iter().map(|p| p.display().to_string()).collect();
+
+    // 1. Change detection: unchanged size+mtime skips without reading;
+    //    otherwise read and hash, and skip if the content is the same.
+    let mut touched = Vec::new();
+    let bar = progress_bar(opts.progress, found.units.len(), "reading");
+    let reads: Vec<(Unit, Option<ReadUnit>, Vec<(String, i64)>)> = found
+        .units
+        .into_par_iter()
+        .map(|unit| {
+            let result = read_if_changed(unit, &known);
+            bar.inc(1);
+            result
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut changed: Vec<ReadUnit> = Vec::new();
+    for (unit, read, touch) in reads {
+        match read {
+            Some(r) => changed.push(r),
+            None => summary.files_unchanged += unit.files.len(),
+        }
+        touched.extend(touch);
+    }
+    for read in &mut changed {
+        // A file that could not be read stays out of the unit with an error row.
+        read.contents.retain(|(info, _, sha)| {
+            if sha.is_empty() {
+                records.errors.push(IngestErrorRec {
+                    path: info.path.display().to_string(),
+                    stage: "read".into(),
+                    reason: "could not read file".into(),
+                });
+                false
+            } else {
+                true
+            }
+        });
+    }
+
+    // 2. Loose files: manifests and reports, parsed first because they name
+    //    the skill of each case and the case ids the layout needs.
+    let (loose_units, run_units): (Vec<ReadUnit>, Vec<ReadUnit>) =
+        changed.into_iter().partition(|r| r.unit.kind == UnitKind::LooseFile);
+    let mut source_files = Vec::new();
+    let mut replaced_units = Vec::new();
+    let mut manifest_cases: HashSet<(String, String)> = known.manifest_cases.clone();
+    let mut known_cases = known.case_skills.clone();
+    let mut declared_arms: HashSet<String> = HashSet::new();
+    let mut report_cases = Vec::new();
+    let mut report_suites = Vec::new();
+    for read in &loose_units {
+        let (info, bytes, sha) = &read.contents[0];
+        let path = info.path.display().to_string();
+        let parsed = loose::parse(&path, bytes, sha, &release);
+        match parsed.kind {
+            LooseKind::Unrecognized(reason) => {
+                if explicit_files.contains(&info.path) {
+                    records.error(&path, "detect", reason);
+                } else {
+                    summary.skipped_files.push(path.clone());
+                }
+                continue;
+            }
+            LooseKind::Invalid => {}
+            LooseKind::Manifest => {
+                for c in &parsed.records.cases {
+                    manifest_cases.insert((c.skill_name.clone(), c.case_id.clone()));
+                    known_cases.insert(c.case_id.clone(), c.skill_name.clone());
+                }
+                for s in &parsed.records.suites {
+                    if let Some(v) = &s.variants {
+                        if let Ok(list) = serde_json::from_str::<Vec<String>>(v) {
+                            declared_arms.extend(list);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        for c in &parsed.row_cases {
+            known_cases.entry(c.case_id.clone()).or_insert_with(|| c.skill_name.clone());
+        }
+        report_cases.extend(parsed.row_cases);
+        report_suites.extend(parsed.row_suite);
+        source_files.push(SourceFileRow {
+            path: path.clone(),
+            sha256: sha.clone(),
+            size_bytes: info.size as i64,
+            mtime_ns: info.mtime_ns,
+            kind: parsed.kind.label().to_string(),
+            source_format: seh::SOURCE_FORMAT.into(),
+            owner_key: path.clone(),
+        });
+        replaced_units.push(path);
+        records.append(parsed.records);
+    }
+    // Cases only a report describes get their definition from the report rows.
+    for c in report_cases {
+        if manifest_cases.insert((c.skill_name.clone(), c.case_id.clone())) {
+            records.cases.push(c);
+        }
+    }
+    let mut suites_present: HashSet<String> = known.suite_ids.clone();
+    suites_present.extend(records.suites.iter().map(|s| s.suite_id.clone()));
+    for s in report_suites {
+        if suites_present.insert(s.suite_id.clone()) {
+            records.suites.push(s);
+        }
+    }
+
+    // 3. Run directories, in parallel.
+    let ctx = RunContext {
+        release: &release,
+        known_cases: &known_cases,
+        declared_arms: &declared_arms,
+    };
+    let bar = progress_bar(opts.progress, run_units.len(), "parsing");
+    let outcomes: Vec<(ReadUnit, RunOutcome)> = run_units
+        .into_par_iter()
+        .map(|read| {
+            let files: RunFiles = read
+                .contents
+                .iter()
+                .filter_map(|(info, bytes, _)| {
+                    let rel = info.path.strip_prefix(&read.unit.path).ok()?;
+                    Some((rel.to_string_lossy().replace('\\', "/"), bytes.clone()))
+                })
+                .collect();
+            let outcome = seh::run_dir::parse(&read.unit.path, &files, &ctx);
+            bar.inc(1);
+            (read, outcome)
+        })
+        .collect();
+    bar.finish_and_clear();
+
+    let mut run_owner: HashMap<String, String> = HashMap::new();
+    for (read, outcome) in outcomes {
+        let dir = read.unit.path.display().to_string();
+        match outcome {
+            RunOutcome::TriggerTrace => {
+                summary.trigger_trace_dirs += 1;
+                continue;
+            }
+            RunOutcome::Rejected(r) => {
+                records.append(r);
+                continue;
+            }
+            RunOutcome::Answer { run_id, records: r } => {
+                let clash = run_owner
+                    .get(&run_id)
+                    .cloned()
+                    .or_else(|| known.run_dirs.get(&run_id).filter(|d| **d != dir).cloned());
+                if let Some(other) = clash {
+                    records.error(
+                        &dir,
+                        "identity",
+                        format!(
+                            "same run identity as {other} in release '{release}'; ingest the other tree with a different --release"
+                        ),
+                    );
+                    continue;
+                }
+                run_owner.insert(run_id, dir.clone());
+                records.append(r);
+            }
+        }
+        for (info, _, sha) in &read.contents {
+            source_files.push(SourceFileRow {
+                path: info.path.display().to_string(),
+                sha256: sha.clone(),
+                size_bytes: info.size as i64,
+                mtime_ns: info.mtime_ns,
+                kind: file_kind(&info.path),
+                source_format: seh::SOURCE_FORMAT.into(),
+                owner_key: dir.clone(),
+            });
+        }
+        replaced_units.push(dir);
+    }
+
+    summary.units_changed = replaced_units.len();
+    summary.files_changed = source_files.len();
+    summary.errors = records.errors.iter().map(ErrorLine::from).collect();
+    if opts.dry_run {
+        summary.runs_written = records.runs.len() as u64;
+        return Ok(summary);
+    }
+    if replaced_units.is_empty() && records.errors.is_empty() {
+        // Nothing new: no batch is recorded; only moved mtimes are refreshed.
+        writer::touch(&store.conn, &touched)?;
+        return Ok(summary);
+    }
+    let plan = WritePlan {
+        batch: BatchInfo {
+            release_label: &release,
+            paths_json: serde_json::to_string(
+                &paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            )
+            .unwrap_or_else(|_| "[]".into()),
+            files_seen: summary.files_seen as i64,
+            files_changed: summary.files_changed as i64,
+            files_unchanged: summary.files_unchanged as i64,
+        },
+        replaced_units,
+        records: &records,
+        source_files,
+        touched,
+    };
+    let counts = writer::write(&store.conn, &plan)?;
+    summary.batch_id = Some(counts.batch_id);
+    summary.runs_written = counts.runs_written;
+    summary.rows_written = counts.rows_written;
+    Ok(summary)
+}
+
+fn file_kind(path: &std::path::Path) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    match name.as_str() {
+        "metadata.json" => "metadata",
+        "metrics.json" => "metrics",
+        "events.json" => "events",
+        "trace.jsonl" => "trace",
+        "environment.json" => "environment",
+        "timing.json" => "timing",
+        "grading.json" => "grading",
+        n if n.starts_with("output") || n.starts_with("response") || n.starts_with("final") => "output",
+        _ => "artifact",
+    }
+    .to_string()
+}
+
+/// Decide whether a unit changed; read its files when it may have.
+fn read_if_changed(
+    unit: Unit,
+    known: &state::StoredState,
+) -> (Unit, Option<ReadUnit>, Vec<(String, i64)>) {
+    let owner = unit.path.display().to_string();
+    let same_set = known
+        .files_by_owner
+        .get(&owner)
+        .is_some_and(|paths| paths.len() == unit.files.len()
+            && unit.files.iter().all(|f| paths.contains(&f.path.display().to_string())));
+    let stat_same = same_set
+        && unit.files.iter().all(|f| {
+            known
+                .files
+                .get(&f.path.display().to_string())
+                .is_some_and(|k| k.size == f.size as i64 && k.mtime_ns == f.mtime_ns)
+        });
+    if stat_same {
+        return (unit, None, Vec::new());
+    }
+    let contents: Vec<_> = unit
+        .files
+        .iter()
+        .map(|f| match json::read_bytes(&f.path) {
+            Ok(bytes) => {
+                // Hash what is on disk (compressed files are hashed as stored).
+                let sha = if f.path.extension().is_some_and(|e| e == "gz") {
+                    std::fs::read(&f.path).map(|raw| sha256_hex(&raw)).unwrap_or_default()
+                } else {
+                    sha256_hex(&bytes)
+                };
+                (f.clone(), bytes, sha)
+            }
+            Err(_) => (f.clone(), Vec::new(), String::new()),
+        })
+        .collect();
+    let content_same = same_set
+        && contents.iter().all(|(f, _, sha)| {
+            known
+                .files
+                .get(&f.path.display().to_string())
+                .is_some_and(|k| &k.sha256 == sha)
+        });
+    if content_same {
+        let touched = contents
+            .iter()
+            .map(|(f, _, _)| (f.path.display().to_string(), f.mtime_ns))
+            .collect();
+        return (unit, None, touched);
+    }
+    let read = ReadUnit {
+        unit: unit.clone(),
+        contents,
+    };
+    (unit, Some(read), Vec::new())
+}

@@ -1,0 +1,118 @@
+//! Run identity from the directory layout
+//! `<case>/[<model>/]<variant>/[run-<n>/]` (formats.md C.3). The layout wins
+//! over metadata; metadata only breaks the tie between "case/variant" and
+//! "case/model/variant", and disagreements are recorded.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use super::is_known_arm;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayoutIdentity {
+    pub case_id: String,
+    pub model: Option<String>,
+    pub arm: String,
+    pub repetition: i64,
+    pub repetition_source: &'static str,
+}
+
+/// `run-<n>` with a positive integer n.
+pub fn parse_run_segment(name: &str) -> Option<i64> {
+    name.strip_prefix("run-")
+        .and_then(|n| n.parse::<i64>().ok())
+        .filter(|n| *n >= 1)
+}
+
+fn name_of(p: &Path) -> Option<String> {
+    p.file_name().map(|n| n.to_string_lossy().to_string())
+}
+
+/// Resolve identity from the path. `metadata_case` is metadata.case_id when
+/// present; `known_cases` maps manifest case ids to skills.
+pub fn resolve(
+    run_dir: &Path,
+    metadata_case: Option<&str>,
+    known_cases: &HashMap<String, String>,
+    declared_arms: &HashSet<String>,
+) -> Result<LayoutIdentity, String> {
+    let leaf = name_of(run_dir).ok_or("run directory has no name")?;
+    let (variant_dir, repetition, repetition_source) = match parse_run_segment(&leaf) {
+        Some(n) => (run_dir.parent().ok_or("no variant directory")?, n, "run_dir"),
+        None => (run_dir, 1, "single"),
+    };
+    let arm = name_of(variant_dir).ok_or("no variant directory")?;
+    if !is_known_arm(&arm, declared_arms) {
+        return Err(format!(
+            "directory '{arm}' is not an arm (expected <case>/[<model>/]<variant>/[run-N] with variant with_skill, without_skill, old_skill or ablation:<id>)"
+        ));
+    }
+    let above = variant_dir.parent().ok_or("no case directory")?;
+    let above_name = name_of(above).ok_or("no case directory")?;
+    let above2_name = above.parent().and_then(name_of);
+
+    let is_case = |name: &str| metadata_case == Some(name) || known_cases.contains_key(name);
+    let (case_id, model) = if is_case(&above_name) && metadata_case != above2_name.as_deref() {
+        (above_name, None)
+    } else if let Some(case) = above2_name.filter(|n| is_case(n)) {
+        (case, Some(above_name))
+    } else {
+        // Nothing tells us: the harness's single-model layout.
+        (above_name, None)
+    };
+    Ok(LayoutIdentity {
+        case_id,
+        model,
+        arm,
+        repetition,
+        repetition_source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cases(ids: &[&str]) -> HashMap<String, String> {
+        ids.iter().map(|c| (c.to_string(), "s".to_string())).collect()
+    }
+
+    #[test]
+    fn multi_model_with_repetitions() {
+        let id = resolve(
+            Path::new("/r/eval-runs/add-col/claude-haiku-4-5/ablation:no-severity/run-3"),
+            Some("add-col"),
+            &HashMap::new(),
+            &HashSet::new(),
+        )
+        .unwrap();
+        assert_eq!(id.case_id, "add-col");
+        assert_eq!(id.model.as_deref(), Some("claude-haiku-4-5"));
+        assert_eq!(id.arm, "ablation:no-severity");
+        assert_eq!(id.repetition, 3);
+    }
+
+    #[test]
+    fn single_model_single_run_is_repetition_one() {
+        let id = resolve(
+            Path::new("/r/latest/add-col/with_skill"),
+            None,
+            &cases(&["add-col"]),
+            &HashSet::new(),
+        )
+        .unwrap();
+        assert_eq!((id.case_id.as_str(), id.model, id.repetition), ("add-col", None, 1));
+        assert_eq!(id.repetition_source, "single");
+    }
+
+    #[test]
+    fn unknown_arm_is_rejected() {
+        assert!(resolve(
+            Path::new("/t/query-001-x/run-1"),
+            None,
+            &HashMap::new(),
+            &HashSet::new()
+        )
+        .is_err());
+    }
+}

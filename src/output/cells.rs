@@ -1,0 +1,85 @@
+//! One Arrow cell as display text or as a JSON value.
+
+use duckdb::arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Float32Array, Float64Array, Int16Array, Int32Array,
+    Int64Array, Int8Array, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
+};
+use duckdb::arrow::datatypes::DataType;
+use duckdb::arrow::util::display::{ArrayFormatter, FormatOptions};
+use serde_json::Value;
+
+/// Display text of a cell; None for NULL.
+pub fn cell_text(array: &ArrayRef, row: usize) -> Option<String> {
+    if array.is_null(row) {
+        return None;
+    }
+    let options = FormatOptions::default().with_null("NULL");
+    ArrayFormatter::try_new(array.as_ref(), &options)
+        .map(|f| f.value(row).to_string())
+        .ok()
+}
+
+fn number(f: f64) -> Value {
+    serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+}
+
+macro_rules! int_cell {
+    ($array:expr, $row:expr, $ty:ty) => {
+        $array
+            .as_any()
+            .downcast_ref::<$ty>()
+            .map(|a| Value::from(a.value($row)))
+    };
+}
+
+/// JSON value of a cell: numbers stay numbers, lists arrays, structs objects.
+pub fn cell_json(array: &ArrayRef, row: usize) -> Value {
+    if array.is_null(row) {
+        return Value::Null;
+    }
+    let converted = match array.data_type() {
+        DataType::Boolean => array
+            .as_any()
+            .downcast_ref::<BooleanArray>()
+            .map(|a| Value::Bool(a.value(row))),
+        DataType::Int8 => int_cell!(array, row, Int8Array),
+        DataType::Int16 => int_cell!(array, row, Int16Array),
+        DataType::Int32 => int_cell!(array, row, Int32Array),
+        DataType::Int64 => int_cell!(array, row, Int64Array),
+        DataType::UInt8 => int_cell!(array, row, UInt8Array),
+        DataType::UInt16 => int_cell!(array, row, UInt16Array),
+        DataType::UInt32 => int_cell!(array, row, UInt32Array),
+        DataType::UInt64 => int_cell!(array, row, UInt64Array),
+        DataType::Float32 => array
+            .as_any()
+            .downcast_ref::<Float32Array>()
+            .map(|a| number(f64::from(a.value(row)))),
+        DataType::Float64 => array
+            .as_any()
+            .downcast_ref::<Float64Array>()
+            .map(|a| number(a.value(row))),
+        DataType::Decimal128(_, _) | DataType::Decimal256(_, _) => cell_text(array, row)
+            .and_then(|t| serde_json::from_str::<serde_json::Number>(&t).ok())
+            .map(Value::Number),
+        DataType::List(_) => {
+            let list = array.as_list::<i32>().value(row);
+            Some(Value::Array((0..list.len()).map(|i| cell_json(&list, i)).collect()))
+        }
+        DataType::LargeList(_) => {
+            let list = array.as_list::<i64>().value(row);
+            Some(Value::Array((0..list.len()).map(|i| cell_json(&list, i)).collect()))
+        }
+        DataType::Struct(fields) => {
+            let s = array.as_struct();
+            Some(Value::Object(
+                fields
+                    .iter()
+                    .zip(s.columns())
+                    .map(|(f, c)| (f.name().clone(), cell_json(c, row)))
+                    .collect(),
+            ))
+        }
+        _ => None,
+    };
+    converted.unwrap_or_else(|| cell_text(array, row).map_or(Value::Null, Value::String))
+}

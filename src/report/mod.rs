@@ -1,0 +1,81 @@
+//! Canned reports: `sql/reports/NAME.sql`, each a query over the views with
+//! a header comment (name, description, params). Filters are bound as named
+//! parameters (`$skill`), never spliced into the SQL.
+
+use std::collections::BTreeMap;
+
+use duckdb::{params_from_iter, Connection};
+
+use crate::output::ResultSet;
+use crate::sqlfiles::REPORTS;
+use crate::{Error, Result};
+
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub name: String,
+    pub description: String,
+    pub params: Vec<String>,
+    pub sql: &'static str,
+}
+
+fn header_value<'a>(sql: &'a str, key: &str) -> Option<&'a str> {
+    sql.lines()
+        .take_while(|l| l.starts_with("--"))
+        .find_map(|l| l.trim_start_matches('-').trim().strip_prefix(key))
+        .map(|v| v.trim_start_matches(':').trim())
+}
+
+fn parse(sql: &'static str) -> Report {
+    Report {
+        name: header_value(sql, "name").unwrap_or("").to_string(),
+        description: header_value(sql, "description").unwrap_or("").to_string(),
+        params: header_value(sql, "params")
+            .unwrap_or("")
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect(),
+        sql,
+    }
+}
+
+pub fn all() -> Vec<Report> {
+    REPORTS.iter().map(|(_, sql)| parse(sql)).collect()
+}
+
+pub fn find(name: &str) -> Result<Report> {
+    all()
+        .into_iter()
+        .find(|r| r.name == name)
+        .ok_or_else(|| Error::UnknownReport(name.to_string()))
+}
+
+/// Filters by parameter name (skill, model, split, case, arm, release).
+pub type Filters = BTreeMap<String, String>;
+
+pub fn run(conn: &Connection, report: &Report, filters: &Filters) -> Result<ResultSet> {
+    for name in filters.keys() {
+        if !report.params.contains(name) {
+            return Err(Error::UnsupportedFilter {
+                report: report.name.clone(),
+                filter: name.clone(),
+                accepted: report.params.join(", "),
+            });
+        }
+    }
+    query(conn, report.sql, filters)
+}
+
+/// Run one statement, binding each `$name` parameter from `named` (NULL when absent).
+pub fn query(conn: &Connection, sql: &str, named: &Filters) -> Result<ResultSet> {
+    let mut stmt = conn.prepare(sql)?;
+    let mut values: Vec<Option<String>> = Vec::with_capacity(stmt.parameter_count());
+    for i in 1..=stmt.parameter_count() {
+        let name = stmt.parameter_name(i)?;
+        values.push(named.get(name.trim_start_matches('$')).cloned());
+    }
+    let arrow = stmt.query_arrow(params_from_iter(values))?;
+    let schema = arrow.get_schema();
+    let batches = arrow.collect();
+    Ok(ResultSet { schema, batches })
+}

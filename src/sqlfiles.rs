@@ -1,0 +1,37 @@
+//! The SQL shipped with liftdb, embedded at compile time so the binary is
+//! self-contained while analysts can still read every statement in `sql/`.
+
+/// A numbered migration: `sql/migrations/NNNN_name.sql`.
+pub struct Migration {
+    pub version: i64,
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "core",
+    sql: include_str!("../sql/migrations/0001_core.sql"),
+}];
+
+/// Views, created in this order (later views read earlier ones).
+pub const VIEWS: &[(&str, &str)] = &[
+    ("macros", include_str!("../sql/views/00_macros.sql")),
+    ("runs", include_str!("../sql/views/10_runs.sql")),
+    ("pairs", include_str!("../sql/views/20_pairs.sql")),
+    ("lift_units", include_str!("../sql/views/30_lift_units.sql")),
+    ("lift", include_str!("../sql/views/31_lift.sql")),
+    ("case_flags", include_str!("../sql/views/40_case_flags.sql")),
+    ("reliability", include_str!("../sql/views/50_reliability.sql")),
+    ("cost_ledger", include_str!("../sql/views/60_cost_ledger.sql")),
+];
+
+/// Canned reports: `sql/reports/NAME.sql`, each with a header comment.
+pub const REPORTS: &[(&str, &str)] = &[
+    ("lift", include_str!("../sql/reports/lift.sql")),
+    ("pairs", include_str!("../sql/reports/pairs.sql")),
+    ("flags", include_str!("../sql/reports/flags.sql")),
+    ("reliability", include_str!("../sql/reports/reliability.sql")),
+    ("cost", include_str!("../sql/reports/cost.sql")),
+    ("runs", include_str!("../sql/reports/runs.sql")),
+];

@@ -1,0 +1,158 @@
+//! Numbered migrations from `sql/migrations`, each applied in its own
+//! transaction and recorded with its checksum in `schema_migrations`.
+
+use std::path::Path;
+
+use duckdb::{params, Connection};
+use sha2::{Digest, Sha256};
+
+use crate::sqlfiles::MIGRATIONS;
+use crate::{Error, Result, VERSION};
+
+const LEDGER_DDL: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
+    version        BIGINT PRIMARY KEY,
+    name           VARCHAR NOT NULL,
+    checksum       VARCHAR NOT NULL,
+    applied_at     TIMESTAMP NOT NULL,
+    liftdb_version VARCHAR NOT NULL
+)";
+
+#[derive(Debug, Clone)]
+pub struct AppliedMigration {
+    pub version: i64,
+    pub name: String,
+    pub checksum: String,
+    pub applied_at: String,
+    pub liftdb_version: String,
+}
+
+pub fn checksum(sql: &str) -> String {
+    hex(&Sha256::digest(sql.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn has_ledger(conn: &Connection) -> Result<bool> {
+    let n: i64 = conn.query_row(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_migrations' AND schema_name = 'main'",
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(n > 0)
+}
+
+pub fn applied_migrations(conn: &Connection) -> Result<Vec<AppliedMigration>> {
+    if !has_ledger(conn)? {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn.prepare(
+        "SELECT version, name, checksum, CAST(applied_at AS VARCHAR), liftdb_version
+         FROM schema_migrations ORDER BY version",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(AppliedMigration {
+            version: r.get(0)?,
+            name: r.get(1)?,
+            checksum: r.get(2)?,
+            applied_at: r.get(3)?,
+            liftdb_version: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+/// Highest applied migration, 0 for an empty store.
+pub fn schema_version(conn: &Connection) -> Result<i64> {
+    Ok(applied_migrations(conn)?
+        .last()
+        .map(|m| m.version)
+        .unwrap_or(0))
+}
+
+/// Refuse stores from a newer liftdb or with tampered migrations.
+fn verify(applied: &[AppliedMigration], path: &Path) -> Result<()> {
+    let known = MIGRATIONS.last().map(|m| m.version).unwrap_or(0);
+    for a in applied {
+        if a.version > known {
+            return Err(Error::StoreTooNew {
+                path: path.display().to_string(),
+                found: a.version,
+                known,
+            });
+        }
+        if let Some(m) = MIGRATIONS.iter().find(|m| m.version == a.version) {
+            let expected = checksum(m.sql);
+            if expected != a.checksum {
+                return Err(Error::ChecksumMismatch {
+                    path: path.display().to_string(),
+                    version: a.version,
+                    name: a.name.clone(),
+                    applied: a.checksum.clone(),
+                    expected,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn check_readable(conn: &Connection, path: &Path) -> Result<()> {
+    let applied = applied_migrations(conn)?;
+    if applied.is_empty() {
+        return Err(Error::Invalid(format!(
+            "{} is not a liftdb store (no schema_migrations table)",
+            path.display()
+        )));
+    }
+    verify(&applied, path)
+}
+
+pub fn migrate(conn: &Connection, path: &Path) -> Result<()> {
+    conn.execute_batch(LEDGER_DDL)?;
+    let applied = applied_migrations(conn)?;
+    verify(&applied, path)?;
+    let pending: Vec<_> = MIGRATIONS
+        .iter()
+        .filter(|m| !applied.iter().any(|a| a.version == m.version))
+        .collect();
+    if pending.is_empty() {
+        return Ok(());
+    }
+    if !applied.is_empty() {
+        backup_before_migration(conn, path, pending[0].version)?;
+    }
+    for m in pending {
+        conn.execute_batch("BEGIN TRANSACTION")?;
+        let result = conn.execute_batch(m.sql).and_then(|_| {
+            conn.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, ?, now()::TIMESTAMP, ?)",
+                params![m.version, m.name, checksum(m.sql), VERSION],
+            )
+            .map(|_| ())
+        });
+        match result {
+            Ok(()) => conn.execute_batch("COMMIT")?,
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(Error::Invalid(format!(
+                    "migration {:04}_{} failed and was rolled back: {e}",
+                    m.version, m.name
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An older store is copied aside before its schema changes.
+fn backup_before_migration(conn: &Connection, path: &Path, next: i64) -> Result<()> {
+    conn.execute_batch("CHECKPOINT")?;
+    let backup = path.with_extension(format!("pre-v{next:04}.bak"));
+    std::fs::copy(path, &backup).map_err(|source| Error::Io {
+        path: backup.clone(),
+        source,
+    })?;
+    Ok(())
+}

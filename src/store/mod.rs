@@ -1,0 +1,11 @@
+//! The DuckDB store: opening with clear lock errors, migrations, views,
+//! and the batched writer used by ingest.
+
+mod migrate;
+mod open;
+mod views;
+pub mod writer;
+
+pub use migrate::{applied_migrations, schema_version, AppliedMigration};
+pub use open::{default_db_path, open_read, open_write, Store};
+pub use views::recreate_views;

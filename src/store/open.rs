@@ -1,0 +1,61 @@
+//! Opening a store. Writers migrate and refresh views; readers only check
+//! that the file is a liftdb store this binary understands.
+
+use std::path::{Path, PathBuf};
+
+use duckdb::{AccessMode, Config, Connection};
+
+use super::{migrate, views};
+use crate::{Error, Result};
+
+/// An open store: the connection plus the path it came from (for messages).
+pub struct Store {
+    pub conn: Connection,
+    pub path: PathBuf,
+}
+
+/// `$LIFTDB_DB` is handled by clap; this is the fallback.
+pub fn default_db_path() -> PathBuf {
+    PathBuf::from("liftdb.duckdb")
+}
+
+/// Open (creating if needed) for writing: migrate, then re-create and probe views.
+pub fn open_write(path: &Path) -> Result<Store> {
+    let conn = Connection::open(path).map_err(|e| lock_or_db(path, e))?;
+    migrate::migrate(&conn, path)?;
+    views::recreate_views(&conn)?;
+    Ok(Store {
+        conn,
+        path: path.to_path_buf(),
+    })
+}
+
+/// Open an existing store read-only; other readers may hold it at the same time.
+pub fn open_read(path: &Path) -> Result<Store> {
+    if !path.exists() {
+        return Err(Error::Invalid(format!(
+            "no store at {} (create one with `liftdb ingest PATH`, or pass --db / set LIFTDB_DB)",
+            path.display()
+        )));
+    }
+    let config = Config::default().access_mode(AccessMode::ReadOnly)?;
+    let conn = Connection::open_with_flags(path, config).map_err(|e| lock_or_db(path, e))?;
+    migrate::check_readable(&conn, path)?;
+    Ok(Store {
+        conn,
+        path: path.to_path_buf(),
+    })
+}
+
+/// DuckDB allows one writer process per file; say so plainly, with the PID it reports.
+fn lock_or_db(path: &Path, e: duckdb::Error) -> Error {
+    let msg = e.to_string();
+    if msg.contains("Could not set lock") || msg.contains("Conflicting lock") {
+        Error::Locked {
+            path: path.display().to_string(),
+            detail: msg,
+        }
+    } else {
+        Error::Db(e)
+    }
+}

@@ -1,0 +1,127 @@
+//! The real binary: exit codes, output formats, messages.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use predicates::str::contains;
+
+use crate::common::{corpus_paths, reference, seh_root};
+
+fn liftdb(db: &std::path::Path) -> Command {
+    let mut cmd = Command::cargo_bin("liftdb").unwrap();
+    cmd.env_remove("LIFTDB_DB").arg("--db").arg(db);
+    cmd
+}
+
+fn ingested_db() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.duckdb");
+    liftdb(&db)
+        .arg("ingest")
+        .args(corpus_paths(&seh_root()))
+        .assert()
+        .success()
+        .stderr(contains("wrote 558 runs"));
+    (dir, db)
+}
+
+#[test]
+fn ingest_twice_says_nothing_new() {
+    let (_dir, db) = ingested_db();
+    liftdb(&db)
+        .arg("ingest")
+        .args(corpus_paths(&seh_root()))
+        .assert()
+        .success()
+        .stderr(contains("nothing new").and(contains("0 rows added")));
+}
+
+#[test]
+fn sql_prints_csv_when_piped() {
+    let (_dir, db) = ingested_db();
+    liftdb(&db)
+        .args(["sql", "SELECT count(*) AS n FROM runs WHERE split = 'tune'"])
+        .assert()
+        .success()
+        .stdout("n\n504\n");
+}
+
+#[test]
+fn report_lift_json_matches_the_tool() {
+    let (_dir, db) = ingested_db();
+    let out = liftdb(&db)
+        .args(["report", "lift", "--split", "tune", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let overall = rows.iter().find(|r| r["scope"] == "overall").expect("overall row");
+    let expected = reference("benchmark-tune.json.gz")["paired_summary"]["absolute_delta"]
+        .as_f64()
+        .unwrap();
+    let shown = overall["lift"].as_f64().unwrap();
+    assert!((shown - expected).abs() < 5e-5, "lift {shown} vs {expected}");
+    assert_eq!(overall["pairs"].as_i64(), Some(126));
+}
+
+#[test]
+fn report_filters_are_parameters_and_unknown_ones_are_refused() {
+    let (_dir, db) = ingested_db();
+    liftdb(&db)
+        .args(["report", "lift", "--split", "tune", "--model", "gpt-5-codex", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(contains("gpt-5-codex").and(contains("claude-haiku-4-5").not()));
+    // A quote in a filter is data, not SQL.
+    liftdb(&db)
+        .args(["report", "runs", "--case", "x' OR '1'='1", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(predicates::str::is_match("^release,[^\n]*\n$").unwrap());
+    liftdb(&db)
+        .args(["report", "flags", "--model", "gpt-5-codex"])
+        .assert()
+        .code(2)
+        .stderr(contains("does not take the filter --model"));
+}
+
+#[test]
+fn schema_lists_tables_and_views_with_docs() {
+    let (_dir, db) = ingested_db();
+    liftdb(&db)
+        .arg("schema")
+        .assert()
+        .success()
+        .stdout(
+            contains("schema version: 1")
+                .and(contains("0001_core"))
+                .and(contains("assertion_result"))
+                .and(contains("case_flags"))
+                .and(contains("Paired lift")),
+        );
+}
+
+#[test]
+fn ingest_exits_1_and_names_the_file_on_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.json");
+    std::fs::write(&bad, "{not json").unwrap();
+    let db = dir.path().join("s.duckdb");
+    liftdb(&db)
+        .args(["ingest"])
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stderr(contains("broken.json").and(contains("invalid JSON")));
+}
+
+#[test]
+fn a_store_held_by_a_writer_gives_a_clear_message() {
+    let (_dir, db) = ingested_db();
+    let _writer = liftdb::store::open_write(&db).unwrap();
+    liftdb(&db)
+        .args(["ingest"])
+        .arg(seh_root().join("input/evals/shared-benchmark.json"))
+        .assert()
+        .code(2)
+        .stderr(contains("in use by another process"));
+}

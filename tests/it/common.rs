@@ -1,0 +1,103 @@
+//! Shared helpers: fixture paths, reading the tools' own reference reports,
+//! building a store from the corpus, and querying it.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use liftdb::ingest::{self, IngestOptions, IngestSummary};
+use liftdb::output::cell_json;
+use liftdb::report::{self, Filters};
+use liftdb::store::Store;
+use serde_json::Value;
+
+pub fn seh_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/skill-eval-harness")
+}
+
+/// A report of the tool, as it wrote it (gzipped ones are inflated).
+pub fn reference(name: &str) -> Value {
+    let path = seh_root().join("reference").join(name);
+    let raw = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = if name.ends_with(".gz") {
+        let mut out = String::new();
+        flate2::read::GzDecoder::new(&raw[..])
+            .read_to_string(&mut out)
+            .expect("gunzip");
+        out
+    } else {
+        String::from_utf8(raw).expect("utf8")
+    };
+    serde_json::from_str(&text).expect("reference JSON")
+}
+
+/// The paths an analyst ingests: the run tree, the manifest, the tool's reports.
+pub fn corpus_paths(root: &Path) -> Vec<PathBuf> {
+    vec![
+        root.join("runs/eval-runs"),
+        root.join("input/evals/shared-benchmark.json"),
+        root.join("reference"),
+    ]
+}
+
+pub struct TestStore {
+    pub _dir: tempfile::TempDir,
+    pub db: PathBuf,
+    pub store: Store,
+}
+
+pub fn new_store() -> TestStore {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("test.duckdb");
+    let store = liftdb::store::open_write(&db).expect("open store");
+    TestStore { _dir: dir, db, store }
+}
+
+pub fn ingest_paths(ts: &mut TestStore, paths: &[PathBuf]) -> IngestSummary {
+    ingest::ingest(&mut ts.store, paths, &IngestOptions::default()).expect("ingest")
+}
+
+pub fn corpus_store() -> TestStore {
+    let mut ts = new_store();
+    let summary = ingest_paths(&mut ts, &corpus_paths(&seh_root()));
+    assert!(summary.errors.is_empty(), "corpus ingest errors: {:?}", summary.errors);
+    ts
+}
+
+/// Rows of a query as JSON objects keyed by column name.
+pub fn rows(store: &Store, sql: &str) -> Vec<serde_json::Map<String, Value>> {
+    let rs = report::query(&store.conn, sql, &Filters::new()).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let names = rs.column_names();
+    let mut out = Vec::new();
+    for batch in &rs.batches {
+        for i in 0..batch.num_rows() {
+            let mut obj = serde_json::Map::new();
+            for (name, col) in names.iter().zip(batch.columns()) {
+                obj.insert(name.clone(), cell_json(col, i));
+            }
+            out.push(obj);
+        }
+    }
+    out
+}
+
+pub fn scalar(store: &Store, sql: &str) -> Value {
+    let r = rows(store, sql);
+    assert_eq!(r.len(), 1, "{sql} returned {} rows", r.len());
+    r[0].values().next().cloned().unwrap_or(Value::Null)
+}
+
+pub fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// Equal as the tool prints it: values it rounded to `digits` decimals.
+pub fn assert_close(ours: f64, theirs: f64, tol: f64, what: &str) {
+    assert!(
+        (ours - theirs).abs() <= tol,
+        "{what}: liftdb {ours} vs tool {theirs} (tolerance {tol})"
+    );
+}
+
+pub fn sql_str(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}

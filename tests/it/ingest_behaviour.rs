@@ -1,0 +1,181 @@
+//! Ingest guarantees: idempotent re-ingest, bad files isolated, changed
+//! files replace their runs, stores from elsewhere refused.
+
+use std::path::Path;
+
+use crate::common::{corpus_paths, ingest_paths, new_store, rows, scalar, seh_root};
+
+const TABLES: &[&str] = &[
+    "run", "grading", "assertion_result", "trace_event", "trace_line", "measurement",
+    "skill_activation", "suite", "case_def", "peer_metric", "trigger_observation", "source_file",
+    "ingest_batch", "ingest_error",
+];
+
+fn table_counts(store: &liftdb::store::Store) -> Vec<(String, i64)> {
+    TABLES
+        .iter()
+        .map(|t| {
+            let n = scalar(store, &format!("SELECT count(*) FROM {t}")).as_i64().unwrap();
+            (t.to_string(), n)
+        })
+        .collect()
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(from).unwrap();
+        let target = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+            let mut perms = std::fs::metadata(&target).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(&target, perms).unwrap();
+        }
+    }
+}
+
+/// A writable copy of the corpus parts that ingest reads.
+fn corpus_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = seh_root();
+    copy_tree(&root.join("runs/eval-runs"), &dir.path().join("runs/eval-runs"));
+    std::fs::create_dir_all(dir.path().join("input/evals")).unwrap();
+    std::fs::copy(
+        root.join("input/evals/shared-benchmark.json"),
+        dir.path().join("input/evals/shared-benchmark.json"),
+    )
+    .unwrap();
+    copy_tree(&root.join("reference"), &dir.path().join("reference"));
+    dir
+}
+
+#[test]
+fn second_ingest_of_the_same_tree_adds_nothing() {
+    let mut ts = new_store();
+    let paths = corpus_paths(&seh_root());
+    let first = ingest_paths(&mut ts, &paths);
+    assert!(first.runs_written > 0);
+    let before = table_counts(&ts.store);
+    let second = ingest_paths(&mut ts, &paths);
+    assert_eq!(second.units_changed, 0);
+    assert_eq!(second.rows_written, 0);
+    assert_eq!(second.files_unchanged, first.files_seen);
+    assert_eq!(table_counts(&ts.store), before, "no table grew");
+}
+
+#[test]
+fn malformed_metadata_is_an_error_row_and_the_rest_is_ingested() {
+    let copy = corpus_copy();
+    let bad_dir = copy
+        .path()
+        .join("runs/eval-runs/add-not-null-column/claude-haiku-4-5/with_skill/run-2");
+    let bad = bad_dir.join("metadata.json");
+    std::fs::write(&bad, b"{\"case_id\": \"add-not-null-column\", \"returncode\": 0,, }").unwrap();
+    let total_dirs = walkdir::WalkDir::new(copy.path().join("runs/eval-runs"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "output.md")
+        .count();
+
+    let mut ts = new_store();
+    let summary = ingest_paths(&mut ts, &corpus_paths(copy.path()));
+    assert_eq!(summary.errors.len(), 1, "{:?}", summary.errors);
+    let canonical_bad = std::fs::canonicalize(&bad).unwrap();
+    assert_eq!(summary.errors[0].path, canonical_bad.display().to_string());
+    assert!(summary.errors[0].reason.contains("invalid JSON"), "{}", summary.errors[0].reason);
+
+    let err_rows = rows(&ts.store, "SELECT path, stage, reason FROM ingest_error");
+    assert_eq!(err_rows.len(), 1);
+    assert_eq!(err_rows[0]["path"].as_str(), Some(canonical_bad.display().to_string().as_str()));
+
+    // Every run directory is in the store; the broken one is kept but unscorable.
+    assert_eq!(scalar(&ts.store, "SELECT count(*) FROM run").as_u64(), Some(total_dirs as u64));
+    let broken = rows(
+        &ts.store,
+        &format!(
+            "SELECT scorable, unscorable_reason FROM runs WHERE run_dir = '{}'",
+            std::fs::canonicalize(&bad_dir).unwrap().display()
+        ),
+    );
+    assert_eq!(broken.len(), 1);
+    assert_eq!(broken[0]["scorable"].as_bool(), Some(false));
+    assert_eq!(broken[0]["unscorable_reason"].as_str(), Some("invalid_metadata"));
+}
+
+#[test]
+fn a_changed_file_replaces_its_run() {
+    let copy = corpus_copy();
+    let mut ts = new_store();
+    ingest_paths(&mut ts, &corpus_paths(copy.path()));
+    let before = table_counts(&ts.store);
+
+    let run_dir = copy
+        .path()
+        .join("runs/eval-runs/fk-not-valid/gpt-5-codex/with_skill/run-1");
+    std::fs::write(run_dir.join("output.md"), "[CODEX FAILURE: rewritten for the test]").unwrap();
+    let summary = ingest_paths(&mut ts, &corpus_paths(copy.path()));
+    assert_eq!(summary.units_changed, 1);
+    assert_eq!(summary.runs_written, 1);
+
+    let after = table_counts(&ts.store);
+    for ((table, a), (_, b)) in after.iter().zip(before.iter()) {
+        if table != "ingest_batch" {
+            assert_eq!(a, b, "{table} keeps its size when a run is replaced");
+        }
+    }
+    let run = rows(
+        &ts.store,
+        &format!(
+            "SELECT scorable, unscorable_reason FROM runs WHERE run_dir = '{}'",
+            std::fs::canonicalize(&run_dir).unwrap().display()
+        ),
+    );
+    assert_eq!(run[0]["scorable"].as_bool(), Some(false));
+    assert_eq!(run[0]["unscorable_reason"].as_str(), Some("failure_marker:CODEX FAILURE"));
+}
+
+#[test]
+fn a_store_from_a_newer_liftdb_is_refused() {
+    let ts = new_store();
+    ts.store
+        .conn
+        .execute_batch("INSERT INTO schema_migrations VALUES (9999, 'future', 'x', now()::TIMESTAMP, '99.0.0')")
+        .unwrap();
+    let db = ts.db.clone();
+    drop(ts.store);
+    let err = liftdb::store::open_write(&db).err().expect("refused");
+    assert!(err.to_string().contains("newer liftdb"), "{err}");
+    let err = liftdb::store::open_read(&db).err().expect("refused read-only too");
+    assert!(err.to_string().contains("newer liftdb"), "{err}");
+}
+
+#[test]
+fn a_tampered_migration_is_refused() {
+    let ts = new_store();
+    ts.store
+        .conn
+        .execute_batch("UPDATE schema_migrations SET checksum = 'deadbeef' WHERE version = 1")
+        .unwrap();
+    let db = ts.db.clone();
+    drop(ts.store);
+    let err = liftdb::store::open_write(&db).err().expect("refused");
+    assert!(err.to_string().contains("checksum"), "{err}");
+}
+
+#[test]
+fn runs_without_a_grading_report_have_null_rates() {
+    let mut ts = new_store();
+    let root = seh_root();
+    ingest_paths(
+        &mut ts,
+        &[root.join("runs/eval-runs/fk-not-valid"), root.join("input/evals/shared-benchmark.json")],
+    );
+    let r = rows(&ts.store, "SELECT count(*) AS n, count(objective_pass_rate) AS rated, bool_or(graded) AS any_graded FROM runs");
+    assert!(r[0]["n"].as_i64().unwrap() > 0);
+    assert_eq!(r[0]["rated"].as_i64(), Some(0), "no grading: NULL, never 0");
+    assert_eq!(r[0]["any_graded"].as_bool(), Some(false));
+}

@@ -1,0 +1,6 @@
+//! The one integration-test binary (each test binary links all of DuckDB).
+
+mod cli;
+mod common;
+mod ingest_behaviour;
+mod seh_reference;

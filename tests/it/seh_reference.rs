@@ -1,0 +1,248 @@
+//! The views must reproduce skill-eval-harness 0.6.0's own reports on the
+//! corpus. Every expected figure is read from the tool's files at test time.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use crate::common::{assert_close, corpus_store, f, reference, rows, scalar, sql_str, TestStore};
+
+/// paired_summary (and its by_model blocks) of one report against the lift view.
+fn check_paired_summary(ts: &TestStore, report: &Value, split: &str) {
+    let ps = &report["paired_summary"];
+    let lift = |scope: &str, model: Option<&str>| {
+        let model_cond = model.map_or("model IS NULL".to_string(), |m| format!("model = {}", sql_str(m)));
+        let r = rows(
+            &ts.store,
+            &format!(
+                "SELECT * FROM lift WHERE control_arm = 'without_skill' AND split = {} AND scope = {} AND {model_cond}",
+                sql_str(split),
+                sql_str(scope)
+            ),
+        );
+        assert_eq!(r.len(), 1, "one {scope} lift row for split {split} model {model:?}");
+        r.into_iter().next().unwrap()
+    };
+    let check_block = |ours: &serde_json::Map<String, Value>, theirs: &Value, what: &str| {
+        assert_close(f(&ours["with_rate"]), f(&theirs["with_skill_objective_pass_rate"]), 1e-12, &format!("{what} with_skill"));
+        assert_close(f(&ours["without_rate"]), f(&theirs["without_skill_objective_pass_rate"]), 1e-12, &format!("{what} without_skill"));
+        assert_close(f(&ours["absolute_delta"]), f(&theirs["absolute_delta"]), 1e-12, &format!("{what} absolute_delta"));
+        match theirs["normalized_gain"].as_f64() {
+            Some(g) => assert_close(f(&ours["normalized_gain"]), g, 1e-12, &format!("{what} normalized_gain")),
+            None => assert!(ours["normalized_gain"].is_null(), "{what} normalized_gain should be null"),
+        }
+        // The significance n counts the units the lift averages over.
+        assert_eq!(ours["units"].as_i64(), theirs["significance"]["n"].as_i64(), "{what} units");
+        let negatives: BTreeSet<(String, Option<String>)> = theirs["negative_delta_cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["case_id"].as_str().unwrap().to_string(), c["model"].as_str().map(str::to_string)))
+            .collect();
+        let ours_neg: BTreeSet<(String, Option<String>)> = ours["negative_delta_cases"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|c| (c["case_id"].as_str().unwrap().to_string(), c["model"].as_str().map(str::to_string)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let ours_cases: BTreeSet<&String> = ours_neg.iter().map(|(c, _)| c).collect();
+        let their_cases: BTreeSet<&String> = negatives.iter().map(|(c, _)| c).collect();
+        assert_eq!(ours_cases, their_cases, "{what} negative_delta_cases");
+        assert_eq!(ours["negative_delta_units"].as_u64(), Some(negatives.len() as u64), "{what} negative units");
+    };
+
+    let overall = lift("overall", None);
+    check_block(&overall, ps, &format!("{split} overall"));
+    assert_eq!(overall["eligible_pairs"].as_i64(), ps["pairing"]["eligible_pairs"].as_i64(), "{split} eligible pairs");
+    assert_eq!(overall["blocked_pairs"].as_i64(), ps["pairing"]["blocked_pairs"].as_i64(), "{split} blocked pairs");
+
+    let by_model = ps["by_model"].as_object().expect("by_model");
+    assert!(!by_model.is_empty());
+    for (model, block) in by_model {
+        let ours = lift("model", Some(model));
+        check_block(&ours, block, &format!("{split} model {model}"));
+    }
+    let our_models = scalar(
+        &ts.store,
+        &format!("SELECT count(*) FROM lift WHERE control_arm = 'without_skill' AND scope = 'model' AND split = {}", sql_str(split)),
+    );
+    assert_eq!(our_models.as_u64(), Some(by_model.len() as u64), "{split}: same models");
+}
+
+fn check_case_flags(ts: &TestStore, report: &Value, split: &str) {
+    let theirs: BTreeMap<String, &Value> = report["case_flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["case_id"].as_str().unwrap().to_string(), c))
+        .collect();
+    let ours = rows(
+        &ts.store,
+        &format!("SELECT * FROM case_flags WHERE split = {} AND len(flags) > 0 ORDER BY case_id", sql_str(split)),
+    );
+    let our_cases: Vec<String> = ours.iter().map(|r| r["case_id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(our_cases, theirs.keys().cloned().collect::<Vec<_>>(), "{split}: flagged cases");
+    for row in &ours {
+        let case = row["case_id"].as_str().unwrap();
+        let t = theirs[case];
+        assert_eq!(row["flags"], t["flags"], "{split} {case}: flags (exact labels and order)");
+        assert_close(f(&row["with_skill"]), f(&t["with_skill"]), 1e-12, &format!("{case} with_skill"));
+        assert_close(f(&row["without_skill"]), f(&t["without_skill"]), 1e-12, &format!("{case} without_skill"));
+        assert_eq!(row["eligible_pairs"].as_i64(), t["pairing"]["eligible_pairs"].as_i64(), "{case} pairs");
+    }
+}
+
+fn check_reliability(ts: &TestStore, report: &Value, split: &str) {
+    let by_case = report["reliability"]["by_case_variant"].as_object().unwrap();
+    let mut checked = 0;
+    for (case, variants) in by_case {
+        for (variant, stats) in variants.as_object().unwrap() {
+            let ours = rows(
+                &ts.store,
+                &format!(
+                    "SELECT * FROM reliability WHERE case_id = {} AND arm = {} ORDER BY k",
+                    sql_str(case),
+                    sql_str(variant)
+                ),
+            );
+            let n = stats["n"].as_i64().unwrap();
+            assert_eq!(ours.len() as i64, n, "{split} {case}/{variant}: one row per k");
+            for row in &ours {
+                assert_eq!(row["n"].as_i64(), Some(n));
+                assert_eq!(row["c"].as_i64(), stats["c"].as_i64(), "{case}/{variant} c");
+                let k = row["k"].as_i64().unwrap().to_string();
+                // The tool prints these rounded to 6 decimals.
+                assert_close(f(&row["pass_at_k"]), f(&stats["pass_at_k"][&k]), 5e-7 + 1e-12, &format!("{case}/{variant} pass@{k}"));
+                assert_close(f(&row["pass_hat_k"]), f(&stats["pass_hat_k"][&k]), 5e-7 + 1e-12, &format!("{case}/{variant} pass^{k}"));
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0);
+}
+
+/// Every graded run: our recomputed rate and status equal the tool's row.
+fn check_run_rows(ts: &TestStore, report: &Value) {
+    let ours: BTreeMap<(String, String, String, i64), serde_json::Map<String, Value>> = rows(
+        &ts.store,
+        "SELECT case_id, model, arm, repetition, objective_pass_rate, combined_pass_rate, vetoed, scorable, graded_score FROM runs",
+    )
+    .into_iter()
+    .map(|r| {
+        let key = (
+            r["case_id"].as_str().unwrap().to_string(),
+            r["model"].as_str().unwrap_or("").to_string(),
+            r["arm"].as_str().unwrap().to_string(),
+            r["repetition"].as_i64().unwrap(),
+        );
+        (key, r)
+    })
+    .collect();
+    let results = report["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for row in results {
+        let key = (
+            row["case_id"].as_str().unwrap().to_string(),
+            row["model"].as_str().unwrap_or("").to_string(),
+            row["variant"].as_str().unwrap().to_string(),
+            row["run_number"].as_i64().unwrap(),
+        );
+        let mine = ours.get(&key).unwrap_or_else(|| panic!("run {key:?} not in the store"));
+        for field in ["objective_pass_rate", "combined_pass_rate", "graded_score"] {
+            match row[field].as_f64() {
+                Some(v) => assert_close(f(&mine[field]), v, 1e-12, &format!("{key:?} {field}")),
+                None => assert!(mine[field].is_null(), "{key:?} {field} should be NULL"),
+            }
+        }
+        assert_eq!(mine["vetoed"], row["vetoed"], "{key:?} vetoed");
+        let scorable = !row["missing_output"].as_bool().unwrap() && row["execution_valid"].as_bool().unwrap();
+        assert_eq!(mine["scorable"].as_bool(), Some(scorable), "{key:?} scorable");
+    }
+}
+
+#[test]
+fn tune_benchmark_is_reproduced() {
+    let ts = corpus_store();
+    let report = reference("benchmark-tune.json.gz");
+    check_paired_summary(&ts, &report, "tune");
+    check_case_flags(&ts, &report, "tune");
+    check_reliability(&ts, &report, "tune");
+    check_run_rows(&ts, &report);
+    for variant in ["with_skill", "without_skill", "ablation:no-severity", "ablation:no-checklist"] {
+        let runs = scalar(
+            &ts.store,
+            &format!("SELECT count(*) FROM runs WHERE split = 'tune' AND arm = {}", sql_str(variant)),
+        );
+        assert_eq!(runs.as_i64(), report["summary"][variant]["runs"].as_i64(), "tune {variant} runs");
+    }
+}
+
+#[test]
+fn holdout_benchmark_is_reproduced() {
+    let ts = corpus_store();
+    let report = reference("benchmark-holdout.json.gz");
+    check_paired_summary(&ts, &report, "holdout");
+    check_case_flags(&ts, &report, "holdout");
+    check_reliability(&ts, &report, "holdout");
+    check_run_rows(&ts, &report);
+}
+
+#[test]
+fn all_splits_benchmark_lift_is_reproduced() {
+    let ts = corpus_store();
+    let report = reference("benchmark.json.gz");
+    check_paired_summary(&ts, &report, "all");
+    check_run_rows(&ts, &report);
+}
+
+#[test]
+fn cost_totals_match_cost_summary() {
+    let ts = corpus_store();
+    let cs = reference("cost-summary.json");
+    let coverage = &cs["coverage"];
+    assert_eq!(scalar(&ts.store, "SELECT count(*) FROM cost_ledger").as_i64(), coverage["runs_seen"].as_i64());
+    assert_eq!(
+        scalar(&ts.store, "SELECT count(cost_usd) FROM cost_ledger").as_i64(),
+        coverage["runs_with_dollar_cost"].as_i64()
+    );
+    assert_eq!(
+        scalar(&ts.store, "SELECT count(total_tokens) FROM cost_ledger").as_i64(),
+        coverage["runs_with_token_usage"].as_i64()
+    );
+    // Runs without a dollar cost are NULL, never 0.
+    assert_eq!(
+        scalar(&ts.store, "SELECT count(*) FROM cost_ledger WHERE cost_availability = 'unavailable' AND cost_usd IS NULL").as_i64(),
+        coverage["runs_missing_cost"].as_i64()
+    );
+    let known = cs["totals"]["total_cost_usd_aggregate"]["known_subtotal"].as_str().unwrap();
+    let ours = scalar(&ts.store, "SELECT CAST(CAST(sum(cost_usd) AS DECIMAL(38, 6)) AS VARCHAR) FROM cost_ledger");
+    assert_eq!(ours.as_str(), Some(known), "known dollar subtotal (exact decimal)");
+    for (variant, spend) in cs["by_variant"].as_object().unwrap() {
+        let known = spend["total_cost_usd_aggregate"]["known_subtotal"].as_str().unwrap();
+        let ours = scalar(
+            &ts.store,
+            &format!("SELECT CAST(CAST(sum(cost_usd) AS DECIMAL(38, 6)) AS VARCHAR) FROM cost_ledger WHERE arm = {}", sql_str(variant)),
+        );
+        assert_eq!(ours.as_str(), Some(known), "{variant} known dollar subtotal");
+    }
+}
+
+#[test]
+fn tool_reports_are_kept_as_peer_metrics() {
+    let ts = corpus_store();
+    let report = reference("benchmark-tune.json.gz");
+    let v = scalar(
+        &ts.store,
+        "SELECT value FROM peer_metric WHERE source_path LIKE '%benchmark-tune.json.gz'
+           AND json_path = '/paired_summary/absolute_delta'",
+    );
+    assert_close(f(&v), f(&report["paired_summary"]["absolute_delta"]), 0.0, "peer absolute_delta");
+    let trig = reference("trigger-matrix-stub.json");
+    let n = scalar(
+        &ts.store,
+        "SELECT count(*) FROM trigger_observation WHERE source_path LIKE '%trigger-matrix-stub.json'",
+    );
+    assert_eq!(n.as_u64(), Some(trig["results"].as_array().unwrap().len() as u64));
+}
