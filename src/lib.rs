@@ -9,6 +9,7 @@ pub mod ingest;
 pub mod output;
 pub mod report;
 pub mod sqlfiles;
+pub mod stats;
 pub mod store;
 
 pub use error::{Error, Result};

@@ -8,11 +8,18 @@ pub struct Migration {
     pub sql: &'static str,
 }
 
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "core",
-    sql: include_str!("../sql/migrations/0001_core.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "core",
+        sql: include_str!("../sql/migrations/0001_core.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "statistics",
+        sql: include_str!("../sql/migrations/0002_statistics.sql"),
+    },
+];
 
 /// Views, created in this order (later views read earlier ones).
 pub const VIEWS: &[(&str, &str)] = &[
@@ -22,8 +29,14 @@ pub const VIEWS: &[(&str, &str)] = &[
     ("lift_units", include_str!("../sql/views/30_lift_units.sql")),
     ("lift", include_str!("../sql/views/31_lift.sql")),
     ("case_flags", include_str!("../sql/views/40_case_flags.sql")),
-    ("reliability", include_str!("../sql/views/50_reliability.sql")),
-    ("cost_ledger", include_str!("../sql/views/60_cost_ledger.sql")),
+    (
+        "reliability",
+        include_str!("../sql/views/50_reliability.sql"),
+    ),
+    (
+        "cost_ledger",
+        include_str!("../sql/views/60_cost_ledger.sql"),
+    ),
 ];
 
 /// Canned reports: `sql/reports/NAME.sql`, each with a header comment.
@@ -31,7 +44,10 @@ pub const REPORTS: &[(&str, &str)] = &[
     ("lift", include_str!("../sql/reports/lift.sql")),
     ("pairs", include_str!("../sql/reports/pairs.sql")),
     ("flags", include_str!("../sql/reports/flags.sql")),
-    ("reliability", include_str!("../sql/reports/reliability.sql")),
+    (
+        "reliability",
+        include_str!("../sql/reports/reliability.sql"),
+    ),
     ("cost", include_str!("../sql/reports/cost.sql")),
     ("runs", include_str!("../sql/reports/runs.sql")),
 ];

@@ -79,6 +79,7 @@ SELECT
     r.returncode,
     r.timed_out,
     g.grading_id IS NOT NULL AS graded,
+    g.grading_id,
     gr.objective_passed,
     gr.objective_total,
     CASE WHEN gr.vetoed THEN 0.0

@@ -1,20 +1,44 @@
 -- lift_units: the unit of the paired lift (formats.md M3) is (case, model),
 -- or the case alone for runs whose model is unknown. Repetitions are averaged
--- inside a unit: w_u and n_u are means over the unit's eligible pairs.
+-- inside a unit over its eligible pairs, on three channels:
+--   objective  objective_pass_rate, pairs validated on it (M2/M3)
+--   pass_at_1  run success (rate >= 1 - 1e-12) over the same pairs: the
+--              reliability paired lift's delta pass@1 (M5)
+--   graded     graded_score, pairs where both arms have a score in [0, 1] (M3 graded)
 CREATE OR REPLACE VIEW lift_units AS
+WITH channels AS (
+    SELECT *, 'objective' AS channel, eligible AS usable,
+           with_rate AS with_value, control_rate AS control_value
+    FROM pairs
+    UNION ALL
+    SELECT *, 'pass_at_1', eligible,
+           CASE WHEN liftdb_is_success(with_rate) THEN 1.0 ELSE 0.0 END,
+           CASE WHEN liftdb_is_success(control_rate) THEN 1.0 ELSE 0.0 END
+    FROM pairs
+    UNION ALL
+    SELECT p.*, 'graded',
+           p.with_run_id IS NOT NULL AND p.control_run_id IS NOT NULL
+           AND w.scorable AND c.scorable
+           AND p.with_graded_score BETWEEN 0 AND 1 AND p.control_graded_score BETWEEN 0 AND 1,
+           p.with_graded_score, p.control_graded_score
+    FROM pairs p
+    LEFT JOIN runs w ON w.run_id = p.with_run_id
+    LEFT JOIN runs c ON c.run_id = p.control_run_id
+)
 SELECT
     release_label,
     skill_name,
     control_arm,
+    channel,
     split,
     case_id,
     model,
-    count(*) FILTER (WHERE eligible) AS eligible_pairs,
-    count(*) FILTER (WHERE NOT eligible) AS blocked_pairs,
-    avg(with_rate) FILTER (WHERE eligible) AS with_rate,
-    avg(control_rate) FILTER (WHERE eligible) AS without_rate,
-    avg(with_rate) FILTER (WHERE eligible) - avg(control_rate) FILTER (WHERE eligible) AS delta
-FROM pairs
+    count(*) FILTER (WHERE usable) AS eligible_pairs,
+    count(*) FILTER (WHERE NOT usable) AS blocked_pairs,
+    avg(with_value) FILTER (WHERE usable) AS with_rate,
+    avg(control_value) FILTER (WHERE usable) AS without_rate,
+    avg(with_value) FILTER (WHERE usable) - avg(control_value) FILTER (WHERE usable) AS delta
+FROM channels
 GROUP BY ALL;
 
-COMMENT ON VIEW lift_units IS 'Per (case, model) unit means of with_skill and control rates over eligible pairs.';
+COMMENT ON VIEW lift_units IS 'Per (case, model) unit means of with_skill and control values over eligible pairs, per channel (objective, pass_at_1, graded).';

@@ -23,7 +23,8 @@ case_rates AS (
     HAVING count(*) FILTER (WHERE eligible) > 0
 ),
 arm_order AS (
-    SELECT release_label, skill_name, coalesce(from_json(ablations, '["VARCHAR"]'), []) AS ablation_ids
+    SELECT release_label, skill_name,
+           coalesce(list_filter(json_extract_string(ablations, '$[*].id'), lambda x: x IS NOT NULL), []) AS ablation_ids
     FROM suite
 ),
 arm_findings AS (

@@ -43,7 +43,11 @@ pub fn run() -> anyhow::Result<i32> {
 
     let mut stdout = std::io::stdout().lock();
     let sections: &[(&str, &str, &[(&str, &str)])] = &[
-        ("Lift of the skill, split tune (the tool's benchmark-tune.json)", "lift", &[("split", "tune")]),
+        (
+            "Lift of the skill, split tune (the tool's benchmark-tune.json)",
+            "lift",
+            &[("split", "tune")],
+        ),
         ("Lift, split holdout", "lift", &[("split", "holdout")]),
         ("Case flags", "flags", &[]),
         ("Cost by arm and model", "cost", &[]),
@@ -51,15 +55,24 @@ pub fn run() -> anyhow::Result<i32> {
     for (title, name, filters) in sections {
         use std::io::Write;
         writeln!(stdout, "\n== {title} ==")?;
-        let filters = filters.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let filters = filters
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         let rs = report::run(&store.conn, &report::find(name)?, &filters)?;
         output::render(&rs, Format::Table, &mut stdout)?;
     }
     drop(store);
     eprintln!("\nThe demo store is {}.", db.display());
     eprintln!("Explore it with, for example:");
-    eprintln!("  cargo run --release -- --db {} report lift --split tune --format markdown", db.display());
-    eprintln!("  cargo run --release -- --db {} sql \"SELECT * FROM case_flags\"", db.display());
+    eprintln!(
+        "  cargo run --release -- --db {} report lift --split tune --format markdown",
+        db.display()
+    );
+    eprintln!(
+        "  cargo run --release -- --db {} sql \"SELECT * FROM case_flags\"",
+        db.display()
+    );
     eprintln!("or open it with any DuckDB client: the views work there too.");
     Ok(if summary.errors.is_empty() { 0 } else { 1 })
 }

@@ -71,9 +71,15 @@ pub fn print_summary(db: &Path, s: &IngestSummary, quiet: bool) {
         );
     }
     if s.trigger_trace_dirs > 0 {
-        eprintln!("note: {} trigger-trace run directories were not ingested as answer runs", s.trigger_trace_dirs);
+        eprintln!(
+            "note: {} trigger-trace run directories were not ingested as answer runs",
+            s.trigger_trace_dirs
+        );
     }
     if !s.skipped_files.is_empty() {
-        eprintln!("note: {} files skipped (not a format liftdb reads)", s.skipped_files.len());
+        eprintln!(
+            "note: {} files skipped (not a format liftdb reads)",
+            s.skipped_files.len()
+        );
     }
 }

@@ -15,10 +15,19 @@ use clap::{Args, Parser, Subcommand};
 use liftdb::output::{self, Format, ResultSet};
 
 #[derive(Parser)]
-#[command(name = "liftdb", version, about = "Embedded analytics store for AI agent-skill evaluations")]
+#[command(
+    name = "liftdb",
+    version,
+    about = "Embedded analytics store for AI agent-skill evaluations"
+)]
 pub struct Cli {
     /// Store file (DuckDB).
-    #[arg(long, global = true, env = "LIFTDB_DB", default_value = "liftdb.duckdb")]
+    #[arg(
+        long,
+        global = true,
+        env = "LIFTDB_DB",
+        default_value = "liftdb.duckdb"
+    )]
     pub db: PathBuf,
 
     #[command(subcommand)]
@@ -90,7 +99,8 @@ impl OutputArgs {
             Some(path) => {
                 let format = self.format.unwrap_or(Format::Csv);
                 let mut file = std::io::BufWriter::new(
-                    std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+                    std::fs::File::create(path)
+                        .with_context(|| format!("creating {}", path.display()))?,
                 );
                 output::render(rs, format, &mut file)?;
                 file.flush()?;
@@ -98,7 +108,11 @@ impl OutputArgs {
             }
             None => {
                 let stdout = std::io::stdout();
-                let default = if stdout.is_terminal() { Format::Table } else { Format::Csv };
+                let default = if stdout.is_terminal() {
+                    Format::Table
+                } else {
+                    Format::Csv
+                };
                 let mut lock = stdout.lock();
                 output::render(rs, self.format.unwrap_or(default), &mut lock)?;
                 lock.flush()?;

@@ -27,7 +27,11 @@ pub fn run(db: &Path) -> anyhow::Result<i32> {
          WHERE schema_name = 'main' AND NOT internal AND NOT temporary ORDER BY table_name",
     )?;
     let rows = stmt.query_map([], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?))
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, String>(2)?,
+        ))
     })?;
     for row in rows {
         let (name, rows, comment) = row?;

@@ -32,4 +32,3 @@ pub fn run(db: &Path, args: &SqlArgs) -> anyhow::Result<i32> {
     args.output.emit(&rs)?;
     Ok(0)
 }
-

@@ -100,7 +100,10 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
                 continue;
             }
         };
-        for entry in WalkDir::new(&canonical).follow_links(false).sort_by_file_name() {
+        for entry in WalkDir::new(&canonical)
+            .follow_links(false)
+            .sort_by_file_name()
+        {
             match entry {
                 Ok(e) if e.file_type().is_file() => match e.metadata() {
                     Ok(m) => {

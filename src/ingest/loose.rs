@@ -128,14 +128,20 @@ pub fn parse(path: &str, bytes: &[u8], sha256: &str, release: &str) -> LoosePars
     if doc
         .get("reports")
         .and_then(Value::as_array)
-        .is_some_and(|r| r.iter().any(|x| x.get("pairs").is_some() || x.get("profile").is_some()))
+        .is_some_and(|r| {
+            r.iter()
+                .any(|x| x.get("pairs").is_some() || x.get("profile").is_some())
+        })
     {
         flatten_as("token_overhead", &mut records);
         return parsed(LooseKind::TokenOverhead, records);
     }
-    let is_task_list = doc
-        .as_array()
-        .is_some_and(|rows| !rows.is_empty() && rows.iter().all(|r| r.get("run_dir").is_some() && r.get("case_id").is_some()));
+    let is_task_list = doc.as_array().is_some_and(|rows| {
+        !rows.is_empty()
+            && rows
+                .iter()
+                .all(|r| r.get("run_dir").is_some() && r.get("case_id").is_some())
+    });
     if is_task_list || doc.get("readiness").is_some() || doc.get("materialized").is_some() {
         return parsed(LooseKind::Informational, records);
     }

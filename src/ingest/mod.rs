@@ -73,7 +73,10 @@ struct ReadUnit {
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn progress_bar(enabled: bool, len: usize, message: &'static str) -> ProgressBar {
@@ -91,7 +94,10 @@ fn progress_bar(enabled: bool, len: usize, message: &'static str) -> ProgressBar
 }
 
 pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
-    let release = opts.release.clone().unwrap_or_else(|| DEFAULT_RELEASE.to_string());
+    let release = opts
+        .release
+        .clone()
+        .unwrap_or_else(|| DEFAULT_RELEASE.to_string());
     let found = discover::discover(paths);
     let explicit_files: HashSet<PathBuf> = paths
         .iter()
@@ -108,7 +114,11 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     };
     let mut records = Records::default();
     records.errors.extend(found.errors.iter().cloned());
-    summary.skipped_files = found.ignored.iter().map(|p| p.display().to_string()).collect();
+    summary.skipped_files = found
+        .ignored
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
 
     // 1. Change detection: unchanged size+mtime skips without reading;
     //    otherwise read and hash, and skip if the content is the same.
@@ -150,8 +160,9 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
 
     // 2. Loose files: manifests and reports, parsed first because they name
     //    the skill of each case and the case ids the layout needs.
-    let (loose_units, run_units): (Vec<ReadUnit>, Vec<ReadUnit>) =
-        changed.into_iter().partition(|r| r.unit.kind == UnitKind::LooseFile);
+    let (loose_units, run_units): (Vec<ReadUnit>, Vec<ReadUnit>) = changed
+        .into_iter()
+        .partition(|r| r.unit.kind == UnitKind::LooseFile);
     let mut source_files = Vec::new();
     let mut replaced_units = Vec::new();
     let mut manifest_cases: HashSet<(String, String)> = known.manifest_cases.clone();
@@ -189,7 +200,9 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
             _ => {}
         }
         for c in &parsed.row_cases {
-            known_cases.entry(c.case_id.clone()).or_insert_with(|| c.skill_name.clone());
+            known_cases
+                .entry(c.case_id.clone())
+                .or_insert_with(|| c.skill_name.clone());
         }
         report_cases.extend(parsed.row_cases);
         report_suites.extend(parsed.row_suite);
@@ -305,7 +318,10 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         batch: BatchInfo {
             release_label: &release,
             paths_json: serde_json::to_string(
-                &paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+                &paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>(),
             )
             .unwrap_or_else(|_| "[]".into()),
             files_seen: summary.files_seen as i64,
@@ -325,7 +341,10 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
 }
 
 fn file_kind(path: &std::path::Path) -> String {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
     match name.as_str() {
         "metadata.json" => "metadata",
         "metrics.json" => "metrics",
@@ -334,7 +353,9 @@ fn file_kind(path: &std::path::Path) -> String {
         "environment.json" => "environment",
         "timing.json" => "timing",
         "grading.json" => "grading",
-        n if n.starts_with("output") || n.starts_with("response") || n.starts_with("final") => "output",
+        n if n.starts_with("output") || n.starts_with("response") || n.starts_with("final") => {
+            "output"
+        }
         _ => "artifact",
     }
     .to_string()
@@ -346,11 +367,13 @@ fn read_if_changed(
     known: &state::StoredState,
 ) -> (Unit, Option<ReadUnit>, Vec<(String, i64)>) {
     let owner = unit.path.display().to_string();
-    let same_set = known
-        .files_by_owner
-        .get(&owner)
-        .is_some_and(|paths| paths.len() == unit.files.len()
-            && unit.files.iter().all(|f| paths.contains(&f.path.display().to_string())));
+    let same_set = known.files_by_owner.get(&owner).is_some_and(|paths| {
+        paths.len() == unit.files.len()
+            && unit
+                .files
+                .iter()
+                .all(|f| paths.contains(&f.path.display().to_string()))
+    });
     let stat_same = same_set
         && unit.files.iter().all(|f| {
             known
@@ -368,7 +391,9 @@ fn read_if_changed(
             Ok(bytes) => {
                 // Hash what is on disk (compressed files are hashed as stored).
                 let sha = if f.path.extension().is_some_and(|e| e == "gz") {
-                    std::fs::read(&f.path).map(|raw| sha256_hex(&raw)).unwrap_or_default()
+                    std::fs::read(&f.path)
+                        .map(|raw| sha256_hex(&raw))
+                        .unwrap_or_default()
                 } else {
                     sha256_hex(&bytes)
                 };

@@ -14,7 +14,8 @@ pub fn int(v: Option<i64>) -> Value {
     v.map_or(Value::Null, Value::BigInt)
 }
 pub fn float(v: Option<f64>) -> Value {
-    v.filter(|f| f.is_finite()).map_or(Value::Null, Value::Double)
+    v.filter(|f| f.is_finite())
+        .map_or(Value::Null, Value::Double)
 }
 pub fn boolean(v: Option<bool>) -> Value {
     v.map_or(Value::Null, Value::Boolean)
@@ -39,7 +40,10 @@ pub fn key(parts: &[Option<&str>]) -> String {
         }
         h.update([0x1f]);
     }
-    h.finalize()[..16].iter().map(|b| format!("{b:02x}")).collect()
+    h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[derive(Debug, Clone)]

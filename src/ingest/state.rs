@@ -29,13 +29,18 @@ impl StoredState {
     pub fn load(conn: &Connection, release: &str) -> Result<Self> {
         let mut files = HashMap::new();
         let mut files_by_owner: HashMap<String, HashSet<String>> = HashMap::new();
-        let mut stmt = conn.prepare("SELECT path, sha256, size_bytes, coalesce(mtime_ns, 0), owner_key FROM source_file")?;
+        let mut stmt = conn.prepare(
+            "SELECT path, sha256, size_bytes, coalesce(mtime_ns, 0), owner_key FROM source_file",
+        )?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let path: String = r.get(0)?;
             let owner: Option<String> = r.get(4)?;
             if let Some(owner) = owner {
-                files_by_owner.entry(owner).or_default().insert(path.clone());
+                files_by_owner
+                    .entry(owner)
+                    .or_default()
+                    .insert(path.clone());
             }
             files.insert(
                 path,

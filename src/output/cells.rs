@@ -63,11 +63,15 @@ pub fn cell_json(array: &ArrayRef, row: usize) -> Value {
             .map(Value::Number),
         DataType::List(_) => {
             let list = array.as_list::<i32>().value(row);
-            Some(Value::Array((0..list.len()).map(|i| cell_json(&list, i)).collect()))
+            Some(Value::Array(
+                (0..list.len()).map(|i| cell_json(&list, i)).collect(),
+            ))
         }
         DataType::LargeList(_) => {
             let list = array.as_list::<i64>().value(row);
-            Some(Value::Array((0..list.len()).map(|i| cell_json(&list, i)).collect()))
+            Some(Value::Array(
+                (0..list.len()).map(|i| cell_json(&list, i)).collect(),
+            ))
         }
         DataType::Struct(fields) => {
             let s = array.as_struct();

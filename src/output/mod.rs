@@ -32,11 +32,17 @@ impl ResultSet {
     }
 
     fn rows(&self) -> impl Iterator<Item = (&RecordBatch, usize)> {
-        self.batches.iter().flat_map(|b| (0..b.num_rows()).map(move |i| (b, i)))
+        self.batches
+            .iter()
+            .flat_map(|b| (0..b.num_rows()).map(move |i| (b, i)))
     }
 
     pub fn column_names(&self) -> Vec<String> {
-        self.schema.fields().iter().map(|f| f.name().clone()).collect()
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
     }
 }
 
@@ -130,12 +136,26 @@ fn md_cell(s: &str) -> String {
 
 fn render_markdown(rs: &ResultSet, out: &mut dyn Write) -> std::io::Result<()> {
     let names = rs.column_names();
-    writeln!(out, "| {} |", names.iter().map(|n| md_cell(n)).collect::<Vec<_>>().join(" | "))?;
+    writeln!(
+        out,
+        "| {} |",
+        names
+            .iter()
+            .map(|n| md_cell(n))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    )?;
     let aligns: Vec<&str> = rs
         .schema
         .fields()
         .iter()
-        .map(|f| if is_numeric(f.data_type()) { "---:" } else { "---" })
+        .map(|f| {
+            if is_numeric(f.data_type()) {
+                "---:"
+            } else {
+                "---"
+            }
+        })
         .collect();
     writeln!(out, "| {} |", aligns.join(" | "))?;
     for (batch, i) in rs.rows() {

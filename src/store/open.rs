@@ -24,6 +24,7 @@ pub fn open_write(path: &Path) -> Result<Store> {
     let conn = Connection::open(path).map_err(|e| lock_or_db(path, e))?;
     migrate::migrate(&conn, path)?;
     views::recreate_views(&conn)?;
+    crate::stats::sql_functions::register(&conn)?;
     Ok(Store {
         conn,
         path: path.to_path_buf(),
@@ -41,6 +42,7 @@ pub fn open_read(path: &Path) -> Result<Store> {
     let config = Config::default().access_mode(AccessMode::ReadOnly)?;
     let conn = Connection::open_with_flags(path, config).map_err(|e| lock_or_db(path, e))?;
     migrate::check_readable(&conn, path)?;
+    crate::stats::sql_functions::register(&conn)?;
     Ok(Store {
         conn,
         path: path.to_path_buf(),

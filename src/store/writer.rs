@@ -71,7 +71,9 @@ where
         n += 1;
     }
     // Constraint violations surface at flush, not at append.
-    appender.flush().map_err(|e| Error::Invalid(format!("writing {table}: {e}")))?;
+    appender
+        .flush()
+        .map_err(|e| Error::Invalid(format!("writing {table}: {e}")))?;
     Ok(n)
 }
 
@@ -98,7 +100,12 @@ fn write_in_transaction(conn: &Connection, plan: &WritePlan) -> Result<WriteCoun
     conn.execute(
         "INSERT INTO ingest_batch (batch_id, release_label, paths, liftdb_version, started_at)
          VALUES (?, ?, ?, ?, now()::TIMESTAMP)",
-        params![batch_id, plan.batch.release_label, plan.batch.paths_json, crate::VERSION],
+        params![
+            batch_id,
+            plan.batch.release_label,
+            plan.batch.paths_json,
+            crate::VERSION
+        ],
     )?;
 
     conn.execute_batch(
@@ -120,11 +127,23 @@ fn write_in_transaction(conn: &Connection, plan: &WritePlan) -> Result<WriteCoun
     let runs_written = append_rows(conn, "run", r.runs.iter().map(|x| x.row(batch_id)))?;
     rows += runs_written;
     rows += append_rows(conn, "grading", r.gradings.iter().map(|x| x.row()))?;
-    rows += append_rows(conn, "assertion_result", r.assertions.iter().map(|x| x.row()))?;
-    rows += append_rows(conn, "judge_verdict", r.judge_verdicts.iter().map(|x| x.row()))?;
+    rows += append_rows(
+        conn,
+        "assertion_result",
+        r.assertions.iter().map(|x| x.row()),
+    )?;
+    rows += append_rows(
+        conn,
+        "judge_verdict",
+        r.judge_verdicts.iter().map(|x| x.row()),
+    )?;
     rows += append_rows(conn, "trace_event", r.trace_events.iter().map(|x| x.row()))?;
     rows += append_rows(conn, "trace_line", r.trace_lines.iter().map(|x| x.row()))?;
-    rows += append_rows(conn, "skill_activation", r.activations.iter().map(|x| x.row()))?;
+    rows += append_rows(
+        conn,
+        "skill_activation",
+        r.activations.iter().map(|x| x.row()),
+    )?;
     rows += append_rows(conn, "measurement", r.measurements.iter().map(|x| x.row()))?;
     rows += append_rows(
         conn,
@@ -134,9 +153,8 @@ fn write_in_transaction(conn: &Connection, plan: &WritePlan) -> Result<WriteCoun
     rows += append_rows(conn, "peer_metric", r.peer_metrics.iter().map(|x| x.row()))?;
 
     {
-        let mut stmt = conn.prepare(
-            "INSERT INTO ingest_error VALUES (?, ?, ?, ?, now()::TIMESTAMP)",
-        )?;
+        let mut stmt =
+            conn.prepare("INSERT INTO ingest_error VALUES (?, ?, ?, ?, now()::TIMESTAMP)")?;
         for e in &r.errors {
             stmt.execute(params![batch_id, e.path, e.stage, e.reason])?;
         }
@@ -150,7 +168,9 @@ fn write_in_transaction(conn: &Connection, plan: &WritePlan) -> Result<WriteCoun
         "liftdb_new_files",
         plan.source_files.iter().map(|f| vec![text(Some(&f.path))]),
     )?;
-    conn.execute_batch("DELETE FROM source_file WHERE path IN (SELECT path FROM liftdb_new_files)")?;
+    conn.execute_batch(
+        "DELETE FROM source_file WHERE path IN (SELECT path FROM liftdb_new_files)",
+    )?;
     append_rows(
         conn,
         "source_file",
@@ -168,6 +188,8 @@ fn write_in_transaction(conn: &Connection, plan: &WritePlan) -> Result<WriteCoun
         }),
     )?;
     update_mtimes(conn, &plan.touched)?;
+    crate::stats::materialize::refresh(conn)?;
+    crate::stats::ablation::refresh(conn)?;
 
     conn.execute(
         "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,

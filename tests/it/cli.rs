@@ -54,12 +54,18 @@ fn report_lift_json_matches_the_tool() {
         .unwrap();
     assert!(out.status.success());
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    let overall = rows.iter().find(|r| r["scope"] == "overall").expect("overall row");
+    let overall = rows
+        .iter()
+        .find(|r| r["scope"] == "overall")
+        .expect("overall row");
     let expected = reference("benchmark-tune.json.gz")["paired_summary"]["absolute_delta"]
         .as_f64()
         .unwrap();
     let shown = overall["lift"].as_f64().unwrap();
-    assert!((shown - expected).abs() < 5e-5, "lift {shown} vs {expected}");
+    assert!(
+        (shown - expected).abs() < 5e-5,
+        "lift {shown} vs {expected}"
+    );
     assert_eq!(overall["pairs"].as_i64(), Some(126));
 }
 
@@ -67,13 +73,29 @@ fn report_lift_json_matches_the_tool() {
 fn report_filters_are_parameters_and_unknown_ones_are_refused() {
     let (_dir, db) = ingested_db();
     liftdb(&db)
-        .args(["report", "lift", "--split", "tune", "--model", "gpt-5-codex", "--format", "csv"])
+        .args([
+            "report",
+            "lift",
+            "--split",
+            "tune",
+            "--model",
+            "gpt-5-codex",
+            "--format",
+            "csv",
+        ])
         .assert()
         .success()
         .stdout(contains("gpt-5-codex").and(contains("claude-haiku-4-5").not()));
     // A quote in a filter is data, not SQL.
     liftdb(&db)
-        .args(["report", "runs", "--case", "x' OR '1'='1", "--format", "csv"])
+        .args([
+            "report",
+            "runs",
+            "--case",
+            "x' OR '1'='1",
+            "--format",
+            "csv",
+        ])
         .assert()
         .success()
         .stdout(predicates::str::is_match("^release,[^\n]*\n$").unwrap());
@@ -87,17 +109,13 @@ fn report_filters_are_parameters_and_unknown_ones_are_refused() {
 #[test]
 fn schema_lists_tables_and_views_with_docs() {
     let (_dir, db) = ingested_db();
-    liftdb(&db)
-        .arg("schema")
-        .assert()
-        .success()
-        .stdout(
-            contains("schema version: 1")
-                .and(contains("0001_core"))
-                .and(contains("assertion_result"))
-                .and(contains("case_flags"))
-                .and(contains("Paired lift")),
-        );
+    liftdb(&db).arg("schema").assert().success().stdout(
+        contains("schema version: 1")
+            .and(contains("0001_core"))
+            .and(contains("assertion_result"))
+            .and(contains("case_flags"))
+            .and(contains("Paired lift")),
+    );
 }
 
 #[test]

@@ -49,7 +49,11 @@ pub fn new_store() -> TestStore {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("test.duckdb");
     let store = liftdb::store::open_write(&db).expect("open store");
-    TestStore { _dir: dir, db, store }
+    TestStore {
+        _dir: dir,
+        db,
+        store,
+    }
 }
 
 pub fn ingest_paths(ts: &mut TestStore, paths: &[PathBuf]) -> IngestSummary {
@@ -59,13 +63,18 @@ pub fn ingest_paths(ts: &mut TestStore, paths: &[PathBuf]) -> IngestSummary {
 pub fn corpus_store() -> TestStore {
     let mut ts = new_store();
     let summary = ingest_paths(&mut ts, &corpus_paths(&seh_root()));
-    assert!(summary.errors.is_empty(), "corpus ingest errors: {:?}", summary.errors);
+    assert!(
+        summary.errors.is_empty(),
+        "corpus ingest errors: {:?}",
+        summary.errors
+    );
     ts
 }
 
 /// Rows of a query as JSON objects keyed by column name.
 pub fn rows(store: &Store, sql: &str) -> Vec<serde_json::Map<String, Value>> {
-    let rs = report::query(&store.conn, sql, &Filters::new()).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let rs =
+        report::query(&store.conn, sql, &Filters::new()).unwrap_or_else(|e| panic!("{sql}: {e}"));
     let names = rs.column_names();
     let mut out = Vec::new();
     for batch in &rs.batches {

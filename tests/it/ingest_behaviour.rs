@@ -6,16 +6,29 @@ use std::path::Path;
 use crate::common::{corpus_paths, ingest_paths, new_store, rows, scalar, seh_root};
 
 const TABLES: &[&str] = &[
-    "run", "grading", "assertion_result", "trace_event", "trace_line", "measurement",
-    "skill_activation", "suite", "case_def", "peer_metric", "trigger_observation", "source_file",
-    "ingest_batch", "ingest_error",
+    "run",
+    "grading",
+    "assertion_result",
+    "trace_event",
+    "trace_line",
+    "measurement",
+    "skill_activation",
+    "suite",
+    "case_def",
+    "peer_metric",
+    "trigger_observation",
+    "source_file",
+    "ingest_batch",
+    "ingest_error",
 ];
 
 fn table_counts(store: &liftdb::store::Store) -> Vec<(String, i64)> {
     TABLES
         .iter()
         .map(|t| {
-            let n = scalar(store, &format!("SELECT count(*) FROM {t}")).as_i64().unwrap();
+            let n = scalar(store, &format!("SELECT count(*) FROM {t}"))
+                .as_i64()
+                .unwrap();
             (t.to_string(), n)
         })
         .collect()
@@ -42,7 +55,10 @@ fn copy_tree(from: &Path, to: &Path) {
 fn corpus_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = seh_root();
-    copy_tree(&root.join("runs/eval-runs"), &dir.path().join("runs/eval-runs"));
+    copy_tree(
+        &root.join("runs/eval-runs"),
+        &dir.path().join("runs/eval-runs"),
+    );
     std::fs::create_dir_all(dir.path().join("input/evals")).unwrap();
     std::fs::copy(
         root.join("input/evals/shared-benchmark.json"),
@@ -74,7 +90,11 @@ fn malformed_metadata_is_an_error_row_and_the_rest_is_ingested() {
         .path()
         .join("runs/eval-runs/add-not-null-column/claude-haiku-4-5/with_skill/run-2");
     let bad = bad_dir.join("metadata.json");
-    std::fs::write(&bad, b"{\"case_id\": \"add-not-null-column\", \"returncode\": 0,, }").unwrap();
+    std::fs::write(
+        &bad,
+        b"{\"case_id\": \"add-not-null-column\", \"returncode\": 0,, }",
+    )
+    .unwrap();
     let total_dirs = walkdir::WalkDir::new(copy.path().join("runs/eval-runs"))
         .into_iter()
         .filter_map(Result::ok)
@@ -86,14 +106,24 @@ fn malformed_metadata_is_an_error_row_and_the_rest_is_ingested() {
     assert_eq!(summary.errors.len(), 1, "{:?}", summary.errors);
     let canonical_bad = std::fs::canonicalize(&bad).unwrap();
     assert_eq!(summary.errors[0].path, canonical_bad.display().to_string());
-    assert!(summary.errors[0].reason.contains("invalid JSON"), "{}", summary.errors[0].reason);
+    assert!(
+        summary.errors[0].reason.contains("invalid JSON"),
+        "{}",
+        summary.errors[0].reason
+    );
 
     let err_rows = rows(&ts.store, "SELECT path, stage, reason FROM ingest_error");
     assert_eq!(err_rows.len(), 1);
-    assert_eq!(err_rows[0]["path"].as_str(), Some(canonical_bad.display().to_string().as_str()));
+    assert_eq!(
+        err_rows[0]["path"].as_str(),
+        Some(canonical_bad.display().to_string().as_str())
+    );
 
     // Every run directory is in the store; the broken one is kept but unscorable.
-    assert_eq!(scalar(&ts.store, "SELECT count(*) FROM run").as_u64(), Some(total_dirs as u64));
+    assert_eq!(
+        scalar(&ts.store, "SELECT count(*) FROM run").as_u64(),
+        Some(total_dirs as u64)
+    );
     let broken = rows(
         &ts.store,
         &format!(
@@ -103,7 +133,10 @@ fn malformed_metadata_is_an_error_row_and_the_rest_is_ingested() {
     );
     assert_eq!(broken.len(), 1);
     assert_eq!(broken[0]["scorable"].as_bool(), Some(false));
-    assert_eq!(broken[0]["unscorable_reason"].as_str(), Some("invalid_metadata"));
+    assert_eq!(
+        broken[0]["unscorable_reason"].as_str(),
+        Some("invalid_metadata")
+    );
 }
 
 #[test]
@@ -116,7 +149,11 @@ fn a_changed_file_replaces_its_run() {
     let run_dir = copy
         .path()
         .join("runs/eval-runs/fk-not-valid/gpt-5-codex/with_skill/run-1");
-    std::fs::write(run_dir.join("output.md"), "[CODEX FAILURE: rewritten for the test]").unwrap();
+    std::fs::write(
+        run_dir.join("output.md"),
+        "[CODEX FAILURE: rewritten for the test]",
+    )
+    .unwrap();
     let summary = ingest_paths(&mut ts, &corpus_paths(copy.path()));
     assert_eq!(summary.units_changed, 1);
     assert_eq!(summary.runs_written, 1);
@@ -135,7 +172,10 @@ fn a_changed_file_replaces_its_run() {
         ),
     );
     assert_eq!(run[0]["scorable"].as_bool(), Some(false));
-    assert_eq!(run[0]["unscorable_reason"].as_str(), Some("failure_marker:CODEX FAILURE"));
+    assert_eq!(
+        run[0]["unscorable_reason"].as_str(),
+        Some("failure_marker:CODEX FAILURE")
+    );
 }
 
 #[test]
@@ -149,7 +189,9 @@ fn a_store_from_a_newer_liftdb_is_refused() {
     drop(ts.store);
     let err = liftdb::store::open_write(&db).err().expect("refused");
     assert!(err.to_string().contains("newer liftdb"), "{err}");
-    let err = liftdb::store::open_read(&db).err().expect("refused read-only too");
+    let err = liftdb::store::open_read(&db)
+        .err()
+        .expect("refused read-only too");
     assert!(err.to_string().contains("newer liftdb"), "{err}");
 }
 
@@ -172,7 +214,10 @@ fn runs_without_a_grading_report_have_null_rates() {
     let root = seh_root();
     ingest_paths(
         &mut ts,
-        &[root.join("runs/eval-runs/fk-not-valid"), root.join("input/evals/shared-benchmark.json")],
+        &[
+            root.join("runs/eval-runs/fk-not-valid"),
+            root.join("input/evals/shared-benchmark.json"),
+        ],
     );
     let r = rows(&ts.store, "SELECT count(*) AS n, count(objective_pass_rate) AS rated, bool_or(graded) AS any_graded FROM runs");
     assert!(r[0]["n"].as_i64().unwrap() > 0);

@@ -4,3 +4,4 @@ mod cli;
 mod common;
 mod ingest_behaviour;
 mod seh_reference;
+mod seh_statistics;

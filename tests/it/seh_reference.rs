@@ -11,52 +11,107 @@ use crate::common::{assert_close, corpus_store, f, reference, rows, scalar, sql_
 fn check_paired_summary(ts: &TestStore, report: &Value, split: &str) {
     let ps = &report["paired_summary"];
     let lift = |scope: &str, model: Option<&str>| {
-        let model_cond = model.map_or("model IS NULL".to_string(), |m| format!("model = {}", sql_str(m)));
+        let model_cond = model.map_or("model IS NULL".to_string(), |m| {
+            format!("model = {}", sql_str(m))
+        });
         let r = rows(
             &ts.store,
             &format!(
-                "SELECT * FROM lift WHERE control_arm = 'without_skill' AND split = {} AND scope = {} AND {model_cond}",
+                "SELECT * FROM lift WHERE channel = 'objective' AND control_arm = 'without_skill' AND split = {} AND scope = {} AND {model_cond}",
                 sql_str(split),
                 sql_str(scope)
             ),
         );
-        assert_eq!(r.len(), 1, "one {scope} lift row for split {split} model {model:?}");
+        assert_eq!(
+            r.len(),
+            1,
+            "one {scope} lift row for split {split} model {model:?}"
+        );
         r.into_iter().next().unwrap()
     };
     let check_block = |ours: &serde_json::Map<String, Value>, theirs: &Value, what: &str| {
-        assert_close(f(&ours["with_rate"]), f(&theirs["with_skill_objective_pass_rate"]), 1e-12, &format!("{what} with_skill"));
-        assert_close(f(&ours["without_rate"]), f(&theirs["without_skill_objective_pass_rate"]), 1e-12, &format!("{what} without_skill"));
-        assert_close(f(&ours["absolute_delta"]), f(&theirs["absolute_delta"]), 1e-12, &format!("{what} absolute_delta"));
+        assert_close(
+            f(&ours["with_rate"]),
+            f(&theirs["with_skill_objective_pass_rate"]),
+            1e-12,
+            &format!("{what} with_skill"),
+        );
+        assert_close(
+            f(&ours["without_rate"]),
+            f(&theirs["without_skill_objective_pass_rate"]),
+            1e-12,
+            &format!("{what} without_skill"),
+        );
+        assert_close(
+            f(&ours["absolute_delta"]),
+            f(&theirs["absolute_delta"]),
+            1e-12,
+            &format!("{what} absolute_delta"),
+        );
         match theirs["normalized_gain"].as_f64() {
-            Some(g) => assert_close(f(&ours["normalized_gain"]), g, 1e-12, &format!("{what} normalized_gain")),
-            None => assert!(ours["normalized_gain"].is_null(), "{what} normalized_gain should be null"),
+            Some(g) => assert_close(
+                f(&ours["normalized_gain"]),
+                g,
+                1e-12,
+                &format!("{what} normalized_gain"),
+            ),
+            None => assert!(
+                ours["normalized_gain"].is_null(),
+                "{what} normalized_gain should be null"
+            ),
         }
         // The significance n counts the units the lift averages over.
-        assert_eq!(ours["units"].as_i64(), theirs["significance"]["n"].as_i64(), "{what} units");
+        assert_eq!(
+            ours["units"].as_i64(),
+            theirs["significance"]["n"].as_i64(),
+            "{what} units"
+        );
         let negatives: BTreeSet<(String, Option<String>)> = theirs["negative_delta_cases"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|c| (c["case_id"].as_str().unwrap().to_string(), c["model"].as_str().map(str::to_string)))
+            .map(|c| {
+                (
+                    c["case_id"].as_str().unwrap().to_string(),
+                    c["model"].as_str().map(str::to_string),
+                )
+            })
             .collect();
         let ours_neg: BTreeSet<(String, Option<String>)> = ours["negative_delta_cases"]
             .as_array()
             .map(|a| {
                 a.iter()
-                    .map(|c| (c["case_id"].as_str().unwrap().to_string(), c["model"].as_str().map(str::to_string)))
+                    .map(|c| {
+                        (
+                            c["case_id"].as_str().unwrap().to_string(),
+                            c["model"].as_str().map(str::to_string),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default();
         let ours_cases: BTreeSet<&String> = ours_neg.iter().map(|(c, _)| c).collect();
         let their_cases: BTreeSet<&String> = negatives.iter().map(|(c, _)| c).collect();
         assert_eq!(ours_cases, their_cases, "{what} negative_delta_cases");
-        assert_eq!(ours["negative_delta_units"].as_u64(), Some(negatives.len() as u64), "{what} negative units");
+        assert_eq!(
+            ours["negative_delta_units"].as_u64(),
+            Some(negatives.len() as u64),
+            "{what} negative units"
+        );
     };
 
     let overall = lift("overall", None);
     check_block(&overall, ps, &format!("{split} overall"));
-    assert_eq!(overall["eligible_pairs"].as_i64(), ps["pairing"]["eligible_pairs"].as_i64(), "{split} eligible pairs");
-    assert_eq!(overall["blocked_pairs"].as_i64(), ps["pairing"]["blocked_pairs"].as_i64(), "{split} blocked pairs");
+    assert_eq!(
+        overall["eligible_pairs"].as_i64(),
+        ps["pairing"]["eligible_pairs"].as_i64(),
+        "{split} eligible pairs"
+    );
+    assert_eq!(
+        overall["blocked_pairs"].as_i64(),
+        ps["pairing"]["blocked_pairs"].as_i64(),
+        "{split} blocked pairs"
+    );
 
     let by_model = ps["by_model"].as_object().expect("by_model");
     assert!(!by_model.is_empty());
@@ -66,9 +121,13 @@ fn check_paired_summary(ts: &TestStore, report: &Value, split: &str) {
     }
     let our_models = scalar(
         &ts.store,
-        &format!("SELECT count(*) FROM lift WHERE control_arm = 'without_skill' AND scope = 'model' AND split = {}", sql_str(split)),
+        &format!("SELECT count(*) FROM lift WHERE channel = 'objective' AND control_arm = 'without_skill' AND scope = 'model' AND split = {}", sql_str(split)),
     );
-    assert_eq!(our_models.as_u64(), Some(by_model.len() as u64), "{split}: same models");
+    assert_eq!(
+        our_models.as_u64(),
+        Some(by_model.len() as u64),
+        "{split}: same models"
+    );
 }
 
 fn check_case_flags(ts: &TestStore, report: &Value, split: &str) {
@@ -80,22 +139,51 @@ fn check_case_flags(ts: &TestStore, report: &Value, split: &str) {
         .collect();
     let ours = rows(
         &ts.store,
-        &format!("SELECT * FROM case_flags WHERE split = {} AND len(flags) > 0 ORDER BY case_id", sql_str(split)),
+        &format!(
+            "SELECT * FROM case_flags WHERE split = {} AND len(flags) > 0 ORDER BY case_id",
+            sql_str(split)
+        ),
     );
-    let our_cases: Vec<String> = ours.iter().map(|r| r["case_id"].as_str().unwrap().to_string()).collect();
-    assert_eq!(our_cases, theirs.keys().cloned().collect::<Vec<_>>(), "{split}: flagged cases");
+    let our_cases: Vec<String> = ours
+        .iter()
+        .map(|r| r["case_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        our_cases,
+        theirs.keys().cloned().collect::<Vec<_>>(),
+        "{split}: flagged cases"
+    );
     for row in &ours {
         let case = row["case_id"].as_str().unwrap();
         let t = theirs[case];
-        assert_eq!(row["flags"], t["flags"], "{split} {case}: flags (exact labels and order)");
-        assert_close(f(&row["with_skill"]), f(&t["with_skill"]), 1e-12, &format!("{case} with_skill"));
-        assert_close(f(&row["without_skill"]), f(&t["without_skill"]), 1e-12, &format!("{case} without_skill"));
-        assert_eq!(row["eligible_pairs"].as_i64(), t["pairing"]["eligible_pairs"].as_i64(), "{case} pairs");
+        assert_eq!(
+            row["flags"], t["flags"],
+            "{split} {case}: flags (exact labels and order)"
+        );
+        assert_close(
+            f(&row["with_skill"]),
+            f(&t["with_skill"]),
+            1e-12,
+            &format!("{case} with_skill"),
+        );
+        assert_close(
+            f(&row["without_skill"]),
+            f(&t["without_skill"]),
+            1e-12,
+            &format!("{case} without_skill"),
+        );
+        assert_eq!(
+            row["eligible_pairs"].as_i64(),
+            t["pairing"]["eligible_pairs"].as_i64(),
+            "{case} pairs"
+        );
     }
 }
 
 fn check_reliability(ts: &TestStore, report: &Value, split: &str) {
-    let by_case = report["reliability"]["by_case_variant"].as_object().unwrap();
+    let by_case = report["reliability"]["by_case_variant"]
+        .as_object()
+        .unwrap();
     let mut checked = 0;
     for (case, variants) in by_case {
         for (variant, stats) in variants.as_object().unwrap() {
@@ -108,14 +196,28 @@ fn check_reliability(ts: &TestStore, report: &Value, split: &str) {
                 ),
             );
             let n = stats["n"].as_i64().unwrap();
-            assert_eq!(ours.len() as i64, n, "{split} {case}/{variant}: one row per k");
+            assert_eq!(
+                ours.len() as i64,
+                n,
+                "{split} {case}/{variant}: one row per k"
+            );
             for row in &ours {
                 assert_eq!(row["n"].as_i64(), Some(n));
                 assert_eq!(row["c"].as_i64(), stats["c"].as_i64(), "{case}/{variant} c");
                 let k = row["k"].as_i64().unwrap().to_string();
                 // The tool prints these rounded to 6 decimals.
-                assert_close(f(&row["pass_at_k"]), f(&stats["pass_at_k"][&k]), 5e-7 + 1e-12, &format!("{case}/{variant} pass@{k}"));
-                assert_close(f(&row["pass_hat_k"]), f(&stats["pass_hat_k"][&k]), 5e-7 + 1e-12, &format!("{case}/{variant} pass^{k}"));
+                assert_close(
+                    f(&row["pass_at_k"]),
+                    f(&stats["pass_at_k"][&k]),
+                    5e-7 + 1e-12,
+                    &format!("{case}/{variant} pass@{k}"),
+                );
+                assert_close(
+                    f(&row["pass_hat_k"]),
+                    f(&stats["pass_hat_k"][&k]),
+                    5e-7 + 1e-12,
+                    &format!("{case}/{variant} pass^{k}"),
+                );
                 checked += 1;
             }
         }
@@ -149,7 +251,9 @@ fn check_run_rows(ts: &TestStore, report: &Value) {
             row["variant"].as_str().unwrap().to_string(),
             row["run_number"].as_i64().unwrap(),
         );
-        let mine = ours.get(&key).unwrap_or_else(|| panic!("run {key:?} not in the store"));
+        let mine = ours
+            .get(&key)
+            .unwrap_or_else(|| panic!("run {key:?} not in the store"));
         for field in ["objective_pass_rate", "combined_pass_rate", "graded_score"] {
             match row[field].as_f64() {
                 Some(v) => assert_close(f(&mine[field]), v, 1e-12, &format!("{key:?} {field}")),
@@ -157,8 +261,13 @@ fn check_run_rows(ts: &TestStore, report: &Value) {
             }
         }
         assert_eq!(mine["vetoed"], row["vetoed"], "{key:?} vetoed");
-        let scorable = !row["missing_output"].as_bool().unwrap() && row["execution_valid"].as_bool().unwrap();
-        assert_eq!(mine["scorable"].as_bool(), Some(scorable), "{key:?} scorable");
+        let scorable =
+            !row["missing_output"].as_bool().unwrap() && row["execution_valid"].as_bool().unwrap();
+        assert_eq!(
+            mine["scorable"].as_bool(),
+            Some(scorable),
+            "{key:?} scorable"
+        );
     }
 }
 
@@ -170,12 +279,24 @@ fn tune_benchmark_is_reproduced() {
     check_case_flags(&ts, &report, "tune");
     check_reliability(&ts, &report, "tune");
     check_run_rows(&ts, &report);
-    for variant in ["with_skill", "without_skill", "ablation:no-severity", "ablation:no-checklist"] {
+    for variant in [
+        "with_skill",
+        "without_skill",
+        "ablation:no-severity",
+        "ablation:no-checklist",
+    ] {
         let runs = scalar(
             &ts.store,
-            &format!("SELECT count(*) FROM runs WHERE split = 'tune' AND arm = {}", sql_str(variant)),
+            &format!(
+                "SELECT count(*) FROM runs WHERE split = 'tune' AND arm = {}",
+                sql_str(variant)
+            ),
         );
-        assert_eq!(runs.as_i64(), report["summary"][variant]["runs"].as_i64(), "tune {variant} runs");
+        assert_eq!(
+            runs.as_i64(),
+            report["summary"][variant]["runs"].as_i64(),
+            "tune {variant} runs"
+        );
     }
 }
 
@@ -202,7 +323,10 @@ fn cost_totals_match_cost_summary() {
     let ts = corpus_store();
     let cs = reference("cost-summary.json");
     let coverage = &cs["coverage"];
-    assert_eq!(scalar(&ts.store, "SELECT count(*) FROM cost_ledger").as_i64(), coverage["runs_seen"].as_i64());
+    assert_eq!(
+        scalar(&ts.store, "SELECT count(*) FROM cost_ledger").as_i64(),
+        coverage["runs_seen"].as_i64()
+    );
     assert_eq!(
         scalar(&ts.store, "SELECT count(cost_usd) FROM cost_ledger").as_i64(),
         coverage["runs_with_dollar_cost"].as_i64()
@@ -216,16 +340,31 @@ fn cost_totals_match_cost_summary() {
         scalar(&ts.store, "SELECT count(*) FROM cost_ledger WHERE cost_availability = 'unavailable' AND cost_usd IS NULL").as_i64(),
         coverage["runs_missing_cost"].as_i64()
     );
-    let known = cs["totals"]["total_cost_usd_aggregate"]["known_subtotal"].as_str().unwrap();
-    let ours = scalar(&ts.store, "SELECT CAST(CAST(sum(cost_usd) AS DECIMAL(38, 6)) AS VARCHAR) FROM cost_ledger");
-    assert_eq!(ours.as_str(), Some(known), "known dollar subtotal (exact decimal)");
+    let known = cs["totals"]["total_cost_usd_aggregate"]["known_subtotal"]
+        .as_str()
+        .unwrap();
+    let ours = scalar(
+        &ts.store,
+        "SELECT CAST(CAST(sum(cost_usd) AS DECIMAL(38, 6)) AS VARCHAR) FROM cost_ledger",
+    );
+    assert_eq!(
+        ours.as_str(),
+        Some(known),
+        "known dollar subtotal (exact decimal)"
+    );
     for (variant, spend) in cs["by_variant"].as_object().unwrap() {
-        let known = spend["total_cost_usd_aggregate"]["known_subtotal"].as_str().unwrap();
+        let known = spend["total_cost_usd_aggregate"]["known_subtotal"]
+            .as_str()
+            .unwrap();
         let ours = scalar(
             &ts.store,
             &format!("SELECT CAST(CAST(sum(cost_usd) AS DECIMAL(38, 6)) AS VARCHAR) FROM cost_ledger WHERE arm = {}", sql_str(variant)),
         );
-        assert_eq!(ours.as_str(), Some(known), "{variant} known dollar subtotal");
+        assert_eq!(
+            ours.as_str(),
+            Some(known),
+            "{variant} known dollar subtotal"
+        );
     }
 }
 
@@ -238,11 +377,19 @@ fn tool_reports_are_kept_as_peer_metrics() {
         "SELECT value FROM peer_metric WHERE source_path LIKE '%benchmark-tune.json.gz'
            AND json_path = '/paired_summary/absolute_delta'",
     );
-    assert_close(f(&v), f(&report["paired_summary"]["absolute_delta"]), 0.0, "peer absolute_delta");
+    assert_close(
+        f(&v),
+        f(&report["paired_summary"]["absolute_delta"]),
+        0.0,
+        "peer absolute_delta",
+    );
     let trig = reference("trigger-matrix-stub.json");
     let n = scalar(
         &ts.store,
         "SELECT count(*) FROM trigger_observation WHERE source_path LIKE '%trigger-matrix-stub.json'",
     );
-    assert_eq!(n.as_u64(), Some(trig["results"].as_array().unwrap().len() as u64));
+    assert_eq!(
+        n.as_u64(),
+        Some(trig["results"].as_array().unwrap().len() as u64)
+    );
 }

@@ -11,8 +11,13 @@ use crate::ingest::json::{json_text, Get};
 use crate::ingest::records::{key, AssertionRec, CaseRec, GradingRec, Records};
 
 const PROCESS_TYPES: &[&str] = &[
-    "skill_invoked", "command_ran", "command_not_ran", "command_order", "tool_call",
-    "tool_count_le", "no_repeated_command_loop",
+    "skill_invoked",
+    "command_ran",
+    "command_not_ran",
+    "command_order",
+    "tool_call",
+    "tool_count_le",
+    "no_repeated_command_loop",
 ];
 const EFFICIENCY_TYPES: &[&str] = &["total_tokens_le", "elapsed_seconds_le", "command_count_le"];
 
@@ -22,8 +27,13 @@ pub fn looks_like_report(doc: &Value) -> bool {
         && doc
             .get("results")
             .and_then(Value::as_array)
-            .is_some_and(|r| r.iter().all(|row| row.get("run_base").is_some() || row.get("case_id").is_some()))
-        && (doc.get("paired_summary").is_some() || doc.get("judge_task_count").is_some() || doc.get("population").is_some())
+            .is_some_and(|r| {
+                r.iter()
+                    .all(|row| row.get("run_base").is_some() || row.get("case_id").is_some())
+            })
+        && (doc.get("paired_summary").is_some()
+            || doc.get("judge_task_count").is_some()
+            || doc.get("population").is_some())
 }
 
 fn channel_of(kind: Option<&str>) -> &'static str {
@@ -66,10 +76,18 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
     let mut row_cases: Vec<CaseRec> = Vec::new();
     let skill = doc.str_at("skill_name").unwrap_or("(unknown skill)");
     let generated_at = doc.f64_at("generated_at");
-    let rows = doc.get("results").and_then(Value::as_array).cloned().unwrap_or_default();
+    let rows = doc
+        .get("results")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     for (i, row) in rows.iter().enumerate() {
         let (Some(case_id), Some(arm)) = (row.str_at("case_id"), row.str_at("variant")) else {
-            records.error(path, "parse", format!("results[{i}] lacks case_id or variant"));
+            records.error(
+                path,
+                "parse",
+                format!("results[{i}] lacks case_id or variant"),
+            );
             continue;
         };
         let repetition = row.i64_at("run_number").unwrap_or(1);
@@ -93,7 +111,11 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
             below_reference_floor: json_text(row.get("below_reference_floor")),
             deferred_judge_tasks: row.i64_at("deferred_judge_tasks"),
         });
-        let objective = row.get("assertions").and_then(Value::as_array).cloned().unwrap_or_default();
+        let objective = row
+            .get("assertions")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         let qualitative = row
             .get("qualitative_assertions")
             .and_then(Value::as_array)
@@ -109,9 +131,18 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
                 grading_id: grading_id.clone(),
                 run_id: run_id.clone(),
                 seq: seq as i64 + 1,
-                name: a.str_at("name").or(a.str_at("description")).or(kind).map(str::to_string),
+                name: a
+                    .str_at("name")
+                    .or(a.str_at("description"))
+                    .or(kind)
+                    .map(str::to_string),
                 kind: kind.map(str::to_string),
-                channel: if is_judge { "qualitative" } else { channel_of(kind) }.into(),
+                channel: if is_judge {
+                    "qualitative"
+                } else {
+                    channel_of(kind)
+                }
+                .into(),
                 severity: Some(
                     a.str_at("severity")
                         .unwrap_or(if is_judge { "soft" } else { "gate" })

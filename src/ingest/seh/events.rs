@@ -7,8 +7,16 @@ use crate::ingest::json::{json_text, Get};
 use crate::ingest::records::{TraceEventRec, TraceLineRec};
 
 const EVENT_TYPES: &[&str] = &[
-    "skill_load", "command", "tool_call", "file_write", "file_read", "error", "message", "metric",
-    "event", "turn",
+    "skill_load",
+    "command",
+    "tool_call",
+    "file_write",
+    "file_read",
+    "error",
+    "message",
+    "metric",
+    "event",
+    "turn",
 ];
 
 /// `{schema_version, source, events: [...]}` or a bare list (schema 1).
@@ -27,10 +35,17 @@ pub fn parse_events(run_id: &str, doc: &Value) -> Result<Vec<TraceEventRec>, Str
     let mut out = Vec::with_capacity(events.len());
     for (i, e) in events.iter().enumerate() {
         let raw_type = e.str_at("type").unwrap_or("event");
-        let event_type = if EVENT_TYPES.contains(&raw_type) { raw_type } else { "event" };
+        let event_type = if EVENT_TYPES.contains(&raw_type) {
+            raw_type
+        } else {
+            "event"
+        };
         // Schema-1 events carry no status and are read as completed (C.4).
         let (status, state_source) = match e.str_at("status") {
-            Some(s) => (Some(s.to_string()), e.str_at("state_source").map(str::to_string)),
+            Some(s) => (
+                Some(s.to_string()),
+                e.str_at("state_source").map(str::to_string),
+            ),
             None if schema < 2 => (
                 Some("completed".to_string()),
                 Some("legacy_assumed_completed".to_string()),

@@ -24,7 +24,9 @@ pub fn verdict_rows(doc: &Value) -> Option<Vec<Value>> {
     };
     (!rows.is_empty()
         && rows.iter().all(is_verdict)
-        && rows.iter().any(|r| r.get("judge_task_id").is_some() && r.get("verdict_kind").is_some()))
+        && rows
+            .iter()
+            .any(|r| r.get("judge_task_id").is_some() && r.get("verdict_kind").is_some()))
     .then_some(rows)
 }
 
@@ -36,7 +38,11 @@ pub fn parse(rows: &[Value], path: &str, records: &mut Records) {
         };
         if !seen.insert(task_id.to_string()) {
             // The harness treats duplicates as a hard error; keep the first, report the rest.
-            records.error(path, "parse", format!("duplicate judge_task_id '{task_id}' (kept the first)"));
+            records.error(
+                path,
+                "parse",
+                format!("duplicate judge_task_id '{task_id}' (kept the first)"),
+            );
             continue;
         }
         let assertion_name = row

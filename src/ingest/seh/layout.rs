@@ -38,7 +38,11 @@ pub fn resolve(
 ) -> Result<LayoutIdentity, String> {
     let leaf = name_of(run_dir).ok_or("run directory has no name")?;
     let (variant_dir, repetition, repetition_source) = match parse_run_segment(&leaf) {
-        Some(n) => (run_dir.parent().ok_or("no variant directory")?, n, "run_dir"),
+        Some(n) => (
+            run_dir.parent().ok_or("no variant directory")?,
+            n,
+            "run_dir",
+        ),
         None => (run_dir, 1, "single"),
     };
     let arm = name_of(variant_dir).ok_or("no variant directory")?;
@@ -74,7 +78,9 @@ mod tests {
     use super::*;
 
     fn cases(ids: &[&str]) -> HashMap<String, String> {
-        ids.iter().map(|c| (c.to_string(), "s".to_string())).collect()
+        ids.iter()
+            .map(|c| (c.to_string(), "s".to_string()))
+            .collect()
     }
 
     #[test]
@@ -101,7 +107,10 @@ mod tests {
             &HashSet::new(),
         )
         .unwrap();
-        assert_eq!((id.case_id.as_str(), id.model, id.repetition), ("add-col", None, 1));
+        assert_eq!(
+            (id.case_id.as_str(), id.model, id.repetition),
+            ("add-col", None, 1)
+        );
         assert_eq!(id.repetition_source, "single");
     }
 

@@ -47,7 +47,10 @@ fn polarity(id: &str, kind: Option<&str>) -> Option<String> {
 /// formats.md M4: reference_score clamped to [0,1], else (graded - 1)/4 clamped.
 fn reference_floor(case: &Value) -> Option<f64> {
     case.f64_at("reference_score")
-        .or_else(|| case.f64_at("reference_graded_score").map(|g| (g - 1.0) / 4.0))
+        .or_else(|| {
+            case.f64_at("reference_graded_score")
+                .map(|g| (g - 1.0) / 4.0)
+        })
         .map(|f| f.clamp(0.0, 1.0))
 }
 
@@ -56,14 +59,11 @@ fn str_field(v: &Value, k: &str) -> Option<String> {
 }
 
 pub fn parse(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut Records) {
-    let Some(skill) = doc.str_at("skill_name") else { return };
+    let Some(skill) = doc.str_at("skill_name") else {
+        return;
+    };
     let sid = suite_id(release, skill);
     let harness = doc.get("harness");
-    let ablation_ids: Vec<Value> = doc
-        .get("ablations")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|x| x.get("id").cloned()).collect())
-        .unwrap_or_default();
     records.suites.push(SuiteRec {
         suite_id: sid.clone(),
         release_label: release.to_string(),
@@ -80,9 +80,14 @@ pub fn parse(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut
         skill_tree_hash: None,
         variants: json_text(doc.get("variants"))
             .or_else(|| Some(r#"["with_skill","without_skill"]"#.to_string())),
-        ablations: Some(Value::Array(ablation_ids).to_string()),
+        // Full ablation definitions: ids give arm order, expected_regressions feed M8.
+        ablations: json_text(doc.get("ablations")).or_else(|| Some("[]".to_string())),
     });
-    let cases = doc.get("cases").and_then(Value::as_array).cloned().unwrap_or_default();
+    let cases = doc
+        .get("cases")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     for (i, case) in cases.iter().enumerate() {
         let Some(case_id) = case_id_of(case) else {
             records.error(path, "parse", format!("cases[{i}] has no id"));
@@ -96,9 +101,20 @@ pub fn parse(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut
             skill_name: skill.to_string(),
             split: str_field(case, "split"),
             kind: kind.map(str::to_string),
-            population: Some(if kind == Some("trigger") { "trigger" } else { "answer" }.into()),
+            population: Some(
+                if kind == Some("trigger") {
+                    "trigger"
+                } else {
+                    "answer"
+                }
+                .into(),
+            ),
             polarity: polarity(&case_id, kind),
-            eval_intent: Some(case.str_at("eval_intent").unwrap_or("capability").to_string()),
+            eval_intent: Some(
+                case.str_at("eval_intent")
+                    .unwrap_or("capability")
+                    .to_string(),
+            ),
             domain: str_field(case, "domain"),
             difficulty: str_field(case, "difficulty"),
             trigger_type: str_field(case, "trigger_type"),

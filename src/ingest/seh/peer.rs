@@ -52,7 +52,11 @@ fn walk(v: &Value, path: &str, name: &str, src: &PeerSource, out: &mut Vec<PeerM
             }
         }
         Value::Null => out.push(leaf(None, None, "null")),
-        Value::Bool(b) => out.push(leaf(Some(f64::from(u8::from(*b))), Some(b.to_string()), "available")),
+        Value::Bool(b) => out.push(leaf(
+            Some(f64::from(u8::from(*b))),
+            Some(b.to_string()),
+            "available",
+        )),
         Value::Number(n) => out.push(leaf(n.as_f64(), Some(n.to_string()), "available")),
         Value::String(s) => out.push(leaf(s.parse::<f64>().ok(), Some(s.clone()), "available")),
     }

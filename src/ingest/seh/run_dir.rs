@@ -12,18 +12,30 @@ use crate::ingest::records::{key, Records, RunRec};
 
 /// Output aliases in the harness's lookup order (0.6.0 `read_output_base`).
 const OUTPUT_NAMES: &[&str] = &[
-    "output.md", "output.txt", "response.md", "response.txt", "final.md", "final.txt",
+    "output.md",
+    "output.txt",
+    "response.md",
+    "response.txt",
+    "final.md",
+    "final.txt",
 ];
 
 /// Synthetic bodies runners write on failure (formats.md C.4).
 const FAILURE_MARKERS: &[&str] = &[
-    "[CODEX FAILURE", "[CLAUDE FAILURE", "[JETTY FAILURE", "[VIBE FAILURE", "[TIMEOUT",
+    "[CODEX FAILURE",
+    "[CLAUDE FAILURE",
+    "[JETTY FAILURE",
+    "[VIBE FAILURE",
+    "[TIMEOUT",
     "[GEMINI FAILURE",
 ];
 
 /// Where run metrics are merged from, in order (later wins; C.3 `read_metrics_base`).
 const METRICS_MERGE_ORDER: &[&str] = &[
-    "metadata.json", "timing.json", "outputs/metrics.json", "metrics.json",
+    "metadata.json",
+    "timing.json",
+    "outputs/metrics.json",
+    "metrics.json",
 ];
 
 pub struct RunContext<'a> {
@@ -52,8 +64,13 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     // Parse the JSON files we know; a broken one is an error row, not a lost run.
     let mut docs: HashMap<&str, Map<String, Value>> = HashMap::new();
     let mut metadata_error = None;
-    for name in METRICS_MERGE_ORDER.iter().chain(["environment.json"].iter()) {
-        let Some(bytes) = files.get(*name) else { continue };
+    for name in METRICS_MERGE_ORDER
+        .iter()
+        .chain(["environment.json"].iter())
+    {
+        let Some(bytes) = files.get(*name) else {
+            continue;
+        };
         match parse_lenient(bytes) {
             Ok(Value::Object(o)) => {
                 docs.insert(name, o);
@@ -73,10 +90,16 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         }
     }
     let metadata = docs.get("metadata.json");
-    if metadata.and_then(|m| m.get("population")).and_then(Value::as_str) == Some("trigger") {
+    if metadata
+        .and_then(|m| m.get("population"))
+        .and_then(Value::as_str)
+        == Some("trigger")
+    {
         return RunOutcome::TriggerTrace;
     }
-    let meta_case = metadata.and_then(|m| m.get("case_id")).and_then(Value::as_str);
+    let meta_case = metadata
+        .and_then(|m| m.get("case_id"))
+        .and_then(Value::as_str);
     let ident = match layout::resolve(run_dir, meta_case, ctx.known_cases, ctx.declared_arms) {
         Ok(i) => i,
         Err(reason) => {
@@ -86,9 +109,14 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     };
 
     // Metadata for grading is the first existing file (C.3), not the merge.
-    let grading_meta = ["metadata.json", "timing.json", "metrics.json", "outputs/metrics.json"]
-        .iter()
-        .find_map(|n| docs.get(n));
+    let grading_meta = [
+        "metadata.json",
+        "timing.json",
+        "metrics.json",
+        "outputs/metrics.json",
+    ]
+    .iter()
+    .find_map(|n| docs.get(n));
     let mut merged = Map::new();
     for name in METRICS_MERGE_ORDER {
         if let Some(doc) = docs.get(name) {
@@ -108,12 +136,22 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         .get(&ident.case_id)
         .cloned()
         .unwrap_or_else(|| "(unknown skill)".to_string());
-    let run_id = run_key(ctx.release, &skill_name, &ident.case_id, model.as_deref(), &ident.arm, ident.repetition);
+    let run_id = run_key(
+        ctx.release,
+        &skill_name,
+        &ident.case_id,
+        model.as_deref(),
+        &ident.arm,
+        ident.repetition,
+    );
 
     let (output_file, output_text) = read_output(files);
     let failure_marker = output_text.as_deref().and_then(|t| {
         let t = t.trim_start();
-        FAILURE_MARKERS.iter().find(|m| t.starts_with(*m)).map(|m| m.to_string())
+        FAILURE_MARKERS
+            .iter()
+            .find(|m| t.starts_with(*m))
+            .map(|m| m.to_string())
     });
     let get = |k: &str| grading_meta.and_then(|m| m.get(k));
     let returncode = get("returncode").and_then(Value::as_i64);
@@ -129,7 +167,9 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     } else if timed_out {
         Some("timed_out".to_string())
     } else {
-        failure_marker.as_ref().map(|m| format!("failure_marker:{}", m.trim_start_matches('[')))
+        failure_marker
+            .as_ref()
+            .map(|m| format!("failure_marker:{}", m.trim_start_matches('[')))
     };
     let execution_valid = metadata_error.is_none()
         && !returncode.is_some_and(|c| c != 0)
@@ -149,7 +189,9 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         repetition: ident.repetition,
         repetition_source: ident.repetition_source.into(),
         provider: get("provider").and_then(Value::as_str).map(str::to_string),
-        population: get("population").and_then(Value::as_str).map(str::to_string),
+        population: get("population")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         run_dir: dir_text.clone(),
         output_file: output_file.map(|f| path_of(&f)),
         output_present,
@@ -158,14 +200,21 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         returncode,
         timed_out: grading_meta.map(|_| timed_out),
         observation_complete: merged.get("observation_complete").and_then(Value::as_bool),
-        trace_observation_complete: merged.get("trace_observation_complete").and_then(Value::as_bool),
+        trace_observation_complete: merged
+            .get("trace_observation_complete")
+            .and_then(Value::as_bool),
         execution_valid,
         unscorable_reason,
-        skill_tree_hash: merged.get("skill_tree_hash").and_then(Value::as_str).map(str::to_string),
+        skill_tree_hash: merged
+            .get("skill_tree_hash")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         metadata_error,
         identity_conflicts: (!conflicts.is_empty()).then(|| Value::Array(conflicts).to_string()),
         raw_metadata: metadata.map(|m| Value::Object(m.clone()).to_string()),
-        environment: docs.get("environment.json").map(|e| Value::Object(e.clone()).to_string()),
+        environment: docs
+            .get("environment.json")
+            .map(|e| Value::Object(e.clone()).to_string()),
     });
 
     let (measurements, activation) = telemetry::extract(&run_id, &skill_name, &merged);
@@ -175,7 +224,11 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     if let Some(bytes) = files.get("events.json") {
         match parse_lenient(bytes).and_then(|doc| events::parse_events(&run_id, &doc)) {
             Ok(evs) => records.trace_events = evs,
-            Err(e) => records.error(&path_of("events.json"), "parse", format!("invalid events: {e}")),
+            Err(e) => records.error(
+                &path_of("events.json"),
+                "parse",
+                format!("invalid events: {e}"),
+            ),
         }
     }
     if let Some(bytes) = files.get("trace.jsonl") {
@@ -227,7 +280,13 @@ fn read_output(files: &RunFiles) -> (Option<String>, Option<String>) {
     let text = outputs
         .iter()
         .take(100)
-        .map(|(k, v)| format!("--- {} ---\n{}", &k["outputs/".len()..], String::from_utf8_lossy(v)))
+        .map(|(k, v)| {
+            format!(
+                "--- {} ---\n{}",
+                &k["outputs/".len()..],
+                String::from_utf8_lossy(v)
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n");
     (Some("outputs/".to_string()), Some(text))
@@ -244,7 +303,9 @@ fn identity_conflicts(
     let mut check = |field: &str, layout_value: Value| {
         if let Some(v) = m.get(field).filter(|v| !v.is_null()) {
             if *v != layout_value {
-                out.push(serde_json::json!({"field": field, "metadata": v, "layout": layout_value}));
+                out.push(
+                    serde_json::json!({"field": field, "metadata": v, "layout": layout_value}),
+                );
             }
         }
     };

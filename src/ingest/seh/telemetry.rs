@@ -44,9 +44,11 @@ fn available(run_id: &str, metric: &str, value: f64, provenance: &str) -> Measur
 /// The v3 measurements object, if the merged metrics carry one.
 fn v3_measurements(merged: &Map<String, Value>) -> Option<&Map<String, Value>> {
     let tel = merged.get("telemetry")?;
-    let version = tel
-        .i64_at("schema_version")
-        .or_else(|| merged.get("telemetry_schema_version").and_then(Value::as_i64));
+    let version = tel.i64_at("schema_version").or_else(|| {
+        merged
+            .get("telemetry_schema_version")
+            .and_then(Value::as_i64)
+    });
     if version != Some(3) {
         return None;
     }
@@ -135,7 +137,11 @@ fn legacy_cost(run_id: &str, merged: &Map<String, Value>) -> MeasurementRec {
             if let Some(v) = amount.as_deref().and_then(|a| a.parse::<f64>().ok()) {
                 return MeasurementRec {
                     amount,
-                    currency: Some(cost.and_then(|c| c.str_at("currency")).unwrap_or("USD").into()),
+                    currency: Some(
+                        cost.and_then(|c| c.str_at("currency"))
+                            .unwrap_or("USD")
+                            .into(),
+                    ),
                     ..available(run_id, "cost", v, source)
                 };
             }
@@ -162,7 +168,10 @@ pub fn extract(
     merged: &Map<String, Value>,
 ) -> (Vec<MeasurementRec>, ActivationRec) {
     let v3 = v3_measurements(merged);
-    let trace_complete = merged.get("trace_observation_complete").and_then(Value::as_bool) == Some(true);
+    let trace_complete = merged
+        .get("trace_observation_complete")
+        .and_then(Value::as_bool)
+        == Some(true);
     let mut out = Vec::new();
 
     for metric in TOKEN_METRICS {
@@ -210,7 +219,12 @@ pub fn extract(
         skill_name: Some(skill_name.to_string()),
         loaded,
         evidence: json_text(merged.get("skill_invocation_evidence")),
-        source: if v3.is_some() { "metrics_v3" } else { "metadata" }.into(),
+        source: if v3.is_some() {
+            "metrics_v3"
+        } else {
+            "metadata"
+        }
+        .into(),
     };
     (out, activation)
 }
@@ -226,8 +240,10 @@ mod tests {
 
     #[test]
     fn flat_zero_counters_without_trace_are_unavailable() {
-        let m = merged(json!({"tool_calls": 0, "commands": 0, "skill_invoked": false,
-                              "trace_observation_complete": false}));
+        let m = merged(
+            json!({"tool_calls": 0, "commands": 0, "skill_invoked": false,
+                              "trace_observation_complete": false}),
+        );
         let (ms, act) = extract("r", "s", &m);
         let commands = ms.iter().find(|m| m.metric == "commands").unwrap();
         assert_eq!(commands.availability, "unavailable");
@@ -237,9 +253,11 @@ mod tests {
 
     #[test]
     fn v3_money_keeps_the_decimal_string() {
-        let m = merged(json!({"telemetry_schema_version": 3, "telemetry": {"schema_version": 3,
+        let m = merged(
+            json!({"telemetry_schema_version": 3, "telemetry": {"schema_version": 3,
             "measurements": {"cost": {"availability": "available",
-                "value": {"amount": "0.003", "currency": "USD"}, "provenance": "provider_reported"}}}}));
+                "value": {"amount": "0.003", "currency": "USD"}, "provenance": "provider_reported"}}}}),
+        );
         let (ms, _) = extract("r", "s", &m);
         let cost = ms.iter().find(|m| m.metric == "cost").unwrap();
         assert_eq!(cost.amount.as_deref(), Some("0.003"));

@@ -23,7 +23,11 @@ pub fn looks_like_trigger_report(doc: &Value) -> bool {
 
 pub fn parse(doc: &Value, path: &str, release: &str, records: &mut Records) {
     let skill = doc.str_at("skill_name");
-    let rows = doc.get("results").and_then(Value::as_array).cloned().unwrap_or_default();
+    let rows = doc
+        .get("results")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let mut ordinals: HashMap<(String, String, String), i64> = HashMap::new();
     for (i, row) in rows.iter().enumerate() {
         let agent = row.str_at("agent").map(str::to_string);

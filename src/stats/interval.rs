@@ -1,0 +1,204 @@
+//! Interval by inverting the sign-flip test and the noise check
+//! (formats.md M7, skill-eval-harness main `effect_estimates`).
+
+use super::rounding::py_round;
+use super::sign_flip::{p_value, EXACT_MAX_N, SAMPLES};
+
+pub const ALPHA: f64 = 0.05;
+const BISECTION_STEPS: usize = 60;
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Interval {
+    pub method: &'static str,
+    pub confidence: f64,
+    pub n: usize,
+    pub lower: Option<f64>,
+    pub upper: Option<f64>,
+    pub bounded: bool,
+    pub reason: Option<&'static str>,
+}
+
+/// p used for inversion: exact p, or for sampled tests the upper confidence
+/// bound of the Monte-Carlo estimate (main's decision rule).
+fn p_for_inversion(d: &[f64]) -> f64 {
+    match p_value(d) {
+        None => 1.0,
+        Some((p, "sign-flip-exact")) => p,
+        Some((p, _)) => {
+            let m = SAMPLES as f64;
+            let hits = p * (m + 1.0) - 1.0;
+            (hits / m + ((1.0f64 / 0.001).ln() / (2.0 * m)).sqrt()).min(1.0)
+        }
+    }
+}
+
+fn accepted(d: &[f64], delta: f64) -> bool {
+    let shifted: Vec<f64> = d.iter().map(|v| v - delta).collect();
+    p_for_inversion(&shifted) > ALPHA
+}
+
+pub fn interval(d: &[f64]) -> Interval {
+    let n = d.len();
+    let method = if n <= EXACT_MAX_N {
+        "sign-flip-inversion-exact"
+    } else {
+        "sign-flip-inversion-sampled"
+    };
+    if n == 0 {
+        return Interval {
+            method: "unavailable",
+            confidence: 1.0 - ALPHA,
+            n,
+            lower: None,
+            upper: None,
+            bounded: false,
+            reason: Some("no paired cases"),
+        };
+    }
+    let centre = d.iter().sum::<f64>() / n as f64;
+    let min = d.iter().cloned().fold(f64::INFINITY, f64::min);
+    let max = d.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let reach = (max - min).max(1.0);
+    let (far_low, far_high) = (min - reach, max + reach);
+    if accepted(d, far_low) || accepted(d, far_high) {
+        return Interval {
+            method,
+            confidence: 1.0 - ALPHA,
+            n,
+            lower: None,
+            upper: None,
+            bounded: false,
+            reason: Some("too few units for the test to reject any shift"),
+        };
+    }
+    let search = |far: f64| {
+        let (mut inside, mut outside) = (centre, far);
+        for _ in 0..BISECTION_STEPS {
+            let mid = (inside + outside) / 2.0;
+            if accepted(d, mid) {
+                inside = mid;
+            } else {
+                outside = mid;
+            }
+        }
+        py_round(inside, 6) + 0.0 // no negative zero
+    };
+    Interval {
+        method,
+        confidence: 1.0 - ALPHA,
+        n,
+        lower: Some(search(far_low)),
+        upper: Some(search(far_high)),
+        bounded: true,
+        reason: None,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct NoiseCheck {
+    pub verdict: &'static str,
+    pub cases: usize,
+    pub cases_moved: usize,
+    pub cases_needed_for_alpha: usize,
+    pub smallest_achievable_p: f64,
+    pub noise_floor: Option<f64>,
+    pub headroom: Option<f64>,
+    pub projected_cases: Option<u64>,
+}
+
+/// `cases_needed_for_alpha = ceil(log2(2 / alpha))` = 6 at alpha 0.05.
+pub fn cases_needed_for_alpha(alpha: f64) -> usize {
+    (2.0 / alpha).log2().ceil() as usize
+}
+
+pub fn noise_check(
+    d: &[f64],
+    without_rates: &[f64],
+    iv: &Interval,
+    min_lift: Option<f64>,
+) -> NoiseCheck {
+    let moved = d.iter().filter(|v| v.abs() > 1e-12).count();
+    let needed = cases_needed_for_alpha(ALPHA);
+    let smallest = if moved == 0 {
+        1.0
+    } else {
+        (2.0 / 2f64.powi(moved as i32)).min(1.0)
+    };
+    let floor = match (iv.bounded, iv.lower, iv.upper) {
+        (true, Some(l), Some(u)) => Some(py_round((u - l) / 2.0, 6)),
+        _ => None,
+    };
+    let headroom = (!without_rates.is_empty()).then(|| {
+        py_round(
+            1.0 - without_rates.iter().sum::<f64>() / without_rates.len() as f64,
+            6,
+        )
+    });
+    let verdict = if d.is_empty() {
+        "no-data"
+    } else if moved < needed {
+        "too-few-cases-moved"
+    } else if floor.is_none() {
+        "unbounded"
+    } else if floor >= headroom {
+        "noise-exceeds-headroom"
+    } else if min_lift.is_some_and(|m| floor.is_some_and(|f| f >= m)) {
+        "noise-exceeds-min-lift"
+    } else {
+        "resolvable"
+    };
+    let target = min_lift.or(headroom);
+    let projected_cases = match (floor, target) {
+        (Some(f), Some(t)) if t > 0.0 && f >= t => {
+            Some((d.len() as f64 * (f / t).powi(2)).ceil() as u64)
+        }
+        _ => None,
+    };
+    NoiseCheck {
+        verdict,
+        cases: d.len(),
+        cases_moved: moved,
+        cases_needed_for_alpha: needed,
+        smallest_achievable_p: smallest,
+        noise_floor: floor,
+        headroom,
+        projected_cases,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn five_or_fewer_units_are_unbounded() {
+        let iv = interval(&[0.5, 0.4, 0.6, 0.5, 0.45]);
+        assert!(!iv.bounded);
+        assert_eq!((iv.lower, iv.upper), (None, None));
+    }
+
+    #[test]
+    fn six_or_more_units_bound_the_mean() {
+        let d = [0.5, 0.4, 0.6, 0.5, 0.45, 0.55, 0.5];
+        let iv = interval(&d);
+        assert!(iv.bounded);
+        let mean = d.iter().sum::<f64>() / d.len() as f64;
+        assert!(iv.lower.unwrap() <= mean && mean <= iv.upper.unwrap());
+        assert!(iv.lower.unwrap() >= 0.4 - 1e-9 && iv.upper.unwrap() <= 0.6 + 1e-9);
+    }
+
+    #[test]
+    fn noise_check_verdicts() {
+        let d = [0.5; 3];
+        let iv = interval(&d);
+        assert_eq!(
+            noise_check(&d, &[0.0; 3], &iv, None).verdict,
+            "too-few-cases-moved"
+        );
+        assert_eq!(
+            noise_check(&[], &[], &interval(&[]), None).verdict,
+            "no-data"
+        );
+        assert_eq!(cases_needed_for_alpha(0.05), 6);
+    }
+}

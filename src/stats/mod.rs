@@ -1,0 +1,15 @@
+//! Statistics SQL cannot express exactly: the sign-flip test (exact and
+//! Python-stream sampled), its inverted interval and the noise check;
+//! exposed as DuckDB functions and materialized into `lift_stats`.
+
+pub mod ablation;
+pub mod interval;
+pub mod materialize;
+pub mod mt19937;
+pub mod rounding;
+pub mod sign_flip;
+pub mod sql_functions;
+
+pub use interval::{interval, noise_check, Interval, NoiseCheck};
+pub use rounding::py_round;
+pub use sign_flip::{sign_flip, SignFlip};

@@ -1,0 +1,187 @@
+//! The paired sign-flip test of skill-eval-harness 0.6.0 (formats.md M6):
+//! exact enumeration for n <= 14, else 4096 sign patterns drawn from
+//! Python's `random.Random(0)` in input order, p = (hits + 1) / 4097.
+
+use super::mt19937::PyRandom;
+use super::rounding::py_round;
+
+pub const EXACT_MAX_N: usize = 14;
+pub const SAMPLES: usize = 4096;
+const EPS: f64 = 1e-12;
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SignFlip {
+    pub method: &'static str,
+    pub n: usize,
+    /// Rounded to 6 decimals, as the tool prints it.
+    pub observed_mean_delta: Option<f64>,
+    /// Rounded to 6 decimals, as the tool prints it.
+    pub p_value: Option<f64>,
+    pub significant_at_0_05: bool,
+    /// Unrounded p, and the number of patterns at least as extreme.
+    pub p_exact: Option<f64>,
+    pub hits: usize,
+    pub patterns: usize,
+}
+
+fn mean(d: &[f64]) -> f64 {
+    d.iter().sum::<f64>() / d.len() as f64
+}
+
+/// Count patterns whose |mean| reaches the observed |mean| (less 1e-12).
+fn count_hits(d: &[f64], threshold: f64) -> (usize, usize, &'static str) {
+    let n = d.len();
+    if n <= EXACT_MAX_N {
+        let patterns = 1usize << n;
+        let hits = (0..patterns)
+            .filter(|mask| {
+                let total: f64 = d
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| if mask >> i & 1 == 1 { -v } else { *v })
+                    .sum();
+                total.abs() / n as f64 >= threshold
+            })
+            .count();
+        (hits, patterns, "sign-flip-exact")
+    } else {
+        let mut rng = PyRandom::new(0);
+        let mut hits = 0;
+        for _ in 0..SAMPLES {
+            let mut total = 0.0;
+            for v in d {
+                total += if rng.random() < 0.5 { -v } else { *v };
+            }
+            if total.abs() / n as f64 >= threshold {
+                hits += 1;
+            }
+        }
+        (hits, SAMPLES, "sign-flip-sampled")
+    }
+}
+
+/// Unrounded two-sided p and method, None for no deltas.
+pub fn p_value(d: &[f64]) -> Option<(f64, &'static str)> {
+    if d.is_empty() {
+        return None;
+    }
+    if d.iter().all(|v| v.abs() < EPS) {
+        return Some((
+            1.0,
+            if d.len() <= EXACT_MAX_N {
+                "sign-flip-exact"
+            } else {
+                "sign-flip-sampled"
+            },
+        ));
+    }
+    let threshold = mean(d).abs() - EPS;
+    let (hits, patterns, method) = count_hits(d, threshold);
+    let p = if method == "sign-flip-exact" {
+        hits as f64 / patterns as f64
+    } else {
+        (hits + 1) as f64 / (patterns + 1) as f64
+    };
+    Some((p, method))
+}
+
+pub fn sign_flip(d: &[f64]) -> SignFlip {
+    if d.is_empty() {
+        return SignFlip {
+            method: "sign-flip",
+            n: 0,
+            observed_mean_delta: None,
+            p_value: None,
+            significant_at_0_05: false,
+            p_exact: None,
+            hits: 0,
+            patterns: 0,
+        };
+    }
+    if d.iter().all(|v| v.abs() < EPS) {
+        let (p, method) = p_value(d).unwrap_or((1.0, "sign-flip-exact"));
+        return SignFlip {
+            method,
+            n: d.len(),
+            observed_mean_delta: Some(0.0),
+            p_value: Some(p),
+            significant_at_0_05: false,
+            p_exact: Some(p),
+            hits: 0,
+            patterns: 0,
+        };
+    }
+    let threshold = mean(d).abs() - EPS;
+    let (hits, patterns, method) = count_hits(d, threshold);
+    let p = if method == "sign-flip-exact" {
+        hits as f64 / patterns as f64
+    } else {
+        (hits + 1) as f64 / (patterns + 1) as f64
+    };
+    SignFlip {
+        method,
+        n: d.len(),
+        observed_mean_delta: Some(py_round(mean(d), 6)),
+        p_value: Some(py_round(p, 6)),
+        significant_at_0_05: p <= 0.05,
+        p_exact: Some(p),
+        hits,
+        patterns,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brute force by hand-countable cases.
+    #[test]
+    fn small_exact_cases() {
+        // One positive delta: both patterns reach |mean| -> p = 1.
+        assert_eq!(sign_flip(&[0.5]).p_value, Some(1.0));
+        // Six equal positive deltas: only all-plus and all-minus reach it: 2/64.
+        assert_eq!(sign_flip(&[1.0; 6]).p_value, Some(0.03125));
+        assert!(sign_flip(&[1.0; 6]).significant_at_0_05);
+        // Five: 2/32 = 0.0625, never significant.
+        assert!(!sign_flip(&[1.0; 5]).significant_at_0_05);
+        // [1, 0]: patterns (+,.),(−,.) reach 0.5 regardless of the zero: 4/4.
+        assert_eq!(sign_flip(&[1.0, 0.0]).p_value, Some(1.0));
+        // [1, 1, 0.5]: |sum| >= 2.5 only for +++ and ---: 2/8.
+        assert_eq!(sign_flip(&[1.0, 1.0, 0.5]).p_value, Some(0.25));
+    }
+
+    #[test]
+    fn symmetric_under_negation_and_order() {
+        let d = [0.5, 0.25, 1.0, 0.0, 0.75, 0.5, -0.25];
+        let neg: Vec<f64> = d.iter().map(|v| -v).collect();
+        let mut rev = d.to_vec();
+        rev.reverse();
+        assert_eq!(sign_flip(&d).p_value, sign_flip(&neg).p_value);
+        assert_eq!(sign_flip(&d).p_value, sign_flip(&rev).p_value);
+    }
+
+    #[test]
+    fn larger_effects_give_smaller_p() {
+        let weak = [0.1, -0.1, 0.2, 0.1, -0.05, 0.1, 0.0, 0.1];
+        let strong = [0.5, 0.4, 0.6, 0.5, 0.45, 0.5, 0.3, 0.5];
+        assert!(sign_flip(&strong).p_exact < sign_flip(&weak).p_exact);
+    }
+
+    #[test]
+    fn empty_and_all_zero() {
+        let empty = sign_flip(&[]);
+        assert_eq!((empty.n, empty.p_value), (0, None));
+        let zeros = sign_flip(&[0.0, 0.0, 0.0]);
+        assert_eq!(zeros.p_value, Some(1.0));
+        assert_eq!(zeros.observed_mean_delta, Some(0.0));
+    }
+
+    #[test]
+    fn sampled_path_for_more_than_14_units() {
+        let d = vec![0.5; 15];
+        let s = sign_flip(&d);
+        assert_eq!(s.method, "sign-flip-sampled");
+        // Only all-plus/all-minus reach it; none of 4096 random patterns is likely to.
+        assert!(s.p_exact.unwrap() >= 1.0 / 4097.0);
+    }
+}

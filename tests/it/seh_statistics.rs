@@ -1,0 +1,209 @@
+//! Statistics equal to skill-eval-harness 0.6.0 to the printed digit: the
+//! sign-flip test (exact and Python-stream sampled), the graded and pass@1
+//! channels, ablation confirmation. Expected values come from its reports.
+
+use serde_json::Value;
+
+use crate::common::{assert_close, corpus_store, f, reference, rows, scalar, sql_str, TestStore};
+
+fn stats_row(ts: &TestStore, channel: &str, split: &str, scope: &str, model: Option<&str>) -> serde_json::Map<String, Value> {
+    let model_cond = model.map_or("model IS NULL".to_string(), |m| format!("model = {}", sql_str(m)));
+    let r = rows(
+        &ts.store,
+        &format!(
+            "SELECT * FROM lift_stats WHERE control_arm = 'without_skill' AND channel = {} AND split = {}
+               AND scope = {} AND {model_cond} AND case_id IS NULL",
+            sql_str(channel),
+            sql_str(split),
+            sql_str(scope)
+        ),
+    );
+    assert_eq!(r.len(), 1, "{channel}/{split}/{scope}/{model:?}");
+    r.into_iter().next().unwrap()
+}
+
+/// The harness's significance block against one lift_stats row.
+fn check_significance(ours: &serde_json::Map<String, Value>, theirs: &Value, what: &str) {
+    assert_eq!(ours["method"].as_str(), theirs["method"].as_str(), "{what} method");
+    assert_eq!(ours["n"].as_i64(), theirs["n"].as_i64(), "{what} n");
+    assert_eq!(ours["p_value"].as_f64(), theirs["p_value"].as_f64(), "{what} p_value");
+    assert_eq!(ours["observed_mean_delta"].as_f64(), theirs["observed_mean_delta"].as_f64(), "{what} observed mean");
+    assert_eq!(
+        ours["significant_at_0_05"].as_bool(),
+        theirs["significant_at_0_05"].as_bool(),
+        "{what} significant"
+    );
+}
+
+#[test]
+fn lift_significance_matches_every_report() {
+    let ts = corpus_store();
+    for (file, split) in [
+        ("benchmark-tune.json.gz", "tune"),
+        ("benchmark-holdout.json.gz", "holdout"),
+        ("benchmark.json.gz", "all"),
+    ] {
+        let ps = &reference(file)["paired_summary"];
+        check_significance(&stats_row(&ts, "objective", split, "overall", None), &ps["significance"], &format!("{split} overall"));
+        for (model, block) in ps["by_model"].as_object().unwrap() {
+            check_significance(
+                &stats_row(&ts, "objective", split, "model", Some(model)),
+                &block["significance"],
+                &format!("{split} {model}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn graded_channel_matches() {
+    let ts = corpus_store();
+    for (file, split) in [("benchmark-tune.json.gz", "tune"), ("benchmark.json.gz", "all")] {
+        let graded = &reference(file)["paired_summary"]["graded"];
+        let lift = rows(
+            &ts.store,
+            &format!(
+                "SELECT with_rate, without_rate FROM lift WHERE channel = 'graded' AND control_arm = 'without_skill'
+                   AND scope = 'overall' AND split = {}",
+                sql_str(split)
+            ),
+        );
+        assert_close(f(&lift[0]["with_rate"]), f(&graded["with_skill_mean_score"]), 5e-5, "graded with");
+        assert_close(f(&lift[0]["without_rate"]), f(&graded["without_skill_mean_score"]), 5e-5, "graded without");
+        let s = stats_row(&ts, "graded", split, "overall", None);
+        assert_eq!(s["mean_delta_rounded4"].as_f64(), graded["delta"].as_f64(), "graded delta");
+        check_significance(&s, &graded["significance"], &format!("{split} graded"));
+    }
+}
+
+#[test]
+fn reliability_paired_lift_matches() {
+    let ts = corpus_store();
+    for (file, split) in [("benchmark-tune.json.gz", "tune"), ("benchmark-holdout.json.gz", "holdout")] {
+        let pl = &reference(file)["reliability"]["paired_lift"];
+        let pooled = &pl["pooled"];
+        let s = stats_row(&ts, "pass_at_1", split, "overall", None);
+        assert_eq!(s["n"].as_i64(), pooled["cases"].as_i64());
+        assert_eq!(s["observed_mean_delta"].as_f64(), pooled["mean_pass_at_1_delta"].as_f64(), "{split} mean delta pass@1");
+        check_significance(&s, &pooled["significance"], &format!("{split} pass@1"));
+        for (unit, block) in pl["by_case"].as_object().unwrap() {
+            let (case, model) = unit.split_once('@').expect("case@model");
+            let d = scalar(
+                &ts.store,
+                &format!(
+                    "SELECT delta FROM lift_units WHERE channel = 'pass_at_1' AND control_arm = 'without_skill'
+                       AND case_id = {} AND model = {}",
+                    sql_str(case),
+                    sql_str(model)
+                ),
+            );
+            assert_close(f(&d), f(&block["pass_at_1_delta"]), 5e-7 + 1e-12, &format!("{unit} delta pass@1"));
+        }
+    }
+}
+
+#[test]
+fn ablations_are_confirmed_causal_like_the_tool() {
+    let ts = corpus_store();
+    let report = reference("benchmark-tune.json.gz");
+    let ablations = report["ablation_regressions"].as_array().unwrap();
+    assert_eq!(ablations.len(), 2);
+    for ab in ablations {
+        let id = ab["id"].as_str().unwrap();
+        for (index, reg) in ab["regressions"].as_array().unwrap().iter().enumerate() {
+            let ours = rows(
+                &ts.store,
+                &format!(
+                    "SELECT * FROM ablation_stats WHERE ablation_id = {} AND regression_index = {index}",
+                    sql_str(id)
+                ),
+            );
+            assert_eq!(ours.len(), 1, "{id} regression {index}");
+            let o = &ours[0];
+            assert_eq!(o["evidence_class"].as_str(), reg["evidence_class"].as_str(), "{id} evidence class");
+            assert_eq!(o["expected_regression_confirmed"].as_bool(), reg["expected_regression_confirmed"].as_bool());
+            assert_eq!(o["provenance_verified"].as_bool(), ab["provenance_verified"].as_bool(), "{id} provenance");
+            let sig = &reg["significance"];
+            assert_eq!(o["min_p_value"].as_f64(), sig["min_p_value"].as_f64(), "{id} min p");
+            assert_eq!(o["significant_at_0_05"].as_bool(), sig["significant_at_0_05"].as_bool());
+            let parse = |v: &Value| -> Value { serde_json::from_str(v.as_str().unwrap()).unwrap() };
+            assert_eq!(parse(&o["confirmed_cases"]), reg["confirmed_cases"], "{id} confirmed cases");
+            assert_eq!(parse(&o["measured_cases"]), reg["measured_cases"], "{id} measured cases");
+            assert_eq!(parse(&o["cohort_tests"]), sig["by_case"], "{id} per-cohort tests");
+        }
+    }
+}
+
+/// Brute-force two-sided sign-flip p, written independently of src/stats.
+fn brute_force_p(d: &[f64]) -> f64 {
+    let n = d.len();
+    let observed = (d.iter().sum::<f64>() / n as f64).abs();
+    let mut hits = 0;
+    for mask in 0..(1u32 << n) {
+        let s: f64 = (0..n).map(|i| if mask & (1 << i) != 0 { -d[i] } else { d[i] }).sum();
+        if (s / n as f64).abs() >= observed - 1e-12 {
+            hits += 1;
+        }
+    }
+    hits as f64 / (1u32 << n) as f64
+}
+
+#[test]
+fn sign_flip_p_sql_function_equals_exact_enumeration() {
+    let ts = corpus_store();
+    let d = [0.5, 0.25, 1.0, 0.0, 0.75, 0.5];
+    let p = scalar(&ts.store, "SELECT sign_flip_p([0.5, 0.25, 1.0, 0.0, 0.75, 0.5])");
+    assert_eq!(p.as_f64(), Some(brute_force_p(&d)));
+    let s = rows(&ts.store, "SELECT (sign_flip([1.0, 1.0, 1.0, 1.0, 1.0, 1.0])).*");
+    assert_eq!(s[0]["p_value"].as_f64(), Some(0.03125));
+    assert_eq!(s[0]["method"].as_str(), Some("sign-flip-exact"));
+    let iv = rows(&ts.store, "SELECT (sign_flip_interval([0.5, 0.4, 0.6])).*");
+    assert_eq!(iv[0]["bounded"].as_bool(), Some(false), "three units cannot bound an interval");
+    // The functions compose with the views: the tune lift's p from its unit deltas.
+    let p = scalar(
+        &ts.store,
+        "SELECT round(sign_flip_p(deltas), 6) FROM lift WHERE channel = 'objective' AND control_arm = 'without_skill'
+           AND split = 'tune' AND scope = 'overall'",
+    );
+    let expected = reference("benchmark-tune.json.gz")["paired_summary"]["significance"]["p_value"].clone();
+    assert_eq!(p.as_f64(), expected.as_f64());
+}
+
+#[test]
+fn cost_per_lift_matches_token_overhead() {
+    let ts = corpus_store();
+    let summary = &reference("token-overhead.json.gz")["reports"][0]["summary"];
+    let stat = |expr: &str, cond: &str| {
+        let r = rows(
+            &ts.store,
+            &format!("SELECT avg({expr}) AS mean, count({expr}) AS n, min({expr}) AS min, max({expr}) AS max FROM cost_per_lift WHERE {cond}"),
+        );
+        r.into_iter().next().unwrap()
+    };
+    for (ours, theirs) in [
+        ("objective_delta", "objective_delta"),
+        ("cost_delta", "cost_delta_usd"),
+        ("total_token_delta", "total_token_delta"),
+        ("input_token_delta", "input_token_delta"),
+        ("output_token_delta", "output_token_delta"),
+        ("lift_per_dollar", "objective_lift_per_dollar"),
+        ("lift_per_1k_tokens", "objective_lift_per_1k_total_tokens"),
+    ] {
+        let s = stat(ours, "true");
+        let t = &summary[theirs];
+        assert_eq!(s["n"].as_i64(), t["n"].as_i64(), "{ours} n");
+        assert_close(f(&s["mean"]), f(&t["mean"]), 1e-9 * f(&t["mean"]).abs().max(1.0), &format!("{ours} mean"));
+        assert_close(f(&s["min"]), f(&t["min"]), 1e-9, &format!("{ours} min"));
+        assert_close(f(&s["max"]), f(&t["max"]), 1e-9 * f(&t["max"]).abs().max(1.0), &format!("{ours} max"));
+    }
+    let reasons = rows(
+        &ts.store,
+        "SELECT cost_blocked_reason AS reason, count(*) AS n FROM cost_per_lift
+          WHERE cost_blocked_reason IS NOT NULL GROUP BY 1 ORDER BY 1",
+    );
+    let theirs = summary["cost_delta_coverage"]["blocked_reason_counts"].as_object().unwrap();
+    assert_eq!(reasons.len(), theirs.len());
+    for r in reasons {
+        assert_eq!(r["n"].as_i64(), theirs[r["reason"].as_str().unwrap()].as_i64(), "{:?}", r["reason"]);
+    }
+}
