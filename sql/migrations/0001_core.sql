@@ -68,9 +68,10 @@ CREATE TABLE case_def (
 );
 
 CREATE TABLE run (
-    run_id                     VARCHAR PRIMARY KEY,  -- hash(release, skill, case, model, arm, repetition)
+    run_id                     VARCHAR PRIMARY KEY,  -- hash(release, native_batch, skill, case, model, arm, repetition)
     batch_id                   BIGINT NOT NULL,
     release_label              VARCHAR NOT NULL,
+    native_batch               VARCHAR,             -- the tool's batch: runs-root dir (C), run id (A), iteration (D), evalId (E)
     source_format              VARCHAR NOT NULL,
     skill_name                 VARCHAR NOT NULL,
     case_id                    VARCHAR NOT NULL,

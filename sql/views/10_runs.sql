@@ -61,6 +61,7 @@ activation AS (
 SELECT
     r.run_id,
     r.release_label,
+    r.native_batch,
     r.source_format,
     r.skill_name,
     r.case_id,

@@ -1,5 +1,5 @@
 -- pairs: validated with/without pairs (formats.md M2). One row per
--- (release, skill, case, model, repetition, control arm). The treatment is
+-- (release, native batch, skill, case, model, repetition, control arm). The treatment is
 -- always with_skill; control_arm is without_skill, old_skill or an ablation
 -- arm. A pair is eligible when both arms are scorable and have a numeric
 -- objective_pass_rate in [0, 1]; otherwise blocked_reason names why, with the
@@ -11,21 +11,23 @@ WITH r AS (
 controls AS (
     -- Control arms that were run at all for a case; without_skill is always
     -- expected, so a case missing it shows up as missing_without_skill.
-    SELECT DISTINCT release_label, skill_name, case_id, arm AS control_arm
+    SELECT DISTINCT release_label, native_batch, skill_name, case_id, arm AS control_arm
     FROM r WHERE arm <> 'with_skill'
     UNION
-    SELECT DISTINCT release_label, skill_name, case_id, 'without_skill'
+    SELECT DISTINCT release_label, native_batch, skill_name, case_id, 'without_skill'
     FROM r WHERE arm = 'with_skill'
 ),
 pair_keys AS (
-    SELECT DISTINCT r.release_label, r.skill_name, r.case_id, r.model, r.repetition, c.control_arm
+    SELECT DISTINCT r.release_label, r.native_batch, r.skill_name, r.case_id, r.model, r.repetition, c.control_arm
     FROM r
-    JOIN controls c USING (release_label, skill_name, case_id)
+    JOIN controls c
+      ON c.release_label = r.release_label AND c.native_batch IS NOT DISTINCT FROM r.native_batch
+     AND c.skill_name = r.skill_name AND c.case_id = r.case_id
     WHERE r.arm = 'with_skill' OR r.arm = c.control_arm
 ),
 joined AS (
     SELECT
-        k.release_label, k.skill_name, k.case_id, k.model, k.repetition, k.control_arm,
+        k.release_label, k.native_batch, k.skill_name, k.case_id, k.model, k.repetition, k.control_arm,
         w.split AS with_split, n.split AS control_split,
         w.run_id AS with_run_id, n.run_id AS control_run_id,
         w.scorable AS with_scorable, n.scorable AS control_scorable,
@@ -35,13 +37,16 @@ joined AS (
     FROM pair_keys k
     LEFT JOIN r w
         ON w.arm = 'with_skill' AND w.release_label = k.release_label AND w.skill_name = k.skill_name
+       AND w.native_batch IS NOT DISTINCT FROM k.native_batch
        AND w.case_id = k.case_id AND w.model IS NOT DISTINCT FROM k.model AND w.repetition = k.repetition
     LEFT JOIN r n
         ON n.arm = k.control_arm AND n.release_label = k.release_label AND n.skill_name = k.skill_name
+       AND n.native_batch IS NOT DISTINCT FROM k.native_batch
        AND n.case_id = k.case_id AND n.model IS NOT DISTINCT FROM k.model AND n.repetition = k.repetition
 )
 SELECT
     release_label,
+    native_batch,
     skill_name,
     case_id,
     coalesce(with_split, control_split) AS split,

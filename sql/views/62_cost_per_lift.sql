@@ -6,6 +6,7 @@
 CREATE OR REPLACE VIEW cost_per_lift AS
 SELECT
     c.release_label,
+    c.native_batch,
     c.skill_name,
     c.case_id,
     c.split,
@@ -29,9 +30,9 @@ SELECT
     CASE WHEN c.objective_eligible AND c.comparable AND c.objective_delta > 0
          THEN CAST(c.delta AS DOUBLE) / c.objective_delta END AS cost_per_unit_lift
 FROM cost_pairs c
-JOIN cost_pairs t USING (release_label, skill_name, case_id, model, repetition)
-JOIN cost_pairs i USING (release_label, skill_name, case_id, model, repetition)
-JOIN cost_pairs o USING (release_label, skill_name, case_id, model, repetition)
+JOIN cost_pairs t USING (pair_key)
+JOIN cost_pairs i USING (pair_key)
+JOIN cost_pairs o USING (pair_key)
 WHERE c.metric = 'cost' AND t.metric = 'total_tokens' AND i.metric = 'input_tokens' AND o.metric = 'output_tokens';
 
 COMMENT ON VIEW cost_per_lift IS 'Per pair: objective delta, comparable cost and token deltas, lift per dollar, per 1k tokens, cost per unit of lift.';

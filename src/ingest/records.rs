@@ -135,6 +135,7 @@ impl CaseRec {
 pub struct RunRec {
     pub run_id: String,
     pub release_label: String,
+    pub native_batch: Option<String>,
     pub source_format: String,
     pub skill_name: String,
     pub case_id: String,
@@ -169,6 +170,7 @@ impl RunRec {
             text(Some(&self.run_id)),
             Value::BigInt(batch_id),
             text(Some(&self.release_label)),
+            text(self.native_batch.as_ref()),
             text(Some(&self.source_format)),
             text(Some(&self.skill_name)),
             text(Some(&self.case_id)),

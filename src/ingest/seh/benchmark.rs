@@ -6,7 +6,8 @@
 
 use serde_json::Value;
 
-use super::{manifest, peer, run_dir::run_key};
+use super::run_dir::{run_key, RunIdentity};
+use super::{manifest, peer};
 use crate::ingest::json::{json_text, Get};
 use crate::ingest::records::{key, AssertionRec, CaseRec, GradingRec, Records};
 
@@ -65,6 +66,16 @@ fn case_from_row(row: &Value, release: &str, skill: &str, case_id: &str) -> Case
     }
 }
 
+/// The runs-root name in a row's run_base: the path segment before the case directory.
+fn runs_root_of(run_base: &str, case_id: &str) -> Option<String> {
+    let segments: Vec<&str> = run_base
+        .split(['/', '\\'])
+        .filter(|s| !s.is_empty())
+        .collect();
+    let at = segments.iter().rposition(|s| *s == case_id)?;
+    at.checked_sub(1).map(|i| segments[i].to_string())
+}
+
 pub struct ParsedReport {
     pub records: Records,
     /// Case definitions from the rows; the caller keeps those no manifest has.
@@ -92,7 +103,18 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
         };
         let repetition = row.i64_at("run_number").unwrap_or(1);
         let model = row.str_at("model").filter(|m| !m.is_empty());
-        let run_id = run_key(release, skill, case_id, model, arm, repetition);
+        let native_batch = row
+            .str_at("run_base")
+            .and_then(|b| runs_root_of(b, case_id));
+        let run_id = run_key(&RunIdentity {
+            release,
+            native_batch: native_batch.as_deref(),
+            skill,
+            case_id,
+            model,
+            arm,
+            repetition,
+        });
         let grading_id = key(&[Some("grading"), Some(&run_id), Some(path)]);
         if !row_cases.iter().any(|c| c.case_id == case_id) {
             row_cases.push(case_from_row(row, release, skill, case_id));

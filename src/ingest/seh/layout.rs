@@ -15,6 +15,8 @@ pub struct LayoutIdentity {
     pub arm: String,
     pub repetition: i64,
     pub repetition_source: &'static str,
+    /// Name of the runs root (the directory holding the case directories).
+    pub runs_root: Option<String>,
 }
 
 /// `run-<n>` with a positive integer n.
@@ -56,20 +58,22 @@ pub fn resolve(
     let above2_name = above.parent().and_then(name_of);
 
     let is_case = |name: &str| metadata_case == Some(name) || known_cases.contains_key(name);
-    let (case_id, model) = if is_case(&above_name) && metadata_case != above2_name.as_deref() {
-        (above_name, None)
+    let (case_id, model, case_dir) = if is_case(&above_name) && metadata_case != above2_name.as_deref() {
+        (above_name, None, above)
     } else if let Some(case) = above2_name.filter(|n| is_case(n)) {
-        (case, Some(above_name))
+        (case, Some(above_name), above.parent().unwrap_or(above))
     } else {
         // Nothing tells us: the harness's single-model layout.
-        (above_name, None)
+        (above_name, None, above)
     };
+    let runs_root = case_dir.parent().and_then(name_of);
     Ok(LayoutIdentity {
         case_id,
         model,
         arm,
         repetition,
         repetition_source,
+        runs_root,
     })
 }
 

@@ -136,14 +136,15 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         .get(&ident.case_id)
         .cloned()
         .unwrap_or_else(|| "(unknown skill)".to_string());
-    let run_id = run_key(
-        ctx.release,
-        &skill_name,
-        &ident.case_id,
-        model.as_deref(),
-        &ident.arm,
-        ident.repetition,
-    );
+    let run_id = run_key(&RunIdentity {
+        release: ctx.release,
+        native_batch: ident.runs_root.as_deref(),
+        skill: &skill_name,
+        case_id: &ident.case_id,
+        model: model.as_deref(),
+        arm: &ident.arm,
+        repetition: ident.repetition,
+    });
 
     let (output_file, output_text) = read_output(files);
     let failure_marker = output_text.as_deref().and_then(|t| {
@@ -180,6 +181,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     records.runs.push(RunRec {
         run_id: run_id.clone(),
         release_label: ctx.release.to_string(),
+        native_batch: ident.runs_root.clone(),
         source_format: SOURCE_FORMAT.into(),
         skill_name: skill_name.clone(),
         case_id: ident.case_id.clone(),
@@ -237,23 +239,29 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     RunOutcome::Answer { run_id, records }
 }
 
+/// What identifies a run: (release, native batch, skill, case, model, arm, repetition).
+pub struct RunIdentity<'a> {
+    pub release: &'a str,
+    /// The tool's own batch: the runs-root directory name for skill-eval-harness.
+    pub native_batch: Option<&'a str>,
+    pub skill: &'a str,
+    pub case_id: &'a str,
+    pub model: Option<&'a str>,
+    pub arm: &'a str,
+    pub repetition: i64,
+}
+
 /// The run identity key shared by run directories and report rows.
-pub fn run_key(
-    release: &str,
-    skill: &str,
-    case_id: &str,
-    model: Option<&str>,
-    arm: &str,
-    repetition: i64,
-) -> String {
-    let rep = repetition.to_string();
+pub fn run_key(id: &RunIdentity) -> String {
+    let rep = id.repetition.to_string();
     key(&[
         Some("run"),
-        Some(release),
-        Some(skill),
-        Some(case_id),
-        model,
-        Some(arm),
+        Some(id.release),
+        id.native_batch,
+        Some(id.skill),
+        Some(id.case_id),
+        id.model,
+        Some(id.arm),
         Some(&rep),
     ])
 }
