@@ -37,6 +37,15 @@ pub const VIEWS: &[(&str, &str)] = &[
         "cost_ledger",
         include_str!("../sql/views/60_cost_ledger.sql"),
     ),
+    ("cost_pairs", include_str!("../sql/views/61_cost_pairs.sql")),
+    (
+        "cost_per_lift",
+        include_str!("../sql/views/62_cost_per_lift.sql"),
+    ),
+    (
+        "ablation_evidence",
+        include_str!("../sql/views/70_ablation_evidence.sql"),
+    ),
 ];
 
 /// Canned reports: `sql/reports/NAME.sql`, each with a header comment.

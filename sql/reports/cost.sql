@@ -8,9 +8,9 @@ SELECT
     model,
     count(*) AS runs,
     count(total_tokens) AS runs_with_tokens,
-    sum(total_tokens) AS known_total_tokens,
+    CAST(sum(total_tokens) AS BIGINT) AS known_total_tokens,
     count(cost_usd) AS runs_with_cost,
-    sum(cost_usd) AS known_cost_usd,
+    CAST(sum(cost_usd) AS DECIMAL(18, 6)) AS known_cost_usd,
     CASE WHEN count(cost_usd) = count(*) THEN 'complete'
          WHEN count(cost_usd) = 0 THEN 'unavailable'
          ELSE 'partial' END AS cost_availability,

@@ -25,6 +25,13 @@ fn sample_paths() -> anyhow::Result<Vec<PathBuf>> {
     Ok(paths)
 }
 
+/// A report to print: title, report name, filters.
+type Section = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
 pub fn run() -> anyhow::Result<i32> {
     let paths = sample_paths()?;
     let dir = tempfile::Builder::new()
@@ -42,7 +49,7 @@ pub fn run() -> anyhow::Result<i32> {
     super::ingest::print_summary(&db, &summary, false);
 
     let mut stdout = std::io::stdout().lock();
-    let sections: &[(&str, &str, &[(&str, &str)])] = &[
+    let sections: &[Section] = &[
         (
             "Lift of the skill, split tune (the tool's benchmark-tune.json)",
             "lift",

@@ -142,7 +142,13 @@ pub fn parse(path: &str, bytes: &[u8], sha256: &str, release: &str) -> LoosePars
                 .iter()
                 .all(|r| r.get("run_dir").is_some() && r.get("case_id").is_some())
     });
-    if is_task_list || doc.get("readiness").is_some() || doc.get("materialized").is_some() {
+    // Prepared tasks, manifest audits and ablation materialization records:
+    // real harness output with nothing for the store.
+    let is_materialization = doc
+        .get("ablations")
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().any(|x| x.get("skill_hash").is_some()));
+    if is_task_list || doc.get("readiness").is_some() || is_materialization {
         return parsed(LooseKind::Informational, records);
     }
     parsed(LooseKind::Unrecognized(HINT.to_string()), records)

@@ -66,6 +66,15 @@ impl From<&IngestErrorRec> for ErrorLine {
     }
 }
 
+/// The outcome of change detection for one unit.
+struct ChangeCheck {
+    unit: Unit,
+    /// Present when the unit changed: its files, read and hashed.
+    changed: Option<ReadUnit>,
+    /// Unchanged files whose mtime moved.
+    touched: Vec<(String, i64)>,
+}
+
 /// A unit whose files were read because they may have changed.
 struct ReadUnit {
     unit: Unit,
@@ -124,7 +133,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     //    otherwise read and hash, and skip if the content is the same.
     let mut touched = Vec::new();
     let bar = progress_bar(opts.progress, found.units.len(), "reading");
-    let reads: Vec<(Unit, Option<ReadUnit>, Vec<(String, i64)>)> = found
+    let reads: Vec<ChangeCheck> = found
         .units
         .into_par_iter()
         .map(|unit| {
@@ -135,12 +144,12 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         .collect();
     bar.finish_and_clear();
     let mut changed: Vec<ReadUnit> = Vec::new();
-    for (unit, read, touch) in reads {
-        match read {
+    for check in reads {
+        match check.changed {
             Some(r) => changed.push(r),
-            None => summary.files_unchanged += unit.files.len(),
+            None => summary.files_unchanged += check.unit.files.len(),
         }
-        touched.extend(touch);
+        touched.extend(check.touched);
     }
     for read in &mut changed {
         // A file that could not be read stays out of the unit with an error row.
@@ -362,10 +371,7 @@ fn file_kind(path: &std::path::Path) -> String {
 }
 
 /// Decide whether a unit changed; read its files when it may have.
-fn read_if_changed(
-    unit: Unit,
-    known: &state::StoredState,
-) -> (Unit, Option<ReadUnit>, Vec<(String, i64)>) {
+fn read_if_changed(unit: Unit, known: &state::StoredState) -> ChangeCheck {
     let owner = unit.path.display().to_string();
     let same_set = known.files_by_owner.get(&owner).is_some_and(|paths| {
         paths.len() == unit.files.len()
@@ -382,7 +388,11 @@ fn read_if_changed(
                 .is_some_and(|k| k.size == f.size as i64 && k.mtime_ns == f.mtime_ns)
         });
     if stat_same {
-        return (unit, None, Vec::new());
+        return ChangeCheck {
+            unit,
+            changed: None,
+            touched: Vec::new(),
+        };
     }
     let contents: Vec<_> = unit
         .files
@@ -414,11 +424,19 @@ fn read_if_changed(
             .iter()
             .map(|(f, _, _)| (f.path.display().to_string(), f.mtime_ns))
             .collect();
-        return (unit, None, touched);
+        return ChangeCheck {
+            unit,
+            changed: None,
+            touched,
+        };
     }
     let read = ReadUnit {
         unit: unit.clone(),
         contents,
     };
-    (unit, Some(read), Vec::new())
+    ChangeCheck {
+        unit,
+        changed: Some(read),
+        touched: Vec::new(),
+    }
 }

@@ -26,7 +26,12 @@ struct Regression {
 type Key = (String, String, String, i64);
 
 /// Every ablation run names its ablation and was derived from the with_skill tree.
-fn provenance_verified(conn: &Connection, release: &str, skill: &str, ablation: &str) -> Result<bool> {
+fn provenance_verified(
+    conn: &Connection,
+    release: &str,
+    skill: &str,
+    ablation: &str,
+) -> Result<bool> {
     let ok: Option<bool> = conn.query_row(
         "WITH parents AS (
              SELECT DISTINCT skill_tree_hash FROM run

@@ -110,11 +110,15 @@ fn report_filters_are_parameters_and_unknown_ones_are_refused() {
 fn schema_lists_tables_and_views_with_docs() {
     let (_dir, db) = ingested_db();
     liftdb(&db).arg("schema").assert().success().stdout(
-        contains("schema version: 1")
-            .and(contains("0001_core"))
-            .and(contains("assertion_result"))
-            .and(contains("case_flags"))
-            .and(contains("Paired lift")),
+        contains(format!(
+            "schema version: {}",
+            liftdb::sqlfiles::MIGRATIONS.len()
+        ))
+        .and(contains("0001_core"))
+        .and(contains("0002_statistics"))
+        .and(contains("assertion_result"))
+        .and(contains("case_flags"))
+        .and(contains("Paired lift")),
     );
 }
 

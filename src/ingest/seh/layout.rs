@@ -58,14 +58,15 @@ pub fn resolve(
     let above2_name = above.parent().and_then(name_of);
 
     let is_case = |name: &str| metadata_case == Some(name) || known_cases.contains_key(name);
-    let (case_id, model, case_dir) = if is_case(&above_name) && metadata_case != above2_name.as_deref() {
-        (above_name, None, above)
-    } else if let Some(case) = above2_name.filter(|n| is_case(n)) {
-        (case, Some(above_name), above.parent().unwrap_or(above))
-    } else {
-        // Nothing tells us: the harness's single-model layout.
-        (above_name, None, above)
-    };
+    let (case_id, model, case_dir) =
+        if is_case(&above_name) && metadata_case != above2_name.as_deref() {
+            (above_name, None, above)
+        } else if let Some(case) = above2_name.filter(|n| is_case(n)) {
+            (case, Some(above_name), above.parent().unwrap_or(above))
+        } else {
+            // Nothing tells us: the harness's single-model layout.
+            (above_name, None, above)
+        };
     let runs_root = case_dir.parent().and_then(name_of);
     Ok(LayoutIdentity {
         case_id,

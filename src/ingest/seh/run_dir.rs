@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::{events, layout, telemetry, SOURCE_FORMAT};
-use crate::ingest::json::{parse_lenient, truthy, Get};
+use crate::ingest::json::{parse_lenient, truthy};
 use crate::ingest::records::{key, Records, RunRec};
 
 /// Output aliases in the harness's lookup order (0.6.0 `read_output_base`).
@@ -173,7 +173,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
             .map(|m| format!("failure_marker:{}", m.trim_start_matches('[')))
     };
     let execution_valid = metadata_error.is_none()
-        && !returncode.is_some_and(|c| c != 0)
+        && returncode.is_none_or(|c| c == 0)
         && !timed_out
         && failure_marker.is_none();
 
