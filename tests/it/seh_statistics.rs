@@ -337,19 +337,27 @@ fn cost_per_lift_matches_token_overhead() {
     .map(|r| r["case_id"].as_str().unwrap().to_string())
     .collect();
     assert!(!script_cases.is_empty());
+    let by_pair: std::collections::HashMap<(String, String, i64), serde_json::Map<String, Value>> =
+        rows(&ts.store, "SELECT * FROM cost_per_lift")
+            .into_iter()
+            .map(|r| {
+                let k = (
+                    r["case_id"].as_str().unwrap().to_string(),
+                    r["model"].as_str().unwrap().to_string(),
+                    r["repetition"].as_i64().unwrap(),
+                );
+                (k, r)
+            })
+            .collect();
     let mut compared = 0;
     for pair in report["pairs"].as_array().unwrap() {
         let case = pair["case_id"].as_str().unwrap();
-        let ours = rows(
-            &ts.store,
-            &format!(
-                "SELECT * FROM cost_per_lift WHERE case_id = {} AND model = {} AND repetition = {}",
-                sql_str(case),
-                sql_str(pair["model"].as_str().unwrap()),
-                pair["run_number"]
-            ),
-        )
-        .remove(0);
+        let key = (
+            case.to_string(),
+            pair["model"].as_str().unwrap().to_string(),
+            pair["run_number"].as_i64().unwrap(),
+        );
+        let ours = &by_pair[&key];
         let close_or_null = |o: &Value, t: &Value, what: &str| match t.as_f64() {
             Some(v) => assert_close(f(o), v, 1e-9 * v.abs().max(1.0), what),
             None => assert!(o.is_null(), "{what}: expected NULL, got {o}"),
