@@ -64,7 +64,8 @@ CREATE TABLE case_def (
     tags              JSON,
     assertions        JSON,
     reference_floor   DOUBLE,
-    raw               JSON
+    raw               JSON,
+    source_path       VARCHAR                  -- the file that defined it
 );
 
 CREATE TABLE run (
@@ -113,7 +114,13 @@ CREATE TABLE grading (
     peer_vetoed             BOOLEAN,
     peer_graded_score       DOUBLE,
     below_reference_floor   JSON,
-    deferred_judge_tasks    INTEGER
+    deferred_judge_tasks    INTEGER,
+    -- How the run's rate is defined by its tool: 'assertions' (recomputed from
+    -- the gate/critical rows, skill-eval-harness), 'run_outcome' (the tool's
+    -- pass/fail: handbook, promptfoo), 'summary' (the grader's pass_rate: skill-creator).
+    rate_basis              VARCHAR NOT NULL,
+    peer_pass               BOOLEAN,
+    peer_pass_rate          DOUBLE
 );
 
 CREATE TABLE assertion_result (

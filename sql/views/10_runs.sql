@@ -1,6 +1,9 @@
 -- runs: one row per run with everything an analyst usually needs, no joins.
 -- Rates are recomputed from the assertion rows of the run's grading
 -- (formats.md M1); the harness's own per-run figures are kept as peer_*.
+-- Tools whose unit of success is the run (handbook, promptfoo: pass/fail;
+-- skill-creator: the grader's pass_rate) set rate_basis, and objective_pass_rate
+-- then follows that definition (formats.md M1, last bullet).
 CREATE OR REPLACE VIEW runs AS
 WITH chosen_grading AS (
     -- A run graded by several reports (e.g. a per-split and an all-split
@@ -83,9 +86,15 @@ SELECT
     g.grading_id,
     gr.objective_passed,
     gr.objective_total,
-    CASE WHEN gr.vetoed THEN 0.0
-         WHEN gr.objective_total = 0 THEN NULL
-         ELSE gr.objective_passed / gr.objective_total END AS objective_pass_rate,
+    CASE g.rate_basis
+        WHEN 'run_outcome' THEN CASE WHEN g.peer_pass THEN 1.0 WHEN NOT g.peer_pass THEN 0.0 END
+        WHEN 'summary' THEN g.peer_pass_rate
+        ELSE CASE WHEN gr.vetoed THEN 0.0
+                  WHEN gr.objective_total = 0 THEN NULL
+                  ELSE gr.objective_passed / gr.objective_total END
+    END AS objective_pass_rate,
+    g.rate_basis,
+    g.peer_pass,
     CASE WHEN gr.process_total = 0 THEN NULL
          WHEN gr.vetoed THEN 0.0
          ELSE gr.process_passed / gr.process_total END AS process_pass_rate,

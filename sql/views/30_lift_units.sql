@@ -1,5 +1,6 @@
 -- lift_units: the unit of the paired lift (formats.md M3) is (case, model),
--- or the case alone for runs whose model is unknown. Repetitions are averaged
+-- or the case alone for runs whose model is unknown, within one native batch
+-- of the tool (a handbook run id, a promptfoo eval). Repetitions are averaged
 -- inside a unit over its eligible pairs, on three channels:
 --   objective  objective_pass_rate, pairs validated on it (M2/M3)
 --   pass_at_1  run success (rate >= 1 - 1e-12) over the same pairs: the
@@ -31,6 +32,7 @@ SELECT
     control_arm,
     channel,
     split,
+    native_batch,
     case_id,
     model,
     count(*) FILTER (WHERE usable) AS eligible_pairs,

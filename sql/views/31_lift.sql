@@ -31,9 +31,9 @@ agg AS (
         avg(without_rate) AS without_rate,
         count(*) FILTER (WHERE with_rate < without_rate) AS negative_delta_units,
         list({'case_id': case_id, 'model': model, 'with_rate': with_rate, 'without_rate': without_rate, 'delta': delta}
-             ORDER BY model NULLS LAST, case_id) FILTER (WHERE with_rate < without_rate) AS negative_delta_cases,
-        list(delta ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS deltas,
-        list(without_rate ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS unit_without_rates
+             ORDER BY model NULLS LAST, case_id, native_batch) FILTER (WHERE with_rate < without_rate) AS negative_delta_cases,
+        list(delta ORDER BY model NULLS LAST, case_id, native_batch) FILTER (WHERE eligible_pairs > 0) AS deltas,
+        list(without_rate ORDER BY model NULLS LAST, case_id, native_batch) FILTER (WHERE eligible_pairs > 0) AS unit_without_rates
     FROM scoped
     GROUP BY release_label, skill_name, control_arm, channel, split, scope, scope_model, scope_case
 )

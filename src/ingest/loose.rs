@@ -1,11 +1,14 @@
 //! Loose files (not inside a run directory): detect what they are from
 //! their content and hand them to the matching parser.
 
+use std::path::Path;
+
 use serde_json::Value;
 
 use super::json::{parse_jsonl, parse_lenient, Get};
 use super::records::{CaseRec, Records, SuiteRec};
-use super::seh::{self, benchmark, judge, manifest, peer, trigger};
+use super::formats::seh::{self, benchmark, judge, manifest, peer, trigger};
+use super::formats::{promptfoo, seed, skill_creator};
 
 pub enum LooseKind {
     Manifest,
@@ -14,6 +17,10 @@ pub enum LooseKind {
     TokenOverhead,
     TriggerReport,
     JudgeResults,
+    HandbookCase,
+    HandbookBenchmark,
+    SkillCreatorBenchmark,
+    PromptfooResults,
     /// A known harness file liftdb has nothing to take from (prepared tasks, audits).
     Informational,
     /// Parsing failed; the records hold the error.
@@ -30,6 +37,10 @@ impl LooseKind {
             LooseKind::TokenOverhead => "token_overhead",
             LooseKind::TriggerReport => "trigger_report",
             LooseKind::JudgeResults => "judge_results",
+            LooseKind::HandbookCase => "handbook_case",
+            LooseKind::HandbookBenchmark => "handbook_benchmark",
+            LooseKind::SkillCreatorBenchmark => "skill_creator_benchmark",
+            LooseKind::PromptfooResults => "promptfoo_results",
             LooseKind::Informational => "informational",
             LooseKind::Invalid => "invalid",
             LooseKind::Unrecognized(_) => "unrecognized",
@@ -40,8 +51,14 @@ impl LooseKind {
 pub struct LooseParse {
     pub kind: LooseKind,
     pub records: Records,
+    /// Case definitions from report rows; kept only where no manifest defines the case.
     pub row_cases: Vec<CaseRec>,
+    /// A suite implied by a report, kept only if none exists.
     pub row_suite: Option<SuiteRec>,
+    /// (case id, skill) pairs a report names, to attribute run trees to a skill.
+    pub case_skills: Vec<(String, String)>,
+    /// The harness format, for `source_file.source_format`.
+    pub source_format: &'static str,
 }
 
 fn parsed(kind: LooseKind, records: Records) -> LooseParse {
@@ -50,7 +67,14 @@ fn parsed(kind: LooseKind, records: Records) -> LooseParse {
         records,
         row_cases: Vec::new(),
         row_suite: None,
+        case_skills: Vec::new(),
+        source_format: seh::SOURCE_FORMAT,
     }
+}
+
+fn with_format(mut p: LooseParse, format: &'static str) -> LooseParse {
+    p.source_format = format;
+    p
 }
 
 const HINT: &str = "not a file liftdb reads (expected a skill-eval-harness manifest, benchmark/grade report, cost-summary, token-overhead, trigger report, judge results, or a run directory)";
@@ -101,7 +125,39 @@ pub fn parse(path: &str, bytes: &[u8], sha256: &str, release: &str) -> LoosePars
             records: report.records,
             row_cases: report.row_cases,
             row_suite: Some(suite),
+            case_skills: Vec::new(),
+            source_format: seh::SOURCE_FORMAT,
         };
+    }
+    if promptfoo::looks_like_results(&doc) {
+        promptfoo::parse_results(&doc, path, sha256, release, &mut records);
+        return with_format(parsed(LooseKind::PromptfooResults, records), super::formats::PROMPTFOO);
+    }
+    if let Some(rows) = doc.as_array().filter(|r| !r.is_empty() && r.iter().all(promptfoo::looks_like_row)) {
+        if promptfoo::has_json_sibling(Path::new(path)) {
+            return with_format(parsed(LooseKind::Informational, records), super::formats::PROMPTFOO);
+        }
+        let src = promptfoo::Source { path, sha256, release, eval_id: None, config: None };
+        promptfoo::parse_rows(rows, &src, &mut records);
+        return with_format(parsed(LooseKind::PromptfooResults, records), super::formats::PROMPTFOO);
+    }
+    if seed::looks_like_case(&doc) {
+        seed::parse_case(&doc, Path::new(path), release, &mut records);
+        return with_format(parsed(LooseKind::HandbookCase, records), super::formats::SEED_HANDBOOK);
+    }
+    if seed::looks_like_benchmark(&doc) {
+        let suite = seed::parse_benchmark(&doc, path, sha256, release, &mut records);
+        let mut p = with_format(parsed(LooseKind::HandbookBenchmark, records), super::formats::SEED_HANDBOOK);
+        p.row_suite = Some(suite);
+        return p;
+    }
+    if skill_creator::looks_like_benchmark(&doc) {
+        let suite = skill_creator::parse_benchmark(&doc, path, sha256, release, &mut records);
+        let skill = suite.skill_name.clone();
+        let mut p = with_format(parsed(LooseKind::SkillCreatorBenchmark, records), super::formats::SKILL_CREATOR);
+        p.case_skills = skill_creator::benchmark_cases(&doc).into_iter().map(|c| (c, skill.clone())).collect();
+        p.row_suite = Some(suite);
+        return p;
     }
     if trigger::looks_like_trigger_report(&doc) {
         trigger::parse(&doc, path, release, &mut records);

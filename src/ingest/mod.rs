@@ -6,7 +6,7 @@ pub mod discover;
 pub mod json;
 mod loose;
 pub mod records;
-pub mod seh;
+pub mod formats;
 mod state;
 
 use std::collections::{HashMap, HashSet};
@@ -21,8 +21,9 @@ use crate::store::Store;
 use crate::Result;
 use discover::{Unit, UnitKind};
 use loose::LooseKind;
-use records::{IngestErrorRec, Records};
-use seh::run_dir::{RunContext, RunFiles, RunOutcome};
+use records::{CaseRec, IngestErrorRec, Records, SuiteRec};
+use formats::seh;
+use formats::seh::run_dir::{RunContext, RunFiles, RunOutcome};
 
 pub const DEFAULT_RELEASE: &str = "default";
 
@@ -174,69 +175,79 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         .partition(|r| r.unit.kind == UnitKind::LooseFile);
     let mut source_files = Vec::new();
     let mut replaced_units = Vec::new();
-    let mut manifest_cases: HashSet<(String, String)> = known.manifest_cases.clone();
     let mut known_cases = known.case_skills.clone();
     let mut declared_arms: HashSet<String> = HashSet::new();
-    let mut report_cases = Vec::new();
-    let mut report_suites = Vec::new();
+    // Definitions by priority: 0 manifest, 1 other tool files, 2 report rows.
+    let mut candidate_cases: Vec<(u8, CaseRec)> = Vec::new();
+    let mut candidate_suites: Vec<(u8, SuiteRec)> = Vec::new();
     for read in &loose_units {
         let (info, bytes, sha) = &read.contents[0];
         let path = info.path.display().to_string();
-        let parsed = loose::parse(&path, bytes, sha, &release);
-        match parsed.kind {
-            LooseKind::Unrecognized(reason) => {
-                if explicit_files.contains(&info.path) {
-                    records.error(&path, "detect", reason);
-                } else {
-                    summary.skipped_files.push(path.clone());
-                }
-                continue;
+        let mut parsed = loose::parse(&path, bytes, sha, &release);
+        if let LooseKind::Unrecognized(reason) = &parsed.kind {
+            if explicit_files.contains(&info.path) {
+                records.error(&path, "detect", reason.clone());
+            } else {
+                summary.skipped_files.push(path.clone());
             }
-            LooseKind::Invalid => {}
-            LooseKind::Manifest => {
-                for c in &parsed.records.cases {
-                    manifest_cases.insert((c.skill_name.clone(), c.case_id.clone()));
-                    known_cases.insert(c.case_id.clone(), c.skill_name.clone());
-                }
-                for s in &parsed.records.suites {
-                    if let Some(v) = &s.variants {
-                        if let Ok(list) = serde_json::from_str::<Vec<String>>(v) {
-                            declared_arms.extend(list);
-                        }
-                    }
+            continue;
+        }
+        let priority = u8::from(!matches!(parsed.kind, LooseKind::Manifest));
+        if matches!(parsed.kind, LooseKind::Manifest) {
+            for s in &parsed.records.suites {
+                if let Some(list) = s.variants.as_deref().and_then(|v| serde_json::from_str::<Vec<String>>(v).ok()) {
+                    declared_arms.extend(list);
                 }
             }
-            _ => {}
         }
-        for c in &parsed.row_cases {
-            known_cases
-                .entry(c.case_id.clone())
-                .or_insert_with(|| c.skill_name.clone());
+        for mut c in parsed.records.cases.drain(..) {
+            c.source_path = Some(path.clone());
+            candidate_cases.push((priority, c));
         }
-        report_cases.extend(parsed.row_cases);
-        report_suites.extend(parsed.row_suite);
+        for mut c in parsed.row_cases.drain(..) {
+            c.source_path = Some(path.clone());
+            candidate_cases.push((2, c));
+        }
+        candidate_suites.extend(parsed.records.suites.drain(..).map(|s| (priority, s)));
+        candidate_suites.extend(parsed.row_suite.take().map(|s| (2, s)));
+        for (case, skill) in &parsed.case_skills {
+            known_cases.entry(case.clone()).or_insert_with(|| skill.clone());
+        }
         source_files.push(SourceFileRow {
             path: path.clone(),
             sha256: sha.clone(),
             size_bytes: info.size as i64,
             mtime_ns: info.mtime_ns,
             kind: parsed.kind.label().to_string(),
-            source_format: seh::SOURCE_FORMAT.into(),
+            source_format: parsed.source_format.into(),
             owner_key: path.clone(),
         });
         replaced_units.push(path);
         records.append(parsed.records);
     }
-    // Cases only a report describes get their definition from the report rows.
-    for c in report_cases {
-        if manifest_cases.insert((c.skill_name.clone(), c.case_id.clone())) {
+    // One definition per case and suite: manifests first, then other files,
+    // never one the store keeps from a file that is not being replaced.
+    let replaced: HashSet<&str> = replaced_units.iter().map(String::as_str).collect();
+    let mut taken: HashSet<String> = known
+        .definition_sources
+        .iter()
+        .filter(|(_, source)| !replaced.contains(source.as_str()))
+        .map(|(k, _)| k.clone())
+        .collect();
+    candidate_cases.sort_by_key(|(p, _)| *p);
+    for (priority, c) in candidate_cases {
+        if priority == 0 {
+            known_cases.insert(c.case_id.clone(), c.skill_name.clone());
+        } else {
+            known_cases.entry(c.case_id.clone()).or_insert_with(|| c.skill_name.clone());
+        }
+        if taken.insert(c.case_pk.clone()) {
             records.cases.push(c);
         }
     }
-    let mut suites_present: HashSet<String> = known.suite_ids.clone();
-    suites_present.extend(records.suites.iter().map(|s| s.suite_id.clone()));
-    for s in report_suites {
-        if suites_present.insert(s.suite_id.clone()) {
+    candidate_suites.sort_by_key(|(p, _)| *p);
+    for (_, s) in candidate_suites {
+        if taken.insert(s.suite_id.clone()) {
             records.suites.push(s);
         }
     }
@@ -259,7 +270,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
                     Some((rel.to_string_lossy().replace('\\', "/"), bytes.clone()))
                 })
                 .collect();
-            let outcome = seh::run_dir::parse(&read.unit.path, &files, &ctx);
+            let outcome = formats::parse_run_dir(&read.unit.path, &files, &ctx);
             bar.inc(1);
             (read, outcome)
         })
@@ -269,6 +280,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     let mut run_owner: HashMap<String, String> = HashMap::new();
     for (read, outcome) in outcomes {
         let dir = read.unit.path.display().to_string();
+        let unit_format: Option<String>;
         match outcome {
             RunOutcome::TriggerTrace => {
                 summary.trigger_trace_dirs += 1;
@@ -294,6 +306,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
                     continue;
                 }
                 run_owner.insert(run_id, dir.clone());
+                unit_format = r.runs.first().map(|run| run.source_format.clone());
                 records.append(r);
             }
         }
@@ -304,7 +317,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
                 size_bytes: info.size as i64,
                 mtime_ns: info.mtime_ns,
                 kind: file_kind(&info.path),
-                source_format: seh::SOURCE_FORMAT.into(),
+                source_format: unit_format.clone().unwrap_or_else(|| seh::SOURCE_FORMAT.into()),
                 owner_key: dir.clone(),
             });
         }

@@ -102,6 +102,8 @@ pub struct CaseRec {
     pub assertions: Option<String>,
     pub reference_floor: Option<f64>,
     pub raw: Option<String>,
+    /// The file that defined the case (manifest, case.json, report).
+    pub source_path: Option<String>,
 }
 
 impl CaseRec {
@@ -127,6 +129,7 @@ impl CaseRec {
             text(self.assertions.as_ref()),
             float(self.reference_floor),
             text(self.raw.as_ref()),
+            text(self.source_path.as_ref()),
         ]
     }
 }
@@ -215,6 +218,28 @@ pub struct GradingRec {
     pub peer_graded_score: Option<f64>,
     pub below_reference_floor: Option<String>,
     pub deferred_judge_tasks: Option<i64>,
+    pub rate_basis: RateBasis,
+    pub peer_pass: Option<bool>,
+    pub peer_pass_rate: Option<f64>,
+}
+
+/// How a tool defines a run's rate (see `grading.rate_basis`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RateBasis {
+    #[default]
+    Assertions,
+    RunOutcome,
+    Summary,
+}
+
+impl RateBasis {
+    pub fn code(self) -> &'static str {
+        match self {
+            RateBasis::Assertions => "assertions",
+            RateBasis::RunOutcome => "run_outcome",
+            RateBasis::Summary => "summary",
+        }
+    }
 }
 
 impl GradingRec {
@@ -232,6 +257,9 @@ impl GradingRec {
             float(self.peer_graded_score),
             text(self.below_reference_floor.as_ref()),
             int(self.deferred_judge_tasks),
+            text(Some(self.rate_basis.code())),
+            boolean(self.peer_pass),
+            float(self.peer_pass_rate),
         ]
     }
 }

@@ -20,9 +20,8 @@ pub struct StoredState {
     pub run_dirs: HashMap<String, String>,
     /// case_id -> skill_name for the release (any release as a fallback).
     pub case_skills: HashMap<String, String>,
-    /// (skill, case) pairs defined by a stored manifest or report in this release.
-    pub manifest_cases: HashSet<(String, String)>,
-    pub suite_ids: HashSet<String>,
+    /// case_pk / suite_id -> the file that defined it.
+    pub definition_sources: HashMap<String, String>,
 }
 
 impl StoredState {
@@ -60,33 +59,29 @@ impl StoredState {
         }
 
         let mut case_skills = HashMap::new();
-        let mut manifest_cases = HashSet::new();
         // This release's definitions last, so they win over other releases'.
         let mut stmt = conn.prepare(
-            "SELECT case_id, skill_name, release_label = ? AS this_release FROM case_def ORDER BY this_release",
+            "SELECT case_id, skill_name FROM case_def ORDER BY release_label = ?",
         )?;
         let mut rows = stmt.query([release])?;
         while let Some(r) = rows.next()? {
-            let case_id: String = r.get(0)?;
-            let skill: String = r.get(1)?;
-            if r.get::<_, bool>(2)? {
-                manifest_cases.insert((skill.clone(), case_id.clone()));
-            }
-            case_skills.insert(case_id, skill);
+            case_skills.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
         }
-        let mut suite_ids = HashSet::new();
-        let mut stmt = conn.prepare("SELECT suite_id FROM suite")?;
+        let mut definition_sources = HashMap::new();
+        let mut stmt = conn.prepare(
+            "SELECT case_pk, coalesce(source_path, '') FROM case_def
+             UNION ALL SELECT suite_id, coalesce(manifest_path, '') FROM suite",
+        )?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
-            suite_ids.insert(r.get::<_, String>(0)?);
+            definition_sources.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
         }
         Ok(StoredState {
             files,
             files_by_owner,
             run_dirs,
             case_skills,
-            manifest_cases,
-            suite_ids,
+            definition_sources,
         })
     }
 }

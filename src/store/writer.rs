@@ -55,7 +55,7 @@ const DELETE_UNITS: &[&str] = &[
     "DELETE FROM peer_metric WHERE source_path IN (SELECT path FROM liftdb_doomed)",
     "DELETE FROM trigger_observation WHERE source_path IN (SELECT path FROM liftdb_doomed)",
     "DELETE FROM judge_verdict WHERE source_path IN (SELECT path FROM liftdb_doomed)",
-    "DELETE FROM case_def WHERE suite_id IN (SELECT suite_id FROM suite WHERE manifest_path IN (SELECT path FROM liftdb_doomed))",
+    "DELETE FROM case_def WHERE source_path IN (SELECT path FROM liftdb_doomed)",
     "DELETE FROM suite WHERE manifest_path IN (SELECT path FROM liftdb_doomed)",
     "DELETE FROM source_file WHERE owner_key IN (SELECT path FROM liftdb_doomed)",
 ];

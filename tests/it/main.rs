@@ -2,6 +2,7 @@
 
 mod cli;
 mod common;
+mod formats;
 mod ingest_behaviour;
 mod seh_reference;
 mod seh_statistics;

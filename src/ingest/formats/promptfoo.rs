@@ -1,0 +1,359 @@
+//! promptfoo results (formats.md E, `promptfoo eval -o results.json`,
+//! results version 3), including Agent Skill Evals rows (formats.md B) whose
+//! metadata carries skill-loading evidence. One result row is one run; the
+//! arm is the provider label; a run's rate is promptfoo's own `success`.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::seh::run_dir::{run_key, RunIdentity};
+use super::seh::{manifest, peer};
+use super::{PROMPTFOO, SKILL_EVALS};
+use crate::ingest::json::{as_f64, json_text, parse_lenient, Get};
+use crate::ingest::records::{
+    key, ActivationRec, AssertionRec, CaseRec, GradingRec, MeasurementRec, RateBasis, Records,
+    RunRec, SuiteRec,
+};
+
+pub fn looks_like_results(doc: &Value) -> bool {
+    doc.get("evalId").is_some() && doc.get("results").and_then(|r| r.get("results")).is_some_and(Value::is_array)
+}
+
+/// A results.jsonl line: a result row with provider, testIdx and a grading.
+pub fn looks_like_row(row: &Value) -> bool {
+    row.get("testIdx").is_some() && row.get("provider").is_some() && row.get("promptIdx").is_some()
+}
+
+/// promptfoo writes .jsonl/.csv siblings of results.json; the JSON wins.
+pub fn has_json_sibling(path: &Path) -> bool {
+    let Some(dir) = path.parent() else { return false };
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries.filter_map(Result::ok).any(|e| {
+                let p = e.path();
+                p.extension().is_some_and(|x| x == "json")
+                    && std::fs::read(&p)
+                        .ok()
+                        .and_then(|b| parse_lenient(&b).ok())
+                        .is_some_and(|d| looks_like_results(&d))
+            })
+        })
+        .unwrap_or(false)
+}
+
+fn meta<'a>(row: &'a Value, key: &str) -> Option<&'a Value> {
+    row.get("metadata")
+        .and_then(|m| m.get(key))
+        .or_else(|| row.get("response").and_then(|r| r.get("metadata")).and_then(|m| m.get(key)))
+        .or_else(|| row.get("testCase").and_then(|t| t.get("metadata")).and_then(|m| m.get(key)))
+}
+
+fn skill_of(row: &Value, config: Option<&Value>) -> String {
+    row.get("testCase")
+        .and_then(|t| t.get("metadata"))
+        .and_then(|m| m.get("agentSkillEvals"))
+        .and_then(|a| a.str_at("skill"))
+        .or_else(|| meta(row, "skill").and_then(Value::as_str))
+        .or_else(|| meta(row, "suite").and_then(Value::as_str))
+        .or_else(|| row.get("vars").and_then(|v| v.str_at("skillPath")))
+        .or_else(|| config.and_then(|c| c.str_at("description")))
+        .unwrap_or("(unknown skill)")
+        .to_string()
+}
+
+fn case_of(row: &Value) -> String {
+    row.get("testCase")
+        .and_then(|t| t.str_at("description"))
+        .or_else(|| row.str_at("description"))
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            let vars = row.get("vars").map(|v| v.to_string()).unwrap_or_default();
+            format!("vars:{}", &key(&[Some(&vars)])[..12])
+        })
+}
+
+fn arm_of(row: &Value) -> String {
+    let p = row.get("provider");
+    p.and_then(|p| p.str_at("label"))
+        .or_else(|| p.and_then(|p| p.str_at("id")))
+        .or_else(|| p.and_then(Value::as_str))
+        .unwrap_or("(provider)")
+        .to_string()
+}
+
+fn is_skill_evals_row(row: &Value) -> bool {
+    meta(row, "evidencePath").is_some()
+        || meta(row, "preconditionsPassed").is_some()
+        || row
+            .get("testCase")
+            .and_then(|t| t.get("assert"))
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|x| x.str_at("metric") == Some("skill.test")))
+}
+
+fn measurement(run_id: &str, metric: &str, value: Option<f64>, provenance: &str) -> MeasurementRec {
+    match value {
+        Some(v) => MeasurementRec {
+            run_id: run_id.into(),
+            metric: metric.into(),
+            value: Some(v),
+            amount: (metric == "cost").then(|| v.to_string()),
+            currency: (metric == "cost").then(|| "USD".to_string()),
+            availability: "available".into(),
+            provenance: Some(provenance.into()),
+            ..Default::default()
+        },
+        None => MeasurementRec {
+            run_id: run_id.into(),
+            metric: metric.into(),
+            availability: "unavailable".into(),
+            reason: Some("missing".into()),
+            ..Default::default()
+        },
+    }
+}
+
+/// Repetition per row: the provider's repeatIndex when it reported one, else
+/// the rank of testIdx among identical tests (promptfoo's --repeat copies).
+fn repetitions(rows: &[Value]) -> Vec<(i64, &'static str)> {
+    let mut groups: HashMap<String, Vec<(i64, usize)>> = HashMap::new();
+    for (i, row) in rows.iter().enumerate() {
+        let test = row.get("testCase").cloned().unwrap_or(Value::Null);
+        let group = format!(
+            "{}|{}|{}|{}",
+            arm_of(row),
+            row.i64_at("promptIdx").unwrap_or(0),
+            case_of(row),
+            key(&[Some(&test.get("vars").map(|v| v.to_string()).unwrap_or_default()), Some(&test.get("assert").map(|v| v.to_string()).unwrap_or_default())])
+        );
+        groups.entry(group).or_default().push((row.i64_at("testIdx").unwrap_or(i as i64), i));
+    }
+    let mut out = vec![(1, "testIdx_rank"); rows.len()];
+    for members in groups.values_mut() {
+        members.sort();
+        for (rank, (_, i)) in members.iter().enumerate() {
+            out[*i] = (rank as i64 + 1, "testIdx_rank");
+        }
+    }
+    for (i, row) in rows.iter().enumerate() {
+        if let Some(r) = meta(row, "repeatIndex").and_then(Value::as_i64) {
+            out[i] = (r + 1, "repeat_index");
+        }
+    }
+    out
+}
+
+pub struct Source<'a> {
+    pub path: &'a str,
+    pub sha256: &'a str,
+    pub release: &'a str,
+    pub eval_id: Option<&'a str>,
+    pub config: Option<&'a Value>,
+}
+
+pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
+    let reps = repetitions(rows);
+    let mut seen_cases = std::collections::HashSet::new();
+    let mut seen_runs = std::collections::HashSet::new();
+    for (i, row) in rows.iter().enumerate() {
+        let skill = skill_of(row, src.config);
+        let case_id = case_of(row);
+        let arm = arm_of(row);
+        let model = meta(row, "model")
+            .and_then(Value::as_str)
+            .or_else(|| meta(row, "runtime").and_then(|r| r.str_at("model")))
+            .map(str::to_string);
+        let (repetition, repetition_source) = reps[i];
+        let run_id = run_key(&RunIdentity {
+            release: src.release,
+            native_batch: src.eval_id,
+            skill: &skill,
+            case_id: &case_id,
+            model: model.as_deref(),
+            arm: &arm,
+            repetition,
+        });
+        if !seen_runs.insert(run_id.clone()) {
+            records.error(
+                src.path,
+                "identity",
+                format!("results[{i}]: a second row for {case_id} / {arm} / repetition {repetition} (kept the first)"),
+            );
+            continue;
+        }
+        let response = row.get("response");
+        let failure = row.i64_at("failureReason").unwrap_or(0);
+        let errored = failure == 2 || response.and_then(|r| r.get("error")).is_some_and(|e| !e.is_null());
+        let output = response.and_then(|r| r.get("output")).map(|o| match o {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+        let format = if is_skill_evals_row(row) { SKILL_EVALS } else { PROMPTFOO };
+        records.runs.push(RunRec {
+            run_id: run_id.clone(),
+            release_label: src.release.into(),
+            native_batch: src.eval_id.map(str::to_string),
+            source_format: format.into(),
+            skill_name: skill.clone(),
+            case_id: case_id.clone(),
+            model_source: model.as_ref().map(|_| "runtime".to_string()),
+            model,
+            arm: arm.clone(),
+            repetition,
+            repetition_source: repetition_source.into(),
+            provider: row.get("provider").and_then(|p| p.str_at("id")).map(str::to_string),
+            population: Some("answer".into()),
+            run_dir: format!("{}#{}", src.path, row.str_at("id").map(str::to_string).unwrap_or(i.to_string())),
+            output_present: output.is_some(),
+            output_text: output,
+            execution_valid: !errored,
+            unscorable_reason: errored.then(|| "provider_error".to_string()),
+            raw_metadata: json_text(row.get("metadata")),
+            ..Default::default()
+        });
+
+        let grading_id = key(&[Some("grading"), Some(&run_id), Some(src.path)]);
+        records.gradings.push(GradingRec {
+            grading_id: grading_id.clone(),
+            run_id: run_id.clone(),
+            report_path: src.path.into(),
+            rate_basis: RateBasis::RunOutcome,
+            peer_pass: row.bool_at("success"),
+            peer_pass_rate: row.f64_at("score"),
+            ..Default::default()
+        });
+        let components = row
+            .get("gradingResult")
+            .and_then(|g| g.get("componentResults"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for (seq, c) in components.iter().enumerate() {
+            let assertion = c.get("assertion");
+            records.assertions.push(AssertionRec {
+                grading_id: grading_id.clone(),
+                run_id: run_id.clone(),
+                seq: seq as i64 + 1,
+                name: assertion
+                    .and_then(|a| a.str_at("metric").or(a.str_at("type")))
+                    .map(str::to_string),
+                kind: assertion.and_then(|a| a.str_at("type")).map(str::to_string),
+                channel: "check".into(),
+                severity: Some("gate".into()),
+                passed: c.bool_at("pass"),
+                score: c.f64_at("score"),
+                evidence: c.str_at("reason").map(str::to_string),
+                availability: "complete".into(),
+                ..Default::default()
+            });
+        }
+
+        let usage = response.and_then(|r| r.get("tokenUsage"));
+        let tok = |k: &str| usage.and_then(|u| u.f64_at(k));
+        // Zero-traps: row cost/latency default to 0 when the provider reported none.
+        let cost = response
+            .and_then(|r| r.get("cost"))
+            .and_then(as_f64)
+            .or_else(|| row.f64_at("cost").filter(|c| *c > 0.0));
+        let latency = response
+            .and_then(|r| r.f64_at("latencyMs"))
+            .or_else(|| row.f64_at("latencyMs").filter(|l| *l > 0.0));
+        records.measurements.extend([
+            measurement(&run_id, "input_tokens", tok("prompt"), "provider_reported"),
+            measurement(&run_id, "output_tokens", tok("completion"), "provider_reported"),
+            measurement(&run_id, "total_tokens", tok("total"), "provider_reported"),
+            measurement(&run_id, "cache_read_tokens", tok("cached"), "provider_reported"),
+            measurement(&run_id, "cost", cost, "provider_reported"),
+            measurement(&run_id, "elapsed_ms", latency, "provider_reported"),
+        ]);
+        let loaded = meta(row, "skillLoaded").and_then(Value::as_bool).or_else(|| {
+            meta(row, "skillsLoaded")
+                .and_then(Value::as_array)
+                .map(|l| l.iter().any(|s| s.as_str() == Some(skill.as_str()) || s.str_at("name") == Some(skill.as_str())))
+        });
+        records.activations.push(ActivationRec {
+            run_id: run_id.clone(),
+            skill_name: Some(skill.clone()),
+            loaded,
+            evidence: json_text(meta(row, "skillsLoaded")),
+            source: "adapter_events".into(),
+        });
+
+        if seen_cases.insert((skill.clone(), case_id.clone())) {
+            let test = row.get("testCase");
+            records.cases.push(CaseRec {
+                case_pk: manifest::case_pk(src.release, &skill, &case_id),
+                suite_id: manifest::suite_id(src.release, &skill),
+                release_label: src.release.into(),
+                skill_name: skill.clone(),
+                case_id: case_id.clone(),
+                split: test
+                    .and_then(|t| t.get("metadata"))
+                    .and_then(|m| m.str_at("split"))
+                    .map(str::to_string),
+                population: Some("answer".into()),
+                prompt: row.get("prompt").and_then(|p| p.str_at("raw")).map(str::to_string),
+                assertions: json_text(test.and_then(|t| t.get("assert"))),
+                raw: test.map(|t| t.to_string()),
+                ..Default::default()
+            });
+        }
+    }
+    let skill = rows.first().map(|r| skill_of(r, src.config));
+    if let Some(skill) = skill {
+        records.suites.push(SuiteRec {
+            suite_id: manifest::suite_id(src.release, &skill),
+            release_label: src.release.into(),
+            skill_name: skill,
+            source_format: PROMPTFOO.into(),
+            harness_name: Some("promptfoo".into()),
+            harness_version: None,
+            manifest_path: Some(src.path.into()),
+            manifest_sha256: Some(src.sha256.into()),
+            skill_tree_hash: None,
+            variants: None,
+            ablations: Some("[]".into()),
+        });
+    }
+}
+
+pub fn parse_results(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut Records) {
+    let rows = doc
+        .get("results")
+        .and_then(|r| r.get("results"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let src = Source {
+        path,
+        sha256,
+        release,
+        eval_id: doc.str_at("evalId"),
+        config: doc.get("config"),
+    };
+    parse_rows(&rows, &src, records);
+    if let Some(suite) = records.suites.last_mut() {
+        suite.harness_version = doc
+            .get("metadata")
+            .and_then(|m| m.str_at("promptfooVersion"))
+            .map(str::to_string);
+    }
+    let skill = records.suites.last().map(|s| s.skill_name.clone());
+    let peer_src = peer::PeerSource {
+        path,
+        report_kind: "promptfoo_results",
+        release,
+        skill_name: skill.as_deref(),
+    };
+    if let Some(results) = doc.get("results") {
+        let mut summary = serde_json::Map::new();
+        for k in ["stats", "prompts", "version", "timestamp"] {
+            if let Some(v) = results.get(k) {
+                summary.insert(k.to_string(), v.clone());
+            }
+        }
+        peer::flatten(&Value::Object(summary), &peer_src, &[], &mut records.peer_metrics);
+    }
+}

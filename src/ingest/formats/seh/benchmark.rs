@@ -1,0 +1,202 @@
+//! `benchmark.json` / `grade --out` reports (formats.md C.7/C.8): each
+//! results[] row is the harness's grading of one run. Its assertion rows
+//! become `assertion_result` (the views recompute every rate from them); its
+//! own per-run rates are kept as peer_* columns; every other block goes to
+//! `peer_metric`.
+
+use serde_json::Value;
+
+use super::run_dir::{run_key, RunIdentity};
+use super::{manifest, peer};
+use crate::ingest::json::{json_text, Get};
+use crate::ingest::records::{key, AssertionRec, CaseRec, GradingRec, Records};
+
+const PROCESS_TYPES: &[&str] = &[
+    "skill_invoked",
+    "command_ran",
+    "command_not_ran",
+    "command_order",
+    "tool_call",
+    "tool_count_le",
+    "no_repeated_command_loop",
+];
+const EFFICIENCY_TYPES: &[&str] = &["total_tokens_le", "elapsed_seconds_le", "command_count_le"];
+
+/// A benchmark or grade report: skill-named, with results rows that have run bases.
+pub fn looks_like_report(doc: &Value) -> bool {
+    doc.str_at("skill_name").is_some()
+        && doc
+            .get("results")
+            .and_then(Value::as_array)
+            .is_some_and(|r| {
+                r.iter()
+                    .all(|row| row.get("run_base").is_some() || row.get("case_id").is_some())
+            })
+        && (doc.get("paired_summary").is_some()
+            || doc.get("judge_task_count").is_some()
+            || doc.get("population").is_some())
+}
+
+fn channel_of(kind: Option<&str>) -> &'static str {
+    match kind {
+        Some(t) if PROCESS_TYPES.contains(&t) => "process",
+        Some(t) if EFFICIENCY_TYPES.contains(&t) => "efficiency",
+        _ => "objective",
+    }
+}
+
+/// Case definitions carried on the rows, for cases no manifest defines.
+fn case_from_row(row: &Value, release: &str, skill: &str, case_id: &str) -> CaseRec {
+    let s = |k: &str| row.str_at(k).map(str::to_string);
+    CaseRec {
+        case_pk: manifest::case_pk(release, skill, case_id),
+        suite_id: manifest::suite_id(release, skill),
+        release_label: release.to_string(),
+        skill_name: skill.to_string(),
+        case_id: case_id.to_string(),
+        split: s("split"),
+        kind: s("kind"),
+        population: Some("answer".into()),
+        eval_intent: s("eval_intent"),
+        domain: s("domain"),
+        difficulty: s("difficulty"),
+        trigger_type: s("trigger_type"),
+        success_goals: json_text(row.get("success_goals")),
+        ..Default::default()
+    }
+}
+
+/// The runs-root name in a row's run_base: the path segment before the case directory.
+fn runs_root_of(run_base: &str, case_id: &str) -> Option<String> {
+    let segments: Vec<&str> = run_base
+        .split(['/', '\\'])
+        .filter(|s| !s.is_empty())
+        .collect();
+    let at = segments.iter().rposition(|s| *s == case_id)?;
+    at.checked_sub(1).map(|i| segments[i].to_string())
+}
+
+pub struct ParsedReport {
+    pub records: Records,
+    /// Case definitions from the rows; the caller keeps those no manifest has.
+    pub row_cases: Vec<CaseRec>,
+}
+
+pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
+    let mut records = Records::default();
+    let mut row_cases: Vec<CaseRec> = Vec::new();
+    let skill = doc.str_at("skill_name").unwrap_or("(unknown skill)");
+    let generated_at = doc.f64_at("generated_at");
+    let rows = doc
+        .get("results")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for (i, row) in rows.iter().enumerate() {
+        let (Some(case_id), Some(arm)) = (row.str_at("case_id"), row.str_at("variant")) else {
+            records.error(
+                path,
+                "parse",
+                format!("results[{i}] lacks case_id or variant"),
+            );
+            continue;
+        };
+        let repetition = row.i64_at("run_number").unwrap_or(1);
+        let model = row.str_at("model").filter(|m| !m.is_empty());
+        let native_batch = row
+            .str_at("run_base")
+            .and_then(|b| runs_root_of(b, case_id));
+        let run_id = run_key(&RunIdentity {
+            release,
+            native_batch: native_batch.as_deref(),
+            skill,
+            case_id,
+            model,
+            arm,
+            repetition,
+        });
+        let grading_id = key(&[Some("grading"), Some(&run_id), Some(path)]);
+        if !row_cases.iter().any(|c| c.case_id == case_id) {
+            row_cases.push(case_from_row(row, release, skill, case_id));
+        }
+        records.gradings.push(GradingRec {
+            grading_id: grading_id.clone(),
+            run_id: run_id.clone(),
+            report_path: path.to_string(),
+            generated_at,
+            peer_missing_output: row.bool_at("missing_output"),
+            peer_execution_valid: row.bool_at("execution_valid"),
+            peer_objective_pass_rate: row.f64_at("objective_pass_rate"),
+            peer_combined_pass_rate: row.f64_at("combined_pass_rate"),
+            peer_vetoed: row.bool_at("vetoed"),
+            peer_graded_score: row.f64_at("graded_score"),
+            below_reference_floor: json_text(row.get("below_reference_floor")),
+            deferred_judge_tasks: row.i64_at("deferred_judge_tasks"),
+            ..Default::default()
+        });
+        let objective = row
+            .get("assertions")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let qualitative = row
+            .get("qualitative_assertions")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let tagged = objective
+            .iter()
+            .map(|a| (a, false))
+            .chain(qualitative.iter().map(|a| (a, true)));
+        for (seq, (a, is_judge)) in tagged.enumerate() {
+            let kind = a.str_at("type");
+            records.assertions.push(AssertionRec {
+                grading_id: grading_id.clone(),
+                run_id: run_id.clone(),
+                seq: seq as i64 + 1,
+                name: a
+                    .str_at("name")
+                    .or(a.str_at("description"))
+                    .or(kind)
+                    .map(str::to_string),
+                kind: kind.map(str::to_string),
+                channel: if is_judge {
+                    "qualitative"
+                } else {
+                    channel_of(kind)
+                }
+                .into(),
+                severity: Some(
+                    a.str_at("severity")
+                        .unwrap_or(if is_judge { "soft" } else { "gate" })
+                        .to_string(),
+                ),
+                oracle_tier: a.str_at("oracle").map(str::to_string),
+                passed: a.bool_at("passed"),
+                score: a.f64_at("score"),
+                skipped: a.bool_at("skipped").unwrap_or(false),
+                skip_reason: a.str_at("skip_reason").map(str::to_string),
+                turn: a.i64_at("turn"),
+                evidence: a.get("evidence").map(|e| match e {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                }),
+                judge_task_id: a.str_at("judge_task_id").map(str::to_string),
+                availability: if a.get("passed").is_some_and(|p| !p.is_null()) {
+                    "complete"
+                } else {
+                    "unavailable"
+                }
+                .into(),
+            });
+        }
+    }
+    let src = peer::PeerSource {
+        path,
+        report_kind: "benchmark",
+        release,
+        skill_name: Some(skill),
+    };
+    peer::flatten(doc, &src, &["results"], &mut records.peer_metrics);
+    ParsedReport { records, row_cases }
+}

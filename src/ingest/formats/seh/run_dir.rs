@@ -1,0 +1,344 @@
+//! One skill-eval-harness run directory -> run, measurements, activation,
+//! trace events and raw trace lines (formats.md C.3-C.5).
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::{events, layout, telemetry, SOURCE_FORMAT};
+use crate::ingest::formats::skill_creator;
+use crate::ingest::json::{parse_lenient, truthy};
+use crate::ingest::records::{key, Records, RunRec};
+
+/// Output aliases in the harness's lookup order (0.6.0 `read_output_base`).
+const OUTPUT_NAMES: &[&str] = &[
+    "output.md",
+    "output.txt",
+    "response.md",
+    "response.txt",
+    "final.md",
+    "final.txt",
+];
+
+/// Synthetic bodies runners write on failure (formats.md C.4).
+const FAILURE_MARKERS: &[&str] = &[
+    "[CODEX FAILURE",
+    "[CLAUDE FAILURE",
+    "[JETTY FAILURE",
+    "[VIBE FAILURE",
+    "[TIMEOUT",
+    "[GEMINI FAILURE",
+];
+
+/// Where run metrics are merged from, in order (later wins; C.3 `read_metrics_base`).
+const METRICS_MERGE_ORDER: &[&str] = &[
+    "metadata.json",
+    "timing.json",
+    "outputs/metrics.json",
+    "metrics.json",
+];
+
+pub struct RunContext<'a> {
+    pub release: &'a str,
+    pub known_cases: &'a HashMap<String, String>,
+    pub declared_arms: &'a HashSet<String>,
+}
+
+pub enum RunOutcome {
+    /// An answer run: its records (which may include per-file errors).
+    Answer { run_id: String, records: Records },
+    /// A trigger-trace run directory (population "trigger"): not an answer run.
+    TriggerTrace,
+    /// Not a run directory we understand; the records hold the error.
+    Rejected(Records),
+}
+
+/// The file contents of one run directory, keyed by path relative to it.
+pub type RunFiles = HashMap<String, Vec<u8>>;
+
+pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
+    let mut records = Records::default();
+    let dir_text = run_dir.display().to_string();
+    let path_of = |rel: &str| run_dir.join(rel).display().to_string();
+
+    // Parse the JSON files we know; a broken one is an error row, not a lost run.
+    let mut docs: HashMap<&str, Map<String, Value>> = HashMap::new();
+    let mut metadata_error = None;
+    for name in METRICS_MERGE_ORDER
+        .iter()
+        .chain(["environment.json"].iter())
+    {
+        let Some(bytes) = files.get(*name) else {
+            continue;
+        };
+        match parse_lenient(bytes) {
+            Ok(Value::Object(o)) => {
+                docs.insert(name, o);
+            }
+            Ok(_) => {
+                records.error(&path_of(name), "parse", "expected a JSON object");
+                if *name == "metadata.json" {
+                    metadata_error = Some("metadata.json is not a JSON object".to_string());
+                }
+            }
+            Err(e) => {
+                records.error(&path_of(name), "parse", format!("invalid JSON: {e}"));
+                if *name == "metadata.json" {
+                    metadata_error = Some(format!("invalid JSON: {e}"));
+                }
+            }
+        }
+    }
+    let metadata = docs.get("metadata.json");
+    if metadata
+        .and_then(|m| m.get("population"))
+        .and_then(Value::as_str)
+        == Some("trigger")
+    {
+        return RunOutcome::TriggerTrace;
+    }
+    let meta_case = metadata
+        .and_then(|m| m.get("case_id"))
+        .and_then(Value::as_str);
+    let ident = match layout::resolve(run_dir, meta_case, ctx.known_cases, ctx.declared_arms) {
+        Ok(i) => i,
+        Err(reason) => {
+            records.error(&dir_text, "identity", reason);
+            return RunOutcome::Rejected(records);
+        }
+    };
+
+    // Metadata for grading is the first existing file (C.3), not the merge.
+    let grading_meta = [
+        "metadata.json",
+        "timing.json",
+        "metrics.json",
+        "outputs/metrics.json",
+    ]
+    .iter()
+    .find_map(|n| docs.get(n));
+    let mut merged = Map::new();
+    for name in METRICS_MERGE_ORDER {
+        if let Some(doc) = docs.get(name) {
+            for (k, v) in doc {
+                merged.insert(k.clone(), v.clone());
+            }
+        }
+    }
+
+    let (model, model_source) = match (&ident.model, grading_meta.and_then(|m| m.get("model"))) {
+        (Some(m), _) => (Some(m.clone()), Some("layout")),
+        (None, Some(Value::String(m))) if !m.is_empty() => (Some(m.clone()), Some("metadata")),
+        _ => (None, None),
+    };
+    let skill_name = ctx
+        .known_cases
+        .get(&ident.case_id)
+        .cloned()
+        .unwrap_or_else(|| "(unknown skill)".to_string());
+    let run_id = run_key(&RunIdentity {
+        release: ctx.release,
+        native_batch: ident.runs_root.as_deref(),
+        skill: &skill_name,
+        case_id: &ident.case_id,
+        model: model.as_deref(),
+        arm: &ident.arm,
+        repetition: ident.repetition,
+    });
+
+    let (output_file, output_text) = read_output(files);
+    let failure_marker = output_text.as_deref().and_then(|t| {
+        let t = t.trim_start();
+        FAILURE_MARKERS
+            .iter()
+            .find(|m| t.starts_with(*m))
+            .map(|m| m.to_string())
+    });
+    let get = |k: &str| grading_meta.and_then(|m| m.get(k));
+    let returncode = get("returncode").and_then(Value::as_i64);
+    let timed_out = truthy(get("timed_out")) || truthy(get("timeout"));
+    let output_present = output_file.is_some();
+
+    let unscorable_reason = if metadata_error.is_some() {
+        Some("invalid_metadata".to_string())
+    } else if !output_present {
+        Some("missing_output".to_string())
+    } else if returncode.is_some_and(|c| c != 0) {
+        Some(format!("returncode_{}", returncode.unwrap_or_default()))
+    } else if timed_out {
+        Some("timed_out".to_string())
+    } else {
+        failure_marker
+            .as_ref()
+            .map(|m| format!("failure_marker:{}", m.trim_start_matches('[')))
+    };
+    let execution_valid = metadata_error.is_none()
+        && returncode.is_none_or(|c| c == 0)
+        && !timed_out
+        && failure_marker.is_none();
+
+    let conflicts = identity_conflicts(metadata, &ident, model.as_deref());
+    records.runs.push(RunRec {
+        run_id: run_id.clone(),
+        release_label: ctx.release.to_string(),
+        native_batch: ident.runs_root.clone(),
+        source_format: SOURCE_FORMAT.into(),
+        skill_name: skill_name.clone(),
+        case_id: ident.case_id.clone(),
+        model,
+        model_source: model_source.map(str::to_string),
+        arm: ident.arm.clone(),
+        repetition: ident.repetition,
+        repetition_source: ident.repetition_source.into(),
+        provider: get("provider").and_then(Value::as_str).map(str::to_string),
+        population: get("population")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        run_dir: dir_text.clone(),
+        output_file: output_file.map(|f| path_of(&f)),
+        output_present,
+        output_text,
+        failure_marker,
+        returncode,
+        timed_out: grading_meta.map(|_| timed_out),
+        observation_complete: merged.get("observation_complete").and_then(Value::as_bool),
+        trace_observation_complete: merged
+            .get("trace_observation_complete")
+            .and_then(Value::as_bool),
+        execution_valid,
+        unscorable_reason,
+        skill_tree_hash: merged
+            .get("skill_tree_hash")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        metadata_error,
+        identity_conflicts: (!conflicts.is_empty()).then(|| Value::Array(conflicts).to_string()),
+        raw_metadata: metadata.map(|m| Value::Object(m.clone()).to_string()),
+        environment: docs
+            .get("environment.json")
+            .map(|e| Value::Object(e.clone()).to_string()),
+    });
+
+    let (measurements, activation) = telemetry::extract(&run_id, &skill_name, &merged);
+    records.measurements = measurements;
+    records.activations.push(activation);
+
+    if let Some(bytes) = files.get("events.json") {
+        match parse_lenient(bytes).and_then(|doc| events::parse_events(&run_id, &doc)) {
+            Ok(evs) => records.trace_events = evs,
+            Err(e) => records.error(
+                &path_of("events.json"),
+                "parse",
+                format!("invalid events: {e}"),
+            ),
+        }
+    }
+    if let Some(bytes) = files.get("trace.jsonl") {
+        records.trace_lines = events::trace_lines(&run_id, bytes);
+    }
+    // `grade --write-grading-files` leaves a skill-creator shaped grading here.
+    if let Some(bytes) = files.get("grading.json") {
+        match parse_lenient(bytes) {
+            Ok(doc) if skill_creator::is_expectations_grading(&doc) => {
+                skill_creator::grading_from_expectations(&run_id, &path_of("grading.json"), &doc, &mut records);
+                // A skill-creator grading makes this a skill-creator run laid out by the harness.
+                if let Some(run) = records.runs.first_mut() {
+                    run.source_format = skill_creator::FORMAT.into();
+                }
+            }
+            Ok(_) => {}
+            Err(e) => records.error(&path_of("grading.json"), "parse", format!("invalid JSON: {e}")),
+        }
+    }
+    RunOutcome::Answer { run_id, records }
+}
+
+/// What identifies a run: (release, native batch, skill, case, model, arm, repetition).
+pub struct RunIdentity<'a> {
+    pub release: &'a str,
+    /// The tool's own batch: the runs-root directory name for skill-eval-harness.
+    pub native_batch: Option<&'a str>,
+    pub skill: &'a str,
+    pub case_id: &'a str,
+    pub model: Option<&'a str>,
+    pub arm: &'a str,
+    pub repetition: i64,
+}
+
+/// The run identity key shared by run directories and report rows.
+pub fn run_key(id: &RunIdentity) -> String {
+    let rep = id.repetition.to_string();
+    key(&[
+        Some("run"),
+        Some(id.release),
+        id.native_batch,
+        Some(id.skill),
+        Some(id.case_id),
+        id.model,
+        Some(id.arm),
+        Some(&rep),
+    ])
+}
+
+/// First output alias present; else the text files under outputs/ with headers.
+fn read_output(files: &RunFiles) -> (Option<String>, Option<String>) {
+    for name in OUTPUT_NAMES {
+        if let Some(bytes) = files.get(*name) {
+            return (
+                Some(name.to_string()),
+                Some(String::from_utf8_lossy(bytes).into_owned()),
+            );
+        }
+    }
+    let mut outputs: Vec<(&String, &Vec<u8>)> = files
+        .iter()
+        .filter(|(k, _)| k.starts_with("outputs/") && k.as_str() != "outputs/metrics.json")
+        .filter(|(_, v)| std::str::from_utf8(v).is_ok())
+        .collect();
+    if outputs.is_empty() {
+        return (None, None);
+    }
+    outputs.sort();
+    let text = outputs
+        .iter()
+        .take(100)
+        .map(|(k, v)| {
+            format!(
+                "--- {} ---\n{}",
+                &k["outputs/".len()..],
+                String::from_utf8_lossy(v)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    (Some("outputs/".to_string()), Some(text))
+}
+
+/// Metadata identity fields that disagree with the layout (the layout wins).
+fn identity_conflicts(
+    metadata: Option<&Map<String, Value>>,
+    ident: &layout::LayoutIdentity,
+    model: Option<&str>,
+) -> Vec<Value> {
+    let Some(m) = metadata else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut check = |field: &str, layout_value: Value| {
+        if let Some(v) = m.get(field).filter(|v| !v.is_null()) {
+            if *v != layout_value {
+                out.push(
+                    serde_json::json!({"field": field, "metadata": v, "layout": layout_value}),
+                );
+            }
+        }
+    };
+    check("case_id", Value::from(ident.case_id.clone()));
+    check("variant", Value::from(ident.arm.clone()));
+    if ident.repetition_source == "run_dir" {
+        check("run_number", Value::from(ident.repetition));
+    }
+    if let Some(model) = model {
+        check("model", Value::from(model));
+    }
+    out
+}

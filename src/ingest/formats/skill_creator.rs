@@ -1,0 +1,241 @@
+//! Anthropic skill-creator (formats.md D): per-run `grading.json`
+//! (expectations + summary), `timing.json`, `outputs/metrics.json` under
+//! `<skill>-workspace/iteration-<N>/eval-<id>/<config>/[run-<n>/]`, and the
+//! aggregated `benchmark.json` (runs[], run_summary). The grader is an LLM: a
+//! run's rate is its `summary.pass_rate`. skill-eval-harness writes the same
+//! grading.json into its own run directories (`grade --write-grading-files`).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::seh::layout::parse_run_segment;
+use super::seh::run_dir::{run_key, RunFiles, RunIdentity};
+use super::seh::{manifest, peer};
+use super::SKILL_CREATOR;
+
+pub const FORMAT: &str = SKILL_CREATOR;
+use crate::ingest::json::{as_f64, parse_lenient, Get};
+use crate::ingest::records::{
+    key, AssertionRec, GradingRec, MeasurementRec, RateBasis, Records, RunRec, SuiteRec,
+};
+
+pub fn is_expectations_grading(doc: &Value) -> bool {
+    doc.get("expectations").is_some_and(Value::is_array)
+}
+
+/// A grading.json with expectations -> one grading and its assertion rows.
+pub fn grading_from_expectations(run_id: &str, path: &str, doc: &Value, records: &mut Records) {
+    let grading_id = key(&[Some("grading"), Some(run_id), Some(path)]);
+    let summary = doc.get("summary");
+    records.gradings.push(GradingRec {
+        grading_id: grading_id.clone(),
+        run_id: run_id.to_string(),
+        report_path: path.to_string(),
+        rate_basis: RateBasis::Summary,
+        peer_pass: summary
+            .and_then(|s| s.i64_at("failed"))
+            .map(|failed| failed == 0),
+        peer_pass_rate: summary.and_then(|s| s.f64_at("pass_rate")),
+        ..Default::default()
+    });
+    let expectations = doc.get("expectations").and_then(Value::as_array).cloned().unwrap_or_default();
+    for (i, e) in expectations.iter().enumerate() {
+        records.assertions.push(AssertionRec {
+            grading_id: grading_id.clone(),
+            run_id: run_id.to_string(),
+            seq: i as i64 + 1,
+            name: e.str_at("text").map(str::to_string),
+            channel: "expectation".into(),
+            severity: None,
+            passed: e.bool_at("passed"),
+            score: e.bool_at("passed").map(|p| f64::from(u8::from(p))),
+            evidence: e.str_at("evidence").map(str::to_string),
+            availability: if e.get("passed").is_some() { "complete" } else { "unavailable" }.into(),
+            ..Default::default()
+        });
+    }
+}
+
+/// A config directory (or its run-N) holding an expectations grading.json
+/// and no skill-eval-harness metadata.json.
+pub fn is_run_dir(files: &RunFiles) -> bool {
+    !files.contains_key("metadata.json")
+        && files
+            .get("grading.json")
+            .and_then(|b| parse_lenient(b).ok())
+            .is_some_and(|g| is_expectations_grading(&g))
+}
+
+fn name_of(p: &Path) -> Option<String> {
+    p.file_name().map(|n| n.to_string_lossy().to_string())
+}
+
+fn zero_is_missing(run_id: &str, metric: &str, value: Option<f64>, provenance: &str) -> MeasurementRec {
+    match value.filter(|v| *v > 0.0) {
+        Some(v) => MeasurementRec {
+            run_id: run_id.into(),
+            metric: metric.into(),
+            value: Some(v),
+            availability: "available".into(),
+            provenance: Some(provenance.into()),
+            ..Default::default()
+        },
+        // Zero-trap: the aggregator writes 0 for "not recorded" (formats.md D.3).
+        None => MeasurementRec {
+            run_id: run_id.into(),
+            metric: metric.into(),
+            availability: "unavailable".into(),
+            reason: Some("missing".into()),
+            ..Default::default()
+        },
+    }
+}
+
+pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String, Records), Records> {
+    let mut records = Records::default();
+    let dir_text = dir.display().to_string();
+    let leaf = name_of(dir).unwrap_or_default();
+    let (config_dir, repetition, repetition_source) = match parse_run_segment(&leaf) {
+        Some(n) => (dir.parent().unwrap_or(dir), n, "run_dir"),
+        None => (dir, 1, "single"),
+    };
+    let (Some(eval_dir), Some(arm)) = (config_dir.parent(), name_of(config_dir)) else {
+        records.error(&dir_text, "identity", "expected <workspace>/iteration-<N>/eval-<id>/<config>/[run-<n>]");
+        return Err(records);
+    };
+    let eval_name = name_of(eval_dir).unwrap_or_default();
+    let metadata = std::fs::read(eval_dir.join("eval_metadata.json"))
+        .ok()
+        .and_then(|b| parse_lenient(&b).ok());
+    let case_id = metadata
+        .as_ref()
+        .and_then(|m| m.get("eval_id"))
+        .map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .or_else(|| eval_name.split_once('-').map(|(_, id)| id.to_string()))
+        .unwrap_or(eval_name.clone());
+    let iteration = eval_dir.parent();
+    let native_batch = iteration.and_then(name_of);
+    let skill = iteration
+        .and_then(Path::parent)
+        .and_then(name_of)
+        .map(|w| w.trim_end_matches("-workspace").to_string())
+        .unwrap_or_else(|| "(unknown skill)".into());
+    let run_id = run_key(&RunIdentity {
+        release,
+        native_batch: native_batch.as_deref(),
+        skill: &skill,
+        case_id: &case_id,
+        model: None,
+        arm: &arm,
+        repetition,
+    });
+    let grading = files.get("grading.json").and_then(|b| parse_lenient(b).ok());
+    let timing = match files.get("timing.json").map(|b| parse_lenient(b)) {
+        Some(Ok(t)) => Some(t),
+        Some(Err(e)) => {
+            records.error(&dir.join("timing.json").display().to_string(), "parse", format!("invalid JSON: {e}"));
+            None
+        }
+        None => None,
+    };
+    let metrics = files.get("outputs/metrics.json").and_then(|b| parse_lenient(b).ok());
+    let outputs: Vec<&String> = files.keys().filter(|k| k.starts_with("outputs/") && *k != "outputs/metrics.json").collect();
+    records.runs.push(RunRec {
+        run_id: run_id.clone(),
+        release_label: release.into(),
+        native_batch,
+        source_format: SKILL_CREATOR.into(),
+        skill_name: skill,
+        case_id,
+        arm,
+        repetition,
+        repetition_source: repetition_source.into(),
+        population: Some("answer".into()),
+        run_dir: dir_text.clone(),
+        output_present: !outputs.is_empty() || grading.is_some(),
+        execution_valid: true,
+        ..Default::default()
+    });
+    if let Some(g) = &grading {
+        grading_from_expectations(&run_id, &dir.join("grading.json").display().to_string(), g, &mut records);
+    }
+    let tokens = timing.as_ref().and_then(|t| t.f64_at("total_tokens"));
+    let elapsed = timing
+        .as_ref()
+        .and_then(|t| t.f64_at("duration_ms").or_else(|| t.f64_at("total_duration_seconds").map(|s| s * 1000.0)))
+        .or_else(|| {
+            grading
+                .as_ref()
+                .and_then(|g| g.get("timing"))
+                .and_then(|t| t.f64_at("total_duration_seconds"))
+                .map(|s| s * 1000.0)
+        });
+    let tool_calls = metrics
+        .as_ref()
+        .and_then(|m| m.get("total_tool_calls"))
+        .or_else(|| grading.as_ref().and_then(|g| g.get("execution_metrics")).and_then(|m| m.get("total_tool_calls")))
+        .and_then(as_f64);
+    records.measurements.extend([
+        zero_is_missing(&run_id, "total_tokens", tokens, "provider_reported"),
+        zero_is_missing(&run_id, "elapsed_ms", elapsed, "process_measured"),
+        zero_is_missing(&run_id, "tool_calls", tool_calls, "trace_normalized"),
+        zero_is_missing(&run_id, "cost", None, "provider_reported"),
+    ]);
+    Ok((run_id, records))
+}
+
+/// The aggregated benchmark: `metadata` + `runs[].configuration` + `run_summary`.
+pub fn looks_like_benchmark(doc: &Value) -> bool {
+    doc.get("run_summary").is_some()
+        && doc
+            .get("runs")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().all(|x| x.get("configuration").is_some()))
+}
+
+pub fn parse_benchmark(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut Records) -> SuiteRec {
+    let skill = doc
+        .get("metadata")
+        .and_then(|m| m.str_at("skill_name"))
+        .unwrap_or("(unknown skill)");
+    let src = peer::PeerSource {
+        path,
+        report_kind: "skill_creator_benchmark",
+        release,
+        skill_name: Some(skill),
+    };
+    peer::flatten(doc, &src, &[], &mut records.peer_metrics);
+    SuiteRec {
+        suite_id: manifest::suite_id(release, skill),
+        release_label: release.into(),
+        skill_name: skill.into(),
+        source_format: SKILL_CREATOR.into(),
+        harness_name: Some("skill-creator".into()),
+        harness_version: None,
+        manifest_path: Some(path.into()),
+        manifest_sha256: Some(sha256.into()),
+        skill_tree_hash: None,
+        variants: None,
+        ablations: Some("[]".into()),
+    }
+}
+
+/// Case ids a benchmark names (so run trees can be attributed to its skill).
+pub fn benchmark_cases(doc: &Value) -> Vec<String> {
+    doc.get("runs")
+        .and_then(Value::as_array)
+        .map(|runs| {
+            runs.iter()
+                .filter_map(|r| match r.get("eval_id") {
+                    Some(Value::String(s)) => Some(s.clone()),
+                    Some(Value::Number(n)) => Some(n.to_string()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,247 @@
+//! Every other harness, ingested from the tools' real output and checked
+//! against the numbers those tools wrote themselves.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::common::{assert_close, f, ingest_paths, new_store, rows, scalar, sql_str, TestStore};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn read_json(path: &std::path::Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn store_of(paths: &[PathBuf]) -> TestStore {
+    let mut ts = new_store();
+    let summary = ingest_paths(&mut ts, paths);
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    ts
+}
+
+/// formats.md M11 (A): middle value, or mean of the two middles.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// formats.md M11 (A): sorted[max(0, ceil(0.95 n) - 1)].
+fn p95(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let i = ((0.95 * v.len() as f64).ceil() as usize).max(1) - 1;
+    v[i]
+}
+
+#[test]
+fn seed_handbook_runs_match_each_benchmark() {
+    let root = fixture("seed000-skill-eval/runs");
+    let ts = store_of(&[root.clone()]);
+    let benchmarks: Vec<PathBuf> = walkdir::WalkDir::new(&root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "benchmark.json")
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    assert_eq!(benchmarks.len(), 3);
+    for path in benchmarks {
+        let b = read_json(&path);
+        let run_id = b["run_id"].as_str().unwrap();
+        let batch = sql_str(run_id);
+        for mode in ["with_skill", "without_skill"] {
+            let m = &b[mode];
+            let r = rows(
+                &ts.store,
+                &format!(
+                    "SELECT count(*) AS total, count(*) FILTER (WHERE objective_pass_rate = 1) AS passed,
+                            avg(objective_pass_rate) AS pass_rate, sum(cost_usd)::DOUBLE AS cost,
+                            sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+                            list(elapsed_ms / 1000.0) AS durations
+                     FROM runs WHERE source_format = 'A_handbook' AND native_batch = {batch} AND arm = '{mode}'"
+                ),
+            )
+            .remove(0);
+            let what = format!("{run_id} {mode}");
+            assert_eq!(r["total"].as_i64(), m["total"].as_i64(), "{what} total");
+            assert_eq!(r["passed"].as_i64(), m["passed"].as_i64(), "{what} passed");
+            assert_close(f(&r["pass_rate"]), f(&m["pass_rate"]), 1e-12, &format!("{what} pass_rate"));
+            let usage = &m["usage_totals"];
+            assert_close(f(&r["cost"]), f(&usage["cost_usd"]), 1e-9, &format!("{what} cost"));
+            assert_eq!(r["input_tokens"].as_f64(), usage["input_tokens"].as_f64(), "{what} input tokens");
+            assert_eq!(r["output_tokens"].as_f64(), usage["output_tokens"].as_f64(), "{what} output tokens");
+            let durations: Vec<f64> = r["durations"].as_array().unwrap().iter().map(f).collect();
+            assert_close(median(durations.clone()), f(&m["median_duration_seconds"]), 1e-9, &format!("{what} median"));
+            assert_close(p95(durations.clone()), f(&m["p95_duration_seconds"]), 1e-9, &format!("{what} p95"));
+            assert_close(durations.iter().sum(), f(&m["duration_seconds"]), 1e-6, &format!("{what} duration sum"));
+        }
+        let lift = rows(
+            &ts.store,
+            &format!(
+                "SELECT avg(with_rate) - avg(control_rate) AS lift,
+                        avg(CASE WHEN with_rate = 1 AND control_rate = 0 THEN 1.0 ELSE 0.0 END) AS win_rate
+                 FROM pairs WHERE native_batch = {batch} AND control_arm = 'without_skill' AND eligible"
+            ),
+        )
+        .remove(0);
+        assert_close(f(&lift["lift"]), f(&b["pass_rate_lift"]), 1e-12, &format!("{run_id} pass_rate_lift"));
+        assert_close(f(&lift["win_rate"]), f(&b["paired_win_rate"]), 1e-12, &format!("{run_id} paired_win_rate"));
+        let activation = scalar(
+            &ts.store,
+            &format!("SELECT avg(skill_invoked::INTEGER) FROM runs WHERE native_batch = {batch} AND arm = 'with_skill'"),
+        );
+        match b["activation_rate"].as_f64() {
+            Some(a) => assert_close(f(&activation), a, 1e-12, &format!("{run_id} activation_rate")),
+            None => assert!(activation.is_null(), "{run_id} activation unavailable"),
+        }
+    }
+}
+
+#[test]
+fn promptfoo_results_match_its_stats_and_prompt_metrics() {
+    let dir = fixture("promptfoo/runs");
+    let ts = store_of(&[dir.clone()]);
+    let doc = read_json(&dir.join("results.json"));
+    let stats = &doc["results"]["stats"];
+    let outcome = rows(
+        &ts.store,
+        "SELECT count(*) FILTER (WHERE peer_pass) AS passed, count(*) FILTER (WHERE NOT peer_pass) AS failed,
+                count(*) FILTER (WHERE NOT execution_valid) AS errors, count(*) AS n
+         FROM runs WHERE source_format = 'E_promptfoo'",
+    )
+    .remove(0);
+    assert_eq!(outcome["passed"].as_i64(), stats["successes"].as_i64());
+    assert_eq!(outcome["failed"].as_i64(), stats["failures"].as_i64());
+    assert_eq!(outcome["errors"].as_i64(), stats["errors"].as_i64());
+    assert_eq!(outcome["n"].as_u64(), Some(doc["results"]["results"].as_array().unwrap().len() as u64));
+
+    let mut rates = std::collections::BTreeMap::new();
+    for prompt in doc["results"]["prompts"].as_array().unwrap() {
+        let arm = prompt["provider"].as_str().unwrap();
+        let m = &prompt["metrics"];
+        let r = rows(
+            &ts.store,
+            &format!(
+                "SELECT count(*) FILTER (WHERE peer_pass) AS pass, count(*) FILTER (WHERE NOT peer_pass) AS fail,
+                        avg(objective_pass_rate) AS rate, sum(cost_usd)::DOUBLE AS cost,
+                        sum(total_tokens) AS total, sum(input_tokens) AS prompt, sum(output_tokens) AS completion,
+                        sum(cache_read_tokens) AS cached
+                 FROM runs WHERE arm = {}",
+                sql_str(arm)
+            ),
+        )
+        .remove(0);
+        assert_eq!(r["pass"].as_i64(), m["testPassCount"].as_i64(), "{arm} passes");
+        assert_eq!(r["fail"].as_i64(), m["testFailCount"].as_i64(), "{arm} failures");
+        assert_close(f(&r["cost"]), f(&m["cost"]), 1e-9, &format!("{arm} cost"));
+        for (ours, theirs) in [("total", "total"), ("prompt", "prompt"), ("completion", "completion"), ("cached", "cached")] {
+            assert_eq!(r[ours].as_f64(), m["tokenUsage"][theirs].as_f64(), "{arm} {theirs} tokens");
+        }
+        rates.insert(arm.to_string(), f(&r["rate"]));
+    }
+    // The paired lift over (case, model) units equals the pass-rate difference here (balanced design).
+    let lift = scalar(
+        &ts.store,
+        "SELECT absolute_delta FROM lift WHERE channel = 'objective' AND control_arm = 'without_skill'
+           AND scope = 'overall' AND split = 'all'",
+    );
+    assert_close(f(&lift), rates["with_skill"] - rates["without_skill"], 1e-12, "lift");
+}
+
+#[test]
+fn skill_creator_runs_and_expectations_match() {
+    let root = fixture("skill-creator/runs");
+    let ts = store_of(&[root.clone()]);
+    let gradings: Vec<PathBuf> = walkdir::WalkDir::new(root.join("workspace"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "grading.json")
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    assert_eq!(gradings.len(), 54);
+    for g in &gradings {
+        let doc = read_json(g);
+        let run_dir = std::fs::canonicalize(g.parent().unwrap()).unwrap();
+        let r = rows(
+            &ts.store,
+            &format!(
+                "SELECT r.objective_pass_rate, r.source_format,
+                        (SELECT count(*) FROM assertion_result a WHERE a.grading_id = r.grading_id) AS expectations,
+                        (SELECT count(*) FILTER (WHERE passed) FROM assertion_result a WHERE a.grading_id = r.grading_id) AS met
+                 FROM runs r WHERE run_dir = {}",
+                sql_str(&run_dir.display().to_string())
+            ),
+        )
+        .remove(0);
+        assert_eq!(r["source_format"].as_str(), Some("D_skill_creator"));
+        assert_close(f(&r["objective_pass_rate"]), f(&doc["summary"]["pass_rate"]), 1e-12, "pass_rate");
+        let expectations = doc["expectations"].as_array().unwrap();
+        assert_eq!(r["expectations"].as_u64(), Some(expectations.len() as u64));
+        let met = expectations.iter().filter(|e| e["passed"] == true).count();
+        assert_eq!(r["met"].as_u64(), Some(met as u64));
+    }
+    // benchmark.json runs[]: the export drops the model, so compare multisets.
+    let bench = read_json(&root.join("benchmark.json"));
+    let mut theirs: Vec<(String, String, i64, String)> = bench["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["eval_id"].as_str().unwrap().to_string(),
+                r["configuration"].as_str().unwrap().to_string(),
+                r["run_number"].as_i64().unwrap(),
+                format!("{:.4}", f(&r["result"]["pass_rate"])),
+            )
+        })
+        .collect();
+    let mut ours: Vec<(String, String, i64, String)> = rows(&ts.store, "SELECT case_id, arm, repetition, objective_pass_rate FROM runs")
+        .into_iter()
+        .map(|r| {
+            (
+                r["case_id"].as_str().unwrap().to_string(),
+                r["arm"].as_str().unwrap().to_string(),
+                r["repetition"].as_i64().unwrap(),
+                format!("{:.4}", f(&r["objective_pass_rate"])),
+            )
+        })
+        .collect();
+    theirs.sort();
+    ours.sort();
+    assert_eq!(ours, theirs);
+    let skill = scalar(&ts.store, "SELECT DISTINCT skill_name FROM runs");
+    assert_eq!(skill.as_str(), bench["metadata"]["skill_name"].as_str());
+}
+
+#[test]
+fn one_ingest_of_all_corpora_detects_every_format() {
+    let ts = store_of(&[fixture("")]);
+    let formats: Vec<String> = rows(&ts.store, "SELECT source_format, count(*) AS n FROM runs GROUP BY 1 ORDER BY 1")
+        .into_iter()
+        .map(|r| r["source_format"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(formats, ["A_handbook", "C_seh", "D_skill_creator", "E_promptfoo"]);
+    let files: Vec<String> = rows(&ts.store, "SELECT DISTINCT source_format FROM source_file ORDER BY 1")
+        .into_iter()
+        .map(|r| r["source_format"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(files, ["A_handbook", "C_seh", "D_skill_creator", "E_promptfoo"]);
+}
+
+#[test]
+fn an_undetectable_file_given_explicitly_is_an_error_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mystery.json");
+    std::fs::write(&path, r#"{"hello": "world"}"#).unwrap();
+    let mut ts = new_store();
+    let summary = ingest_paths(&mut ts, &[path]);
+    assert_eq!(summary.errors.len(), 1);
+    assert_eq!(summary.errors[0].stage, "detect");
+    assert!(summary.errors[0].reason.contains("expected a skill-eval-harness manifest"));
+}
