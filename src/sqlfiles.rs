@@ -46,6 +46,10 @@ pub const VIEWS: &[(&str, &str)] = &[
         "ablation_evidence",
         include_str!("../sql/views/70_ablation_evidence.sql"),
     ),
+    (
+        "run_provenance",
+        include_str!("../sql/views/80_run_provenance.sql"),
+    ),
 ];
 
 /// Canned reports: `sql/reports/NAME.sql`, each with a header comment.

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
+use liftdb::ingest::formats::Format;
 use liftdb::ingest::{self, IngestOptions, IngestSummary};
 
 #[derive(Args, Debug)]
@@ -15,6 +16,9 @@ pub struct IngestArgs {
     /// Release label for these runs (default: "default").
     #[arg(long)]
     pub release: Option<String>,
+    /// Read every file as this format: auto (detect), seh, handbook, skill-creator, promptfoo.
+    #[arg(long, default_value = "auto")]
+    pub format: String,
     /// Parse and report, write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -29,8 +33,13 @@ pub struct IngestArgs {
 pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
     let mut store =
         liftdb::store::open_write(db).with_context(|| format!("opening {}", db.display()))?;
+    let format = match args.format.as_str() {
+        "auto" => None,
+        other => Some(other.parse::<Format>().map_err(anyhow::Error::msg)?),
+    };
     let opts = IngestOptions {
         release: args.release.clone(),
+        format,
         dry_run: args.dry_run,
         progress: !args.quiet && !args.json && std::io::stderr().is_terminal(),
     };

@@ -50,6 +50,8 @@ pub struct Discovery {
     /// Files neither in a run directory nor JSON (READMEs, HTML views, ...).
     pub ignored: Vec<PathBuf>,
     pub errors: Vec<IngestErrorRec>,
+    /// The directories given, canonicalized.
+    pub dir_roots: Vec<PathBuf>,
 }
 
 fn is_json_like(path: &Path) -> bool {
@@ -100,6 +102,9 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
                 continue;
             }
         };
+        if canonical.is_dir() {
+            out.dir_roots.push(canonical.clone());
+        }
         for entry in WalkDir::new(&canonical)
             .follow_links(false)
             .sort_by_file_name()

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::formats::seh::{self, benchmark, judge, manifest, peer, trigger};
+use super::formats::{allows, promptfoo, seed, skill_creator, Format};
 use super::json::{parse_jsonl, parse_lenient, Get};
 use super::records::{CaseRec, Records, SuiteRec};
-use super::formats::seh::{self, benchmark, judge, manifest, peer, trigger};
-use super::formats::{promptfoo, seed, skill_creator};
 
 pub enum LooseKind {
     Manifest,
@@ -79,7 +79,15 @@ fn with_format(mut p: LooseParse, format: &'static str) -> LooseParse {
 
 const HINT: &str = "not a file liftdb reads (expected a skill-eval-harness manifest, benchmark/grade report, cost-summary, token-overhead, trigger report, judge results, or a run directory)";
 
-pub fn parse(path: &str, bytes: &[u8], sha256: &str, release: &str) -> LooseParse {
+pub fn parse(
+    path: &str,
+    bytes: &[u8],
+    sha256: &str,
+    release: &str,
+    forced: Option<Format>,
+) -> LooseParse {
+    use Format::{Handbook, Promptfoo, Seh, SkillCreator};
+    let allow = |f: Format| allows(forced, f);
     let mut records = Records::default();
     let is_jsonl = path.ends_with(".jsonl");
     let doc = if is_jsonl {
@@ -100,11 +108,11 @@ pub fn parse(path: &str, bytes: &[u8], sha256: &str, release: &str) -> LoosePars
         }
     };
 
-    if manifest::looks_like_manifest(&doc) {
+    if allow(Seh) && manifest::looks_like_manifest(&doc) {
         manifest::parse(&doc, path, sha256, release, &mut records);
         return parsed(LooseKind::Manifest, records);
     }
-    if benchmark::looks_like_report(&doc) {
+    if allow(Seh) && benchmark::looks_like_report(&doc) {
         let report = benchmark::parse(&doc, path, release);
         let skill = doc.str_at("skill_name").unwrap_or("(unknown skill)");
         let suite = SuiteRec {
@@ -129,41 +137,78 @@ pub fn parse(path: &str, bytes: &[u8], sha256: &str, release: &str) -> LoosePars
             source_format: seh::SOURCE_FORMAT,
         };
     }
-    if promptfoo::looks_like_results(&doc) {
+    if allow(Promptfoo) && promptfoo::looks_like_results(&doc) {
         promptfoo::parse_results(&doc, path, sha256, release, &mut records);
-        return with_format(parsed(LooseKind::PromptfooResults, records), super::formats::PROMPTFOO);
+        return with_format(
+            parsed(LooseKind::PromptfooResults, records),
+            super::formats::PROMPTFOO,
+        );
     }
-    if let Some(rows) = doc.as_array().filter(|r| !r.is_empty() && r.iter().all(promptfoo::looks_like_row)) {
+    if let Some(rows) = doc
+        .as_array()
+        .filter(|r| allow(Promptfoo) && !r.is_empty() && r.iter().all(promptfoo::looks_like_row))
+    {
         if promptfoo::has_json_sibling(Path::new(path)) {
-            return with_format(parsed(LooseKind::Informational, records), super::formats::PROMPTFOO);
+            return with_format(
+                parsed(LooseKind::Informational, records),
+                super::formats::PROMPTFOO,
+            );
         }
-        let src = promptfoo::Source { path, sha256, release, eval_id: None, config: None };
+        let src = promptfoo::Source {
+            path,
+            sha256,
+            release,
+            eval_id: None,
+            config: None,
+        };
         promptfoo::parse_rows(rows, &src, &mut records);
-        return with_format(parsed(LooseKind::PromptfooResults, records), super::formats::PROMPTFOO);
+        return with_format(
+            parsed(LooseKind::PromptfooResults, records),
+            super::formats::PROMPTFOO,
+        );
     }
-    if seed::looks_like_case(&doc) {
+    if allow(Handbook) && seed::looks_like_case(&doc) {
         seed::parse_case(&doc, Path::new(path), release, &mut records);
-        return with_format(parsed(LooseKind::HandbookCase, records), super::formats::SEED_HANDBOOK);
+        return with_format(
+            parsed(LooseKind::HandbookCase, records),
+            super::formats::SEED_HANDBOOK,
+        );
     }
-    if seed::looks_like_benchmark(&doc) {
+    if allow(Handbook) && seed::looks_like_benchmark(&doc) {
         let suite = seed::parse_benchmark(&doc, path, sha256, release, &mut records);
-        let mut p = with_format(parsed(LooseKind::HandbookBenchmark, records), super::formats::SEED_HANDBOOK);
+        let mut p = with_format(
+            parsed(LooseKind::HandbookBenchmark, records),
+            super::formats::SEED_HANDBOOK,
+        );
         p.row_suite = Some(suite);
         return p;
     }
-    if skill_creator::looks_like_benchmark(&doc) {
+    if allow(SkillCreator) && skill_creator::looks_like_trigger_eval(&doc) {
+        skill_creator::parse_trigger_eval(&doc, path, release, &mut records);
+        return with_format(
+            parsed(LooseKind::TriggerReport, records),
+            super::formats::SKILL_CREATOR,
+        );
+    }
+    if allow(SkillCreator) && skill_creator::looks_like_benchmark(&doc) {
         let suite = skill_creator::parse_benchmark(&doc, path, sha256, release, &mut records);
         let skill = suite.skill_name.clone();
-        let mut p = with_format(parsed(LooseKind::SkillCreatorBenchmark, records), super::formats::SKILL_CREATOR);
-        p.case_skills = skill_creator::benchmark_cases(&doc).into_iter().map(|c| (c, skill.clone())).collect();
+        let mut p = with_format(
+            parsed(LooseKind::SkillCreatorBenchmark, records),
+            super::formats::SKILL_CREATOR,
+        );
+        p.case_skills = skill_creator::benchmark_cases(&doc)
+            .into_iter()
+            .map(|c| (c, skill.clone()))
+            .collect();
         p.row_suite = Some(suite);
         return p;
     }
-    if trigger::looks_like_trigger_report(&doc) {
+    if allow(Seh) && trigger::looks_like_trigger_report(&doc) {
         trigger::parse(&doc, path, release, &mut records);
         return parsed(LooseKind::TriggerReport, records);
     }
-    if let Some(rows) = judge::verdict_rows(&doc) {
+    if let Some(rows) = judge::verdict_rows(&doc).filter(|_| allow(Seh)) {
         judge::parse(&rows, path, &mut records);
         return parsed(LooseKind::JudgeResults, records);
     }
@@ -177,17 +222,18 @@ pub fn parse(path: &str, bytes: &[u8], sha256: &str, release: &str) -> LoosePars
         };
         peer::flatten(&doc, &src, &[], &mut records.peer_metrics);
     };
-    if doc.get("runs_root").is_some() && doc.get("top_expensive_cases").is_some() {
+    if allow(Seh) && doc.get("runs_root").is_some() && doc.get("top_expensive_cases").is_some() {
         flatten_as("cost_summary", &mut records);
         return parsed(LooseKind::CostSummary, records);
     }
-    if doc
-        .get("reports")
-        .and_then(Value::as_array)
-        .is_some_and(|r| {
-            r.iter()
-                .any(|x| x.get("pairs").is_some() || x.get("profile").is_some())
-        })
+    if allow(Seh)
+        && doc
+            .get("reports")
+            .and_then(Value::as_array)
+            .is_some_and(|r| {
+                r.iter()
+                    .any(|x| x.get("pairs").is_some() || x.get("profile").is_some())
+            })
     {
         flatten_as("token_overhead", &mut records);
         return parsed(LooseKind::TokenOverhead, records);
@@ -198,6 +244,17 @@ pub fn parse(path: &str, bytes: &[u8], sha256: &str, release: &str) -> LoosePars
                 .iter()
                 .all(|r| r.get("run_dir").is_some() && r.get("case_id").is_some())
     });
+    let is_evidence = doc
+        .str_at("schemaVersion")
+        .is_some_and(|v| v.starts_with("agent-skill-evals.evidence"))
+        || doc.get("evidencePath").is_some();
+    if is_evidence {
+        // Agent Skill Evals evidence / meta files are read through the results row that points to them.
+        return with_format(
+            parsed(LooseKind::Informational, records),
+            super::formats::SKILL_EVALS,
+        );
+    }
     // Prepared tasks, manifest audits and ablation materialization records:
     // real harness output with nothing for the store.
     let is_materialization = doc

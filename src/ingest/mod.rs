@@ -3,10 +3,10 @@
 //! batch (one transaction).
 
 pub mod discover;
+pub mod formats;
 pub mod json;
 mod loose;
 pub mod records;
-pub mod formats;
 mod state;
 
 use std::collections::{HashMap, HashSet};
@@ -20,16 +20,18 @@ use crate::store::writer::{self, BatchInfo, SourceFileRow, WritePlan};
 use crate::store::Store;
 use crate::Result;
 use discover::{Unit, UnitKind};
-use loose::LooseKind;
-use records::{CaseRec, IngestErrorRec, Records, SuiteRec};
 use formats::seh;
 use formats::seh::run_dir::{RunContext, RunFiles, RunOutcome};
+use loose::LooseKind;
+use records::{CaseRec, IngestErrorRec, Records, SuiteRec};
 
 pub const DEFAULT_RELEASE: &str = "default";
 
 #[derive(Debug, Clone, Default)]
 pub struct IngestOptions {
     pub release: Option<String>,
+    /// Read every file as this format instead of detecting it.
+    pub format: Option<formats::Format>,
     pub dry_run: bool,
     pub progress: bool,
 }
@@ -116,6 +118,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         .collect();
     let known = state::StoredState::load(&store.conn, &release)?;
 
+    let unit_paths: Vec<PathBuf> = found.units.iter().map(|u| u.path.clone()).collect();
     let mut summary = IngestSummary {
         release: release.clone(),
         dry_run: opts.dry_run,
@@ -183,7 +186,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     for read in &loose_units {
         let (info, bytes, sha) = &read.contents[0];
         let path = info.path.display().to_string();
-        let mut parsed = loose::parse(&path, bytes, sha, &release);
+        let mut parsed = loose::parse(&path, bytes, sha, &release, opts.format);
         if let LooseKind::Unrecognized(reason) = &parsed.kind {
             if explicit_files.contains(&info.path) {
                 records.error(&path, "detect", reason.clone());
@@ -195,7 +198,11 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         let priority = u8::from(!matches!(parsed.kind, LooseKind::Manifest));
         if matches!(parsed.kind, LooseKind::Manifest) {
             for s in &parsed.records.suites {
-                if let Some(list) = s.variants.as_deref().and_then(|v| serde_json::from_str::<Vec<String>>(v).ok()) {
+                if let Some(list) = s
+                    .variants
+                    .as_deref()
+                    .and_then(|v| serde_json::from_str::<Vec<String>>(v).ok())
+                {
                     declared_arms.extend(list);
                 }
             }
@@ -211,7 +218,9 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         candidate_suites.extend(parsed.records.suites.drain(..).map(|s| (priority, s)));
         candidate_suites.extend(parsed.row_suite.take().map(|s| (2, s)));
         for (case, skill) in &parsed.case_skills {
-            known_cases.entry(case.clone()).or_insert_with(|| skill.clone());
+            known_cases
+                .entry(case.clone())
+                .or_insert_with(|| skill.clone());
         }
         source_files.push(SourceFileRow {
             path: path.clone(),
@@ -239,7 +248,9 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         if priority == 0 {
             known_cases.insert(c.case_id.clone(), c.skill_name.clone());
         } else {
-            known_cases.entry(c.case_id.clone()).or_insert_with(|| c.skill_name.clone());
+            known_cases
+                .entry(c.case_id.clone())
+                .or_insert_with(|| c.skill_name.clone());
         }
         if taken.insert(c.case_pk.clone()) {
             records.cases.push(c);
@@ -255,6 +266,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     // 3. Run directories, in parallel.
     let ctx = RunContext {
         release: &release,
+        forced: opts.format,
         known_cases: &known_cases,
         declared_arms: &declared_arms,
     };
@@ -317,13 +329,29 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
                 size_bytes: info.size as i64,
                 mtime_ns: info.mtime_ns,
                 kind: file_kind(&info.path),
-                source_format: unit_format.clone().unwrap_or_else(|| seh::SOURCE_FORMAT.into()),
+                source_format: unit_format
+                    .clone()
+                    .unwrap_or_else(|| seh::SOURCE_FORMAT.into()),
                 owner_key: dir.clone(),
             });
         }
         replaced_units.push(dir);
     }
 
+    // A directory in which nothing was recognized is an error, not a silent skip.
+    let skipped: HashSet<&str> = summary.skipped_files.iter().map(String::as_str).collect();
+    for root in &found.dir_roots {
+        let recognized = unit_paths
+            .iter()
+            .any(|u| u.starts_with(root) && !skipped.contains(u.display().to_string().as_str()));
+        if !recognized {
+            records.error(
+                &root.display().to_string(),
+                "detect",
+                "nothing liftdb reads was found here (expected run directories, a manifest, or harness reports: skill-eval-harness, the handbook harness, skill-creator, promptfoo)",
+            );
+        }
+    }
     summary.units_changed = replaced_units.len();
     summary.files_changed = source_files.len();
     summary.errors = records.errors.iter().map(ErrorLine::from).collect();

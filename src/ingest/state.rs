@@ -60,9 +60,8 @@ impl StoredState {
 
         let mut case_skills = HashMap::new();
         // This release's definitions last, so they win over other releases'.
-        let mut stmt = conn.prepare(
-            "SELECT case_id, skill_name FROM case_def ORDER BY release_label = ?",
-        )?;
+        let mut stmt =
+            conn.prepare("SELECT case_id, skill_name FROM case_def ORDER BY release_label = ?")?;
         let mut rows = stmt.query([release])?;
         while let Some(r) = rows.next()? {
             case_skills.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);

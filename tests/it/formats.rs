@@ -8,7 +8,9 @@ use serde_json::Value;
 use crate::common::{assert_close, f, ingest_paths, new_store, rows, scalar, sql_str, TestStore};
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn read_json(path: &std::path::Path) -> Value {
@@ -43,7 +45,7 @@ fn p95(mut v: Vec<f64>) -> f64 {
 #[test]
 fn seed_handbook_runs_match_each_benchmark() {
     let root = fixture("seed000-skill-eval/runs");
-    let ts = store_of(&[root.clone()]);
+    let ts = store_of(std::slice::from_ref(&root));
     let benchmarks: Vec<PathBuf> = walkdir::WalkDir::new(&root)
         .into_iter()
         .filter_map(Result::ok)
@@ -71,15 +73,48 @@ fn seed_handbook_runs_match_each_benchmark() {
             let what = format!("{run_id} {mode}");
             assert_eq!(r["total"].as_i64(), m["total"].as_i64(), "{what} total");
             assert_eq!(r["passed"].as_i64(), m["passed"].as_i64(), "{what} passed");
-            assert_close(f(&r["pass_rate"]), f(&m["pass_rate"]), 1e-12, &format!("{what} pass_rate"));
+            assert_close(
+                f(&r["pass_rate"]),
+                f(&m["pass_rate"]),
+                1e-12,
+                &format!("{what} pass_rate"),
+            );
             let usage = &m["usage_totals"];
-            assert_close(f(&r["cost"]), f(&usage["cost_usd"]), 1e-9, &format!("{what} cost"));
-            assert_eq!(r["input_tokens"].as_f64(), usage["input_tokens"].as_f64(), "{what} input tokens");
-            assert_eq!(r["output_tokens"].as_f64(), usage["output_tokens"].as_f64(), "{what} output tokens");
+            assert_close(
+                f(&r["cost"]),
+                f(&usage["cost_usd"]),
+                1e-9,
+                &format!("{what} cost"),
+            );
+            assert_eq!(
+                r["input_tokens"].as_f64(),
+                usage["input_tokens"].as_f64(),
+                "{what} input tokens"
+            );
+            assert_eq!(
+                r["output_tokens"].as_f64(),
+                usage["output_tokens"].as_f64(),
+                "{what} output tokens"
+            );
             let durations: Vec<f64> = r["durations"].as_array().unwrap().iter().map(f).collect();
-            assert_close(median(durations.clone()), f(&m["median_duration_seconds"]), 1e-9, &format!("{what} median"));
-            assert_close(p95(durations.clone()), f(&m["p95_duration_seconds"]), 1e-9, &format!("{what} p95"));
-            assert_close(durations.iter().sum(), f(&m["duration_seconds"]), 1e-6, &format!("{what} duration sum"));
+            assert_close(
+                median(durations.clone()),
+                f(&m["median_duration_seconds"]),
+                1e-9,
+                &format!("{what} median"),
+            );
+            assert_close(
+                p95(durations.clone()),
+                f(&m["p95_duration_seconds"]),
+                1e-9,
+                &format!("{what} p95"),
+            );
+            assert_close(
+                durations.iter().sum(),
+                f(&m["duration_seconds"]),
+                1e-6,
+                &format!("{what} duration sum"),
+            );
         }
         let lift = rows(
             &ts.store,
@@ -90,14 +125,29 @@ fn seed_handbook_runs_match_each_benchmark() {
             ),
         )
         .remove(0);
-        assert_close(f(&lift["lift"]), f(&b["pass_rate_lift"]), 1e-12, &format!("{run_id} pass_rate_lift"));
-        assert_close(f(&lift["win_rate"]), f(&b["paired_win_rate"]), 1e-12, &format!("{run_id} paired_win_rate"));
+        assert_close(
+            f(&lift["lift"]),
+            f(&b["pass_rate_lift"]),
+            1e-12,
+            &format!("{run_id} pass_rate_lift"),
+        );
+        assert_close(
+            f(&lift["win_rate"]),
+            f(&b["paired_win_rate"]),
+            1e-12,
+            &format!("{run_id} paired_win_rate"),
+        );
         let activation = scalar(
             &ts.store,
             &format!("SELECT avg(skill_invoked::INTEGER) FROM runs WHERE native_batch = {batch} AND arm = 'with_skill'"),
         );
         match b["activation_rate"].as_f64() {
-            Some(a) => assert_close(f(&activation), a, 1e-12, &format!("{run_id} activation_rate")),
+            Some(a) => assert_close(
+                f(&activation),
+                a,
+                1e-12,
+                &format!("{run_id} activation_rate"),
+            ),
             None => assert!(activation.is_null(), "{run_id} activation unavailable"),
         }
     }
@@ -106,7 +156,7 @@ fn seed_handbook_runs_match_each_benchmark() {
 #[test]
 fn promptfoo_results_match_its_stats_and_prompt_metrics() {
     let dir = fixture("promptfoo/runs");
-    let ts = store_of(&[dir.clone()]);
+    let ts = store_of(std::slice::from_ref(&dir));
     let doc = read_json(&dir.join("results.json"));
     let stats = &doc["results"]["stats"];
     let outcome = rows(
@@ -119,7 +169,10 @@ fn promptfoo_results_match_its_stats_and_prompt_metrics() {
     assert_eq!(outcome["passed"].as_i64(), stats["successes"].as_i64());
     assert_eq!(outcome["failed"].as_i64(), stats["failures"].as_i64());
     assert_eq!(outcome["errors"].as_i64(), stats["errors"].as_i64());
-    assert_eq!(outcome["n"].as_u64(), Some(doc["results"]["results"].as_array().unwrap().len() as u64));
+    assert_eq!(
+        outcome["n"].as_u64(),
+        Some(doc["results"]["results"].as_array().unwrap().len() as u64)
+    );
 
     let mut rates = std::collections::BTreeMap::new();
     for prompt in doc["results"]["prompts"].as_array().unwrap() {
@@ -137,11 +190,28 @@ fn promptfoo_results_match_its_stats_and_prompt_metrics() {
             ),
         )
         .remove(0);
-        assert_eq!(r["pass"].as_i64(), m["testPassCount"].as_i64(), "{arm} passes");
-        assert_eq!(r["fail"].as_i64(), m["testFailCount"].as_i64(), "{arm} failures");
+        assert_eq!(
+            r["pass"].as_i64(),
+            m["testPassCount"].as_i64(),
+            "{arm} passes"
+        );
+        assert_eq!(
+            r["fail"].as_i64(),
+            m["testFailCount"].as_i64(),
+            "{arm} failures"
+        );
         assert_close(f(&r["cost"]), f(&m["cost"]), 1e-9, &format!("{arm} cost"));
-        for (ours, theirs) in [("total", "total"), ("prompt", "prompt"), ("completion", "completion"), ("cached", "cached")] {
-            assert_eq!(r[ours].as_f64(), m["tokenUsage"][theirs].as_f64(), "{arm} {theirs} tokens");
+        for (ours, theirs) in [
+            ("total", "total"),
+            ("prompt", "prompt"),
+            ("completion", "completion"),
+            ("cached", "cached"),
+        ] {
+            assert_eq!(
+                r[ours].as_f64(),
+                m["tokenUsage"][theirs].as_f64(),
+                "{arm} {theirs} tokens"
+            );
         }
         rates.insert(arm.to_string(), f(&r["rate"]));
     }
@@ -151,13 +221,18 @@ fn promptfoo_results_match_its_stats_and_prompt_metrics() {
         "SELECT absolute_delta FROM lift WHERE channel = 'objective' AND control_arm = 'without_skill'
            AND scope = 'overall' AND split = 'all'",
     );
-    assert_close(f(&lift), rates["with_skill"] - rates["without_skill"], 1e-12, "lift");
+    assert_close(
+        f(&lift),
+        rates["with_skill"] - rates["without_skill"],
+        1e-12,
+        "lift",
+    );
 }
 
 #[test]
 fn skill_creator_runs_and_expectations_match() {
     let root = fixture("skill-creator/runs");
-    let ts = store_of(&[root.clone()]);
+    let ts = store_of(std::slice::from_ref(&root));
     let gradings: Vec<PathBuf> = walkdir::WalkDir::new(root.join("workspace"))
         .into_iter()
         .filter_map(Result::ok)
@@ -180,7 +255,12 @@ fn skill_creator_runs_and_expectations_match() {
         )
         .remove(0);
         assert_eq!(r["source_format"].as_str(), Some("D_skill_creator"));
-        assert_close(f(&r["objective_pass_rate"]), f(&doc["summary"]["pass_rate"]), 1e-12, "pass_rate");
+        assert_close(
+            f(&r["objective_pass_rate"]),
+            f(&doc["summary"]["pass_rate"]),
+            1e-12,
+            "pass_rate",
+        );
         let expectations = doc["expectations"].as_array().unwrap();
         assert_eq!(r["expectations"].as_u64(), Some(expectations.len() as u64));
         let met = expectations.iter().filter(|e| e["passed"] == true).count();
@@ -201,17 +281,20 @@ fn skill_creator_runs_and_expectations_match() {
             )
         })
         .collect();
-    let mut ours: Vec<(String, String, i64, String)> = rows(&ts.store, "SELECT case_id, arm, repetition, objective_pass_rate FROM runs")
-        .into_iter()
-        .map(|r| {
-            (
-                r["case_id"].as_str().unwrap().to_string(),
-                r["arm"].as_str().unwrap().to_string(),
-                r["repetition"].as_i64().unwrap(),
-                format!("{:.4}", f(&r["objective_pass_rate"])),
-            )
-        })
-        .collect();
+    let mut ours: Vec<(String, String, i64, String)> = rows(
+        &ts.store,
+        "SELECT case_id, arm, repetition, objective_pass_rate FROM runs",
+    )
+    .into_iter()
+    .map(|r| {
+        (
+            r["case_id"].as_str().unwrap().to_string(),
+            r["arm"].as_str().unwrap().to_string(),
+            r["repetition"].as_i64().unwrap(),
+            format!("{:.4}", f(&r["objective_pass_rate"])),
+        )
+    })
+    .collect();
     theirs.sort();
     ours.sort();
     assert_eq!(ours, theirs);
@@ -222,16 +305,28 @@ fn skill_creator_runs_and_expectations_match() {
 #[test]
 fn one_ingest_of_all_corpora_detects_every_format() {
     let ts = store_of(&[fixture("")]);
-    let formats: Vec<String> = rows(&ts.store, "SELECT source_format, count(*) AS n FROM runs GROUP BY 1 ORDER BY 1")
-        .into_iter()
-        .map(|r| r["source_format"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(formats, ["A_handbook", "C_seh", "D_skill_creator", "E_promptfoo"]);
-    let files: Vec<String> = rows(&ts.store, "SELECT DISTINCT source_format FROM source_file ORDER BY 1")
-        .into_iter()
-        .map(|r| r["source_format"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(files, ["A_handbook", "C_seh", "D_skill_creator", "E_promptfoo"]);
+    let formats: Vec<String> = rows(
+        &ts.store,
+        "SELECT source_format, count(*) AS n FROM runs GROUP BY 1 ORDER BY 1",
+    )
+    .into_iter()
+    .map(|r| r["source_format"].as_str().unwrap().to_string())
+    .collect();
+    assert_eq!(
+        formats,
+        ["A_handbook", "C_seh", "D_skill_creator", "E_promptfoo"]
+    );
+    let files: Vec<String> = rows(
+        &ts.store,
+        "SELECT DISTINCT source_format FROM source_file ORDER BY 1",
+    )
+    .into_iter()
+    .map(|r| r["source_format"].as_str().unwrap().to_string())
+    .collect();
+    assert_eq!(
+        files,
+        ["A_handbook", "C_seh", "D_skill_creator", "E_promptfoo"]
+    );
 }
 
 #[test]
@@ -243,5 +338,123 @@ fn an_undetectable_file_given_explicitly_is_an_error_with_a_hint() {
     let summary = ingest_paths(&mut ts, &[path]);
     assert_eq!(summary.errors.len(), 1);
     assert_eq!(summary.errors[0].stage, "detect");
-    assert!(summary.errors[0].reason.contains("expected a skill-eval-harness manifest"));
+    assert!(summary.errors[0]
+        .reason
+        .contains("expected a skill-eval-harness manifest"));
+}
+
+#[test]
+fn a_partial_handbook_tree_without_benchmark_still_ingests() {
+    // After an adapter failure the harness writes no benchmark.json.
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixture("seed000-skill-eval/runs/tmp/skills-eval/corpus-claude-sonnet-4-5-single");
+    for entry in walkdir::WalkDir::new(&src)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        let target = dir
+            .path()
+            .join("corpus-x")
+            .join(entry.path().strip_prefix(&src).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else if entry.file_name() != "benchmark.json" {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+    let ts = store_of(&[dir.path().to_path_buf()]);
+    let n = scalar(
+        &ts.store,
+        "SELECT count(*) FROM runs WHERE source_format = 'A_handbook' AND model IS NULL",
+    );
+    assert_eq!(n.as_i64(), Some(14));
+    assert_eq!(
+        scalar(&ts.store, "SELECT count(*) FROM peer_metric").as_i64(),
+        Some(0)
+    );
+}
+
+/// No Agent Skill Evals or run_eval.py output exists among the corpora, so
+/// these two are exercised on small files shaped exactly as formats.md B and
+/// D.2 describe them.
+#[test]
+fn agent_skill_evals_rows_follow_their_evidence_and_skill_creator_trigger_evals_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let evidence = dir.path().join("evidence.json");
+    std::fs::write(
+        &evidence,
+        serde_json::json!({
+            "schemaVersion": "agent-skill-evals.evidence.v2", "output": "done",
+            "commands": [{"command": "codex", "args": ["exec", "x"], "exitCode": 0, "durationMs": 0, "startedAt": 1}],
+            "toolCalls": [{"tool": "read_file", "args": {"path": "SKILL.md"}, "durationMs": 12, "startedAt": 2}],
+            "filesWritten": [{"path": "review.md", "op": "create"}],
+            "skillsLoaded": [{"skill": "sql-migration-review", "delivery": "mcp", "startedAt": 3}],
+            "usage": {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let row = |label: &str, idx: i64, success: bool| {
+        serde_json::json!({
+            "id": format!("r{idx}"), "testIdx": idx, "promptIdx": 0, "success": success, "score": 1, "cost": 0, "latencyMs": 0,
+            "provider": {"id": "file://agent.js", "label": label},
+            "vars": {"mode": "routing", "expect": [{"skill.loaded": "sql-migration-review"}], "prompt": "review this migration"},
+            "testCase": {"description": "routes-migration", "metadata": {"agentSkillEvals": {"mode": "routing", "skill": "sql-migration-review"}},
+                         "assert": [{"type": "javascript", "metric": "skill.test"}]},
+            "response": {"output": "done", "tokenUsage": {"total": 120, "prompt": 100, "completion": 20},
+                         "metadata": {"evidencePath": evidence.display().to_string(), "preconditionsPassed": true, "durationMs": 900}},
+            "gradingResult": {"pass": success, "score": 1, "componentResults": [{"pass": success, "score": 1, "reason": "1 check(s) passed"}]}
+        })
+    };
+    let results = serde_json::json!({
+        "evalId": "eval-b", "config": {"description": "routing pack"},
+        "results": {"version": 3, "results": [row("codex-real-agent", 0, true)], "prompts": [], "stats": {"successes": 1, "failures": 0, "errors": 0}}
+    });
+    std::fs::write(dir.path().join("results.json"), results.to_string()).unwrap();
+    std::fs::write(
+        dir.path().join("trigger-eval.json"),
+        serde_json::json!({"skill_name": "sql-migration-review", "description": "d",
+            "results": [{"query": "review my migration", "should_trigger": true, "trigger_rate": 0.67, "triggers": 2, "runs": 3, "pass": true}],
+            "summary": {"total": 1, "passed": 1, "failed": 0}})
+        .to_string(),
+    )
+    .unwrap();
+
+    let ts = store_of(&[dir.path().to_path_buf()]);
+    let run = rows(&ts.store, "SELECT * FROM runs").remove(0);
+    assert_eq!(run["source_format"].as_str(), Some("B_skill_evals"));
+    assert_eq!(run["skill_name"].as_str(), Some("sql-migration-review"));
+    assert_eq!(
+        run["skill_invoked"].as_bool(),
+        Some(true),
+        "MCP load observed in evidence.json"
+    );
+    assert!(
+        run["cost_usd"].is_null(),
+        "row cost 0 is 'not reported', not free"
+    );
+    assert_eq!(run["elapsed_ms"].as_f64(), Some(900.0));
+    let events: Vec<String> = rows(&ts.store, "SELECT event_type FROM trace_event ORDER BY seq")
+        .into_iter()
+        .map(|r| r["event_type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(events, ["command", "tool_call", "file_write"]);
+    assert!(scalar(
+        &ts.store,
+        "SELECT duration_ms FROM trace_event WHERE event_type = 'command'"
+    )
+    .is_null());
+    let trig = rows(
+        &ts.store,
+        "SELECT * FROM trigger_observation ORDER BY evidence_class",
+    );
+    assert_eq!(trig.len(), 2);
+    assert_eq!(trig[0]["should_trigger"].as_bool(), Some(true));
+    assert_eq!(trig[0]["triggered"].as_bool(), Some(true));
+    assert_eq!(
+        trig[1]["runs"].as_i64(),
+        Some(3),
+        "run_eval.py rows are pre-aggregated"
+    );
+    assert_eq!(trig[1]["triggered_runs"].as_i64(), Some(2));
 }

@@ -14,20 +14,63 @@ pub const SKILL_CREATOR: &str = "D_skill_creator";
 pub const PROMPTFOO: &str = "E_promptfoo";
 
 use std::path::Path;
+use std::str::FromStr;
 
 use seh::run_dir::{RunContext, RunFiles, RunOutcome};
 
+/// `liftdb ingest --format`: skip detection and read everything as one format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Seh,
+    Handbook,
+    SkillCreator,
+    Promptfoo,
+}
+
+impl Format {
+    pub const NAMES: &'static [&'static str] = &["seh", "handbook", "skill-creator", "promptfoo"];
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "seh" | "skill-eval-harness" | "C" => Ok(Format::Seh),
+            "handbook" | "seed" | "A" => Ok(Format::Handbook),
+            "skill-creator" | "D" => Ok(Format::SkillCreator),
+            "promptfoo" | "agent-skill-evals" | "B" | "E" => Ok(Format::Promptfoo),
+            other => Err(format!(
+                "unknown format '{other}' (expected auto, {})",
+                Format::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// True when no format is forced or `candidate` is the forced one.
+pub fn allows(forced: Option<Format>, candidate: Format) -> bool {
+    forced.is_none_or(|f| f == candidate)
+}
+
 /// Parse one run directory with the adapter whose layout it follows.
 pub fn parse_run_dir(dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
-    let adapted = if seed::is_run_dir(dir, files) {
+    let forced = ctx.forced;
+    if forced == Some(Format::Promptfoo) {
+        let mut records = crate::ingest::records::Records::default();
+        records.error(
+            &dir.display().to_string(),
+            "detect",
+            "a run directory is not a promptfoo results file",
+        );
+        RunOutcome::Rejected(records)
+    } else if forced == Some(Format::Handbook) || (forced.is_none() && seed::is_run_dir(dir, files))
+    {
         seed::parse_run(dir, files, ctx.release)
-    } else if skill_creator::is_run_dir(files) {
+    } else if forced == Some(Format::SkillCreator)
+        || (forced.is_none() && skill_creator::is_run_dir(files))
+    {
         skill_creator::parse_run(dir, files, ctx.release)
     } else {
-        return seh::run_dir::parse(dir, files, ctx);
-    };
-    match adapted {
-        Ok((run_id, records)) => RunOutcome::Answer { run_id, records },
-        Err(records) => RunOutcome::Rejected(records),
+        seh::run_dir::parse(dir, files, ctx)
     }
 }

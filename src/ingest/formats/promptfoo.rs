@@ -18,7 +18,11 @@ use crate::ingest::records::{
 };
 
 pub fn looks_like_results(doc: &Value) -> bool {
-    doc.get("evalId").is_some() && doc.get("results").and_then(|r| r.get("results")).is_some_and(Value::is_array)
+    doc.get("evalId").is_some()
+        && doc
+            .get("results")
+            .and_then(|r| r.get("results"))
+            .is_some_and(Value::is_array)
 }
 
 /// A results.jsonl line: a result row with provider, testIdx and a grading.
@@ -28,7 +32,9 @@ pub fn looks_like_row(row: &Value) -> bool {
 
 /// promptfoo writes .jsonl/.csv siblings of results.json; the JSON wins.
 pub fn has_json_sibling(path: &Path) -> bool {
-    let Some(dir) = path.parent() else { return false };
+    let Some(dir) = path.parent() else {
+        return false;
+    };
     std::fs::read_dir(dir)
         .map(|entries| {
             entries.filter_map(Result::ok).any(|e| {
@@ -46,8 +52,16 @@ pub fn has_json_sibling(path: &Path) -> bool {
 fn meta<'a>(row: &'a Value, key: &str) -> Option<&'a Value> {
     row.get("metadata")
         .and_then(|m| m.get(key))
-        .or_else(|| row.get("response").and_then(|r| r.get("metadata")).and_then(|m| m.get(key)))
-        .or_else(|| row.get("testCase").and_then(|t| t.get("metadata")).and_then(|m| m.get(key)))
+        .or_else(|| {
+            row.get("response")
+                .and_then(|r| r.get("metadata"))
+                .and_then(|m| m.get(key))
+        })
+        .or_else(|| {
+            row.get("testCase")
+                .and_then(|t| t.get("metadata"))
+                .and_then(|m| m.get(key))
+        })
 }
 
 fn skill_of(row: &Value, config: Option<&Value>) -> String {
@@ -126,9 +140,20 @@ fn repetitions(rows: &[Value]) -> Vec<(i64, &'static str)> {
             arm_of(row),
             row.i64_at("promptIdx").unwrap_or(0),
             case_of(row),
-            key(&[Some(&test.get("vars").map(|v| v.to_string()).unwrap_or_default()), Some(&test.get("assert").map(|v| v.to_string()).unwrap_or_default())])
+            key(&[
+                Some(&test.get("vars").map(|v| v.to_string()).unwrap_or_default()),
+                Some(
+                    &test
+                        .get("assert")
+                        .map(|v| v.to_string())
+                        .unwrap_or_default()
+                )
+            ])
         );
-        groups.entry(group).or_default().push((row.i64_at("testIdx").unwrap_or(i as i64), i));
+        groups
+            .entry(group)
+            .or_default()
+            .push((row.i64_at("testIdx").unwrap_or(i as i64), i));
     }
     let mut out = vec![(1, "testIdx_rank"); rows.len()];
     for members in groups.values_mut() {
@@ -185,12 +210,22 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
         }
         let response = row.get("response");
         let failure = row.i64_at("failureReason").unwrap_or(0);
-        let errored = failure == 2 || response.and_then(|r| r.get("error")).is_some_and(|e| !e.is_null());
+        let errored = failure == 2
+            || response
+                .and_then(|r| r.get("error"))
+                .is_some_and(|e| !e.is_null());
+        // Agent Skill Evals: a failed precondition means the agent never ran.
+        let preconditions_failed =
+            meta(row, "preconditionsPassed").and_then(Value::as_bool) == Some(false);
         let output = response.and_then(|r| r.get("output")).map(|o| match o {
             Value::String(s) => s.clone(),
             other => other.to_string(),
         });
-        let format = if is_skill_evals_row(row) { SKILL_EVALS } else { PROMPTFOO };
+        let format = if is_skill_evals_row(row) {
+            SKILL_EVALS
+        } else {
+            PROMPTFOO
+        };
         records.runs.push(RunRec {
             run_id: run_id.clone(),
             release_label: src.release.into(),
@@ -203,13 +238,26 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
             arm: arm.clone(),
             repetition,
             repetition_source: repetition_source.into(),
-            provider: row.get("provider").and_then(|p| p.str_at("id")).map(str::to_string),
+            provider: row
+                .get("provider")
+                .and_then(|p| p.str_at("id"))
+                .map(str::to_string),
             population: Some("answer".into()),
-            run_dir: format!("{}#{}", src.path, row.str_at("id").map(str::to_string).unwrap_or(i.to_string())),
+            run_dir: format!(
+                "{}#{}",
+                src.path,
+                row.str_at("id")
+                    .map(str::to_string)
+                    .unwrap_or(i.to_string())
+            ),
             output_present: output.is_some(),
             output_text: output,
-            execution_valid: !errored,
-            unscorable_reason: errored.then(|| "provider_error".to_string()),
+            execution_valid: !errored && !preconditions_failed,
+            unscorable_reason: if preconditions_failed {
+                Some("preconditions_failed".to_string())
+            } else {
+                errored.then(|| "provider_error".to_string())
+            },
             raw_metadata: json_text(row.get("metadata")),
             ..Default::default()
         });
@@ -257,29 +305,51 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
             .and_then(|r| r.get("cost"))
             .and_then(as_f64)
             .or_else(|| row.f64_at("cost").filter(|c| *c > 0.0));
-        let latency = response
-            .and_then(|r| r.f64_at("latencyMs"))
+        let latency = meta(row, "durationMs")
+            .and_then(as_f64)
+            .or_else(|| response.and_then(|r| r.f64_at("latencyMs")))
             .or_else(|| row.f64_at("latencyMs").filter(|l| *l > 0.0));
         records.measurements.extend([
             measurement(&run_id, "input_tokens", tok("prompt"), "provider_reported"),
-            measurement(&run_id, "output_tokens", tok("completion"), "provider_reported"),
+            measurement(
+                &run_id,
+                "output_tokens",
+                tok("completion"),
+                "provider_reported",
+            ),
             measurement(&run_id, "total_tokens", tok("total"), "provider_reported"),
-            measurement(&run_id, "cache_read_tokens", tok("cached"), "provider_reported"),
+            measurement(
+                &run_id,
+                "cache_read_tokens",
+                tok("cached"),
+                "provider_reported",
+            ),
             measurement(&run_id, "cost", cost, "provider_reported"),
             measurement(&run_id, "elapsed_ms", latency, "provider_reported"),
         ]);
-        let loaded = meta(row, "skillLoaded").and_then(Value::as_bool).or_else(|| {
-            meta(row, "skillsLoaded")
-                .and_then(Value::as_array)
-                .map(|l| l.iter().any(|s| s.as_str() == Some(skill.as_str()) || s.str_at("name") == Some(skill.as_str())))
-        });
+        let evidence = meta(row, "evidencePath")
+            .and_then(Value::as_str)
+            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|b| parse_lenient(&b).ok());
+        let observed = evidence
+            .as_ref()
+            .and_then(|ev| skill_evals::apply_evidence(&run_id, &skill, ev, records));
+        let loaded = observed.or_else(|| meta(row, "skillLoaded").and_then(Value::as_bool));
         records.activations.push(ActivationRec {
             run_id: run_id.clone(),
             skill_name: Some(skill.clone()),
             loaded,
-            evidence: json_text(meta(row, "skillsLoaded")),
-            source: "adapter_events".into(),
+            evidence: json_text(evidence.as_ref().and_then(|e| e.get("skillsLoaded"))),
+            source: if evidence.is_some() {
+                "evidence_json"
+            } else {
+                "adapter_events"
+            }
+            .into(),
         });
+        if let Some(obs) = skill_evals::routing_observation(row, &run_id, src, &skill, loaded) {
+            records.trigger_observations.push(obs);
+        }
 
         if seen_cases.insert((skill.clone(), case_id.clone())) {
             let test = row.get("testCase");
@@ -294,7 +364,10 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
                     .and_then(|m| m.str_at("split"))
                     .map(str::to_string),
                 population: Some("answer".into()),
-                prompt: row.get("prompt").and_then(|p| p.str_at("raw")).map(str::to_string),
+                prompt: row
+                    .get("prompt")
+                    .and_then(|p| p.str_at("raw"))
+                    .map(str::to_string),
                 assertions: json_text(test.and_then(|t| t.get("assert"))),
                 raw: test.map(|t| t.to_string()),
                 ..Default::default()
@@ -354,6 +427,152 @@ pub fn parse_results(doc: &Value, path: &str, sha256: &str, release: &str, recor
                 summary.insert(k.to_string(), v.clone());
             }
         }
-        peer::flatten(&Value::Object(summary), &peer_src, &[], &mut records.peer_metrics);
+        peer::flatten(
+            &Value::Object(summary),
+            &peer_src,
+            &[],
+            &mut records.peer_metrics,
+        );
+    }
+}
+
+/// Agent Skill Evals (formats.md B): the evidence.json a row points to, and
+/// routing tests as trigger observations.
+mod skill_evals {
+    use serde_json::Value;
+
+    use super::{case_of, Source};
+    use crate::ingest::json::{json_text, Get};
+    use crate::ingest::records::{key, Records, TraceEventRec, TriggerObsRec};
+
+    struct Event<'a> {
+        kind: &'a str,
+        name: Option<String>,
+        input: Option<String>,
+        exit_code: Option<i64>,
+        duration_ms: Option<f64>,
+    }
+
+    /// Trace events from commands, tool calls and file writes; returns whether
+    /// the skill under test was observed loading (configuration-derived
+    /// `native` entries are not observations).
+    pub fn apply_evidence(
+        run_id: &str,
+        skill: &str,
+        ev: &Value,
+        records: &mut Records,
+    ) -> Option<bool> {
+        let list = |k: &str| {
+            ev.get(k)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let mut events: Vec<(Event, Value)> = Vec::new();
+        for c in list("commands") {
+            let args = c.get("args").and_then(Value::as_array).map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            });
+            let e = Event {
+                kind: "command",
+                name: c.str_at("command").map(str::to_string),
+                input: args,
+                exit_code: c.i64_at("exitCode"),
+                duration_ms: c.f64_at("durationMs"),
+            };
+            events.push((e, c));
+        }
+        for t in list("toolCalls") {
+            let e = Event {
+                kind: "tool_call",
+                name: t.str_at("tool").map(str::to_string),
+                input: json_text(t.get("args")),
+                exit_code: None,
+                duration_ms: t.f64_at("durationMs"),
+            };
+            events.push((e, t));
+        }
+        for w in list("filesWritten") {
+            let e = Event {
+                kind: "file_write",
+                name: w.str_at("op").map(str::to_string),
+                input: w.str_at("path").map(str::to_string),
+                exit_code: None,
+                duration_ms: None,
+            };
+            events.push((e, w));
+        }
+        for (i, (e, raw)) in events.into_iter().enumerate() {
+            records.trace_events.push(TraceEventRec {
+                run_id: run_id.to_string(),
+                seq: i as i64 + 1,
+                event_type: e.kind.into(),
+                status: Some("completed".into()),
+                state_source: Some("evidence_json".into()),
+                name: e.name,
+                input_summary: e.input,
+                exit_code: e.exit_code,
+                // Zero-trap: parsed agent commands carry durationMs 0 when unreported.
+                duration_ms: e.duration_ms.filter(|d| *d > 0.0),
+                turn: raw.i64_at("turn"),
+                source: Some("evidence_json".into()),
+                raw_ref: Some(raw.to_string()),
+                ..Default::default()
+            });
+        }
+        let loads = list("skillsLoaded");
+        Some(
+            loads.iter().any(|l| {
+                l.str_at("skill") == Some(skill) && l.str_at("delivery") != Some("native")
+            }),
+        )
+    }
+
+    /// Routing tests (`vars.mode = routing`) with skill.loaded / skill.not_loaded expectations.
+    pub fn routing_observation(
+        row: &Value,
+        run_id: &str,
+        src: &Source,
+        skill: &str,
+        loaded: Option<bool>,
+    ) -> Option<TriggerObsRec> {
+        let vars = row.get("vars")?;
+        if vars.str_at("mode") != Some("routing") {
+            return None;
+        }
+        let expect = vars
+            .get("expect")
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        let should_trigger = if expect.contains("skill.not_loaded") {
+            Some(false)
+        } else if expect.contains("skill.loaded") {
+            Some(true)
+        } else {
+            None
+        };
+        Some(TriggerObsRec {
+            obs_id: key(&[Some("trigger"), Some(src.path), Some(run_id)]),
+            source_path: src.path.to_string(),
+            release_label: src.release.to_string(),
+            skill_name: Some(skill.to_string()),
+            agent: row
+                .get("provider")
+                .and_then(|p| p.str_at("label"))
+                .map(str::to_string),
+            query_id: Some(case_of(row)),
+            query_text: vars.str_at("prompt").map(str::to_string),
+            should_trigger,
+            runs: 1,
+            triggered_runs: loaded.map(i64::from),
+            triggered: loaded,
+            observation_complete: Some(loaded.is_some()),
+            passed: row.bool_at("success"),
+            evidence_class: Some("agent_skill_evals_routing".into()),
+            ..Default::default()
+        })
     }
 }

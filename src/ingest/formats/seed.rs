@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::seh::peer;
-use super::seh::run_dir::{run_key, RunFiles, RunIdentity};
+use super::seh::run_dir::{run_key, RunFiles, RunIdentity, RunOutcome};
 use super::SEED_HANDBOOK;
 use crate::ingest::json::{as_f64, json_text, parse_lenient, Get};
 use crate::ingest::records::{
@@ -99,14 +99,14 @@ fn measured(run_id: &str, metric: &str, value: Option<f64>, provenance: &str) ->
     }
 }
 
-pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String, Records), Records> {
+pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
     let mut records = Records::default();
     let dir_text = dir.display().to_string();
     let place = match place(dir) {
         Ok(p) => p,
         Err(e) => {
             records.error(&dir_text, "identity", e);
-            return Err(records);
+            return RunOutcome::Rejected(records);
         }
     };
     let arm = name_of(dir).unwrap_or_default();
@@ -139,7 +139,12 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String,
     let output = files
         .get("output.txt")
         .map(|b| String::from_utf8_lossy(b).into_owned())
-        .or_else(|| response.as_ref().and_then(|r| r.str_at("output")).map(str::to_string));
+        .or_else(|| {
+            response
+                .as_ref()
+                .and_then(|r| r.str_at("output"))
+                .map(str::to_string)
+        });
     records.runs.push(RunRec {
         run_id: run_id.clone(),
         release_label: release.into(),
@@ -152,7 +157,9 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String,
         repetition_source: "iteration".into(),
         population: Some("answer".into()),
         run_dir: dir_text.clone(),
-        output_file: files.contains_key("output.txt").then(|| path_of("output.txt")),
+        output_file: files
+            .contains_key("output.txt")
+            .then(|| path_of("output.txt")),
         output_present: output.is_some(),
         output_text: output,
         // An adapter failure aborts the harness before any record is written.
@@ -169,7 +176,11 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String,
     });
 
     if let Some(g) = &grading {
-        let grading_id = key(&[Some("grading"), Some(&run_id), Some(&path_of("grading.json"))]);
+        let grading_id = key(&[
+            Some("grading"),
+            Some(&run_id),
+            Some(&path_of("grading.json")),
+        ]);
         records.gradings.push(GradingRec {
             grading_id: grading_id.clone(),
             run_id: run_id.clone(),
@@ -178,15 +189,25 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String,
             peer_pass: g.bool_at("passed"),
             ..Default::default()
         });
-        let checks = g.get("checks").and_then(Value::as_array).cloned().unwrap_or_default();
+        let checks = g
+            .get("checks")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         for (i, c) in checks.iter().enumerate() {
             let required = c.bool_at("required").unwrap_or(true);
             records.assertions.push(AssertionRec {
                 grading_id: grading_id.clone(),
                 run_id: run_id.clone(),
                 seq: i as i64 + 1,
-                name: c.str_at("identifier").or(c.str_at("id")).map(str::to_string),
-                kind: c.str_at("check_type").or(c.str_at("type")).map(str::to_string),
+                name: c
+                    .str_at("identifier")
+                    .or(c.str_at("id"))
+                    .map(str::to_string),
+                kind: c
+                    .str_at("check_type")
+                    .or(c.str_at("type"))
+                    .map(str::to_string),
                 channel: "check".into(),
                 severity: Some(if required { "required" } else { "optional" }.into()),
                 passed: c.bool_at("passed"),
@@ -211,27 +232,49 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String,
         measured(
             &run_id,
             "total_tokens",
-            usage.as_ref().and_then(|u| u.f64_at("total_tokens")).or(input.zip(output_tokens).map(|(a, b)| a + b)),
+            usage
+                .as_ref()
+                .and_then(|u| u.f64_at("total_tokens"))
+                .or(input.zip(output_tokens).map(|(a, b)| a + b)),
             "provider_reported",
         ),
-        measured(&run_id, "cost", usage.as_ref().and_then(|u| u.get("cost_usd")).and_then(as_f64), "provider_reported"),
+        measured(
+            &run_id,
+            "cost",
+            usage
+                .as_ref()
+                .and_then(|u| u.get("cost_usd"))
+                .and_then(as_f64),
+            "provider_reported",
+        ),
         measured(
             &run_id,
             "elapsed_ms",
-            timing.as_ref().and_then(|t| t.f64_at("duration_seconds")).map(|s| s * 1000.0),
+            timing
+                .as_ref()
+                .and_then(|t| t.f64_at("duration_seconds"))
+                .map(|s| s * 1000.0),
             "process_measured",
         ),
     ]);
 
     // Activation is observable only when the adapter reports events.
-    let events = response.as_ref().and_then(|r| r.get("events")).and_then(Value::as_array);
+    let events = response
+        .as_ref()
+        .and_then(|r| r.get("events"))
+        .and_then(Value::as_array);
     if let Some(events) = events {
         for (i, e) in events.iter().enumerate() {
             let raw = e.str_at("type").unwrap_or("event");
             records.trace_events.push(TraceEventRec {
                 run_id: run_id.clone(),
                 seq: i as i64 + 1,
-                event_type: if raw == "skill_loaded" { "skill_load" } else { "event" }.into(),
+                event_type: if raw == "skill_loaded" {
+                    "skill_load"
+                } else {
+                    "event"
+                }
+                .into(),
                 status: Some("completed".into()),
                 state_source: Some("adapter_events".into()),
                 name: e.str_at("name").map(str::to_string),
@@ -245,23 +288,31 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String,
         run_id: run_id.clone(),
         skill_name: Some(place.skill.clone()),
         loaded: events.map(|ev| {
-            ev.iter()
-                .any(|e| e.str_at("type") == Some("skill_loaded") && e.str_at("name") == Some(place.skill.as_str()))
+            ev.iter().any(|e| {
+                e.str_at("type") == Some("skill_loaded")
+                    && e.str_at("name") == Some(place.skill.as_str())
+            })
         }),
         evidence: None,
         source: "adapter_events".into(),
     });
-    Ok((run_id, records))
+    RunOutcome::Answer { run_id, records }
 }
 
 /// `case.json`: an eval case with checks.
 pub fn looks_like_case(doc: &Value) -> bool {
-    doc.get("checks").is_some_and(Value::is_array) && doc.get("id").is_some() && doc.get("prompt").is_some()
+    doc.get("checks").is_some_and(Value::is_array)
+        && doc.get("id").is_some()
+        && doc.get("prompt").is_some()
 }
 
 pub fn parse_case(doc: &Value, path: &Path, release: &str, records: &mut Records) {
     // …/<skill>/iteration-<i>/eval-<id>/case.json
-    let skill = path.ancestors().nth(3).and_then(name_of).unwrap_or_else(|| "(unknown skill)".into());
+    let skill = path
+        .ancestors()
+        .nth(3)
+        .and_then(name_of)
+        .unwrap_or_else(|| "(unknown skill)".into());
     let case_id = match doc.get("id") {
         Some(Value::Number(n)) => n.to_string(),
         Some(Value::String(s)) => s.clone(),
@@ -287,7 +338,13 @@ pub fn looks_like_benchmark(doc: &Value) -> bool {
     doc.get("protocol_version").is_some() && doc.get("pass_rate_lift").is_some()
 }
 
-pub fn parse_benchmark(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut Records) -> SuiteRec {
+pub fn parse_benchmark(
+    doc: &Value,
+    path: &str,
+    sha256: &str,
+    release: &str,
+    records: &mut Records,
+) -> SuiteRec {
     let skill = doc.str_at("skill_name").unwrap_or("(unknown skill)");
     let src = peer::PeerSource {
         path,

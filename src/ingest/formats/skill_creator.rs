@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::seh::layout::parse_run_segment;
-use super::seh::run_dir::{run_key, RunFiles, RunIdentity};
+use super::seh::run_dir::{run_key, RunFiles, RunIdentity, RunOutcome};
 use super::seh::{manifest, peer};
 use super::SKILL_CREATOR;
 
@@ -39,7 +39,11 @@ pub fn grading_from_expectations(run_id: &str, path: &str, doc: &Value, records:
         peer_pass_rate: summary.and_then(|s| s.f64_at("pass_rate")),
         ..Default::default()
     });
-    let expectations = doc.get("expectations").and_then(Value::as_array).cloned().unwrap_or_default();
+    let expectations = doc
+        .get("expectations")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     for (i, e) in expectations.iter().enumerate() {
         records.assertions.push(AssertionRec {
             grading_id: grading_id.clone(),
@@ -51,7 +55,12 @@ pub fn grading_from_expectations(run_id: &str, path: &str, doc: &Value, records:
             passed: e.bool_at("passed"),
             score: e.bool_at("passed").map(|p| f64::from(u8::from(p))),
             evidence: e.str_at("evidence").map(str::to_string),
-            availability: if e.get("passed").is_some() { "complete" } else { "unavailable" }.into(),
+            availability: if e.get("passed").is_some() {
+                "complete"
+            } else {
+                "unavailable"
+            }
+            .into(),
             ..Default::default()
         });
     }
@@ -71,7 +80,12 @@ fn name_of(p: &Path) -> Option<String> {
     p.file_name().map(|n| n.to_string_lossy().to_string())
 }
 
-fn zero_is_missing(run_id: &str, metric: &str, value: Option<f64>, provenance: &str) -> MeasurementRec {
+fn zero_is_missing(
+    run_id: &str,
+    metric: &str,
+    value: Option<f64>,
+    provenance: &str,
+) -> MeasurementRec {
     match value.filter(|v| *v > 0.0) {
         Some(v) => MeasurementRec {
             run_id: run_id.into(),
@@ -92,7 +106,7 @@ fn zero_is_missing(run_id: &str, metric: &str, value: Option<f64>, provenance: &
     }
 }
 
-pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String, Records), Records> {
+pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
     let mut records = Records::default();
     let dir_text = dir.display().to_string();
     let leaf = name_of(dir).unwrap_or_default();
@@ -101,8 +115,12 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String,
         None => (dir, 1, "single"),
     };
     let (Some(eval_dir), Some(arm)) = (config_dir.parent(), name_of(config_dir)) else {
-        records.error(&dir_text, "identity", "expected <workspace>/iteration-<N>/eval-<id>/<config>/[run-<n>]");
-        return Err(records);
+        records.error(
+            &dir_text,
+            "identity",
+            "expected <workspace>/iteration-<N>/eval-<id>/<config>/[run-<n>]",
+        );
+        return RunOutcome::Rejected(records);
     };
     let eval_name = name_of(eval_dir).unwrap_or_default();
     let metadata = std::fs::read(eval_dir.join("eval_metadata.json"))
@@ -133,17 +151,28 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String,
         arm: &arm,
         repetition,
     });
-    let grading = files.get("grading.json").and_then(|b| parse_lenient(b).ok());
+    let grading = files
+        .get("grading.json")
+        .and_then(|b| parse_lenient(b).ok());
     let timing = match files.get("timing.json").map(|b| parse_lenient(b)) {
         Some(Ok(t)) => Some(t),
         Some(Err(e)) => {
-            records.error(&dir.join("timing.json").display().to_string(), "parse", format!("invalid JSON: {e}"));
+            records.error(
+                &dir.join("timing.json").display().to_string(),
+                "parse",
+                format!("invalid JSON: {e}"),
+            );
             None
         }
         None => None,
     };
-    let metrics = files.get("outputs/metrics.json").and_then(|b| parse_lenient(b).ok());
-    let outputs: Vec<&String> = files.keys().filter(|k| k.starts_with("outputs/") && *k != "outputs/metrics.json").collect();
+    let metrics = files
+        .get("outputs/metrics.json")
+        .and_then(|b| parse_lenient(b).ok());
+    let outputs: Vec<&String> = files
+        .keys()
+        .filter(|k| k.starts_with("outputs/") && *k != "outputs/metrics.json")
+        .collect();
     records.runs.push(RunRec {
         run_id: run_id.clone(),
         release_label: release.into(),
@@ -161,12 +190,20 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String,
         ..Default::default()
     });
     if let Some(g) = &grading {
-        grading_from_expectations(&run_id, &dir.join("grading.json").display().to_string(), g, &mut records);
+        grading_from_expectations(
+            &run_id,
+            &dir.join("grading.json").display().to_string(),
+            g,
+            &mut records,
+        );
     }
     let tokens = timing.as_ref().and_then(|t| t.f64_at("total_tokens"));
     let elapsed = timing
         .as_ref()
-        .and_then(|t| t.f64_at("duration_ms").or_else(|| t.f64_at("total_duration_seconds").map(|s| s * 1000.0)))
+        .and_then(|t| {
+            t.f64_at("duration_ms")
+                .or_else(|| t.f64_at("total_duration_seconds").map(|s| s * 1000.0))
+        })
         .or_else(|| {
             grading
                 .as_ref()
@@ -177,7 +214,12 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String,
     let tool_calls = metrics
         .as_ref()
         .and_then(|m| m.get("total_tool_calls"))
-        .or_else(|| grading.as_ref().and_then(|g| g.get("execution_metrics")).and_then(|m| m.get("total_tool_calls")))
+        .or_else(|| {
+            grading
+                .as_ref()
+                .and_then(|g| g.get("execution_metrics"))
+                .and_then(|m| m.get("total_tool_calls"))
+        })
         .and_then(as_f64);
     records.measurements.extend([
         zero_is_missing(&run_id, "total_tokens", tokens, "provider_reported"),
@@ -185,7 +227,7 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> Result<(String,
         zero_is_missing(&run_id, "tool_calls", tool_calls, "trace_normalized"),
         zero_is_missing(&run_id, "cost", None, "provider_reported"),
     ]);
-    Ok((run_id, records))
+    RunOutcome::Answer { run_id, records }
 }
 
 /// The aggregated benchmark: `metadata` + `runs[].configuration` + `run_summary`.
@@ -197,7 +239,13 @@ pub fn looks_like_benchmark(doc: &Value) -> bool {
             .is_some_and(|r| r.iter().all(|x| x.get("configuration").is_some()))
 }
 
-pub fn parse_benchmark(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut Records) -> SuiteRec {
+pub fn parse_benchmark(
+    doc: &Value,
+    path: &str,
+    sha256: &str,
+    release: &str,
+    records: &mut Records,
+) -> SuiteRec {
     let skill = doc
         .get("metadata")
         .and_then(|m| m.str_at("skill_name"))
@@ -238,4 +286,60 @@ pub fn benchmark_cases(doc: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// `scripts/run_eval.py` output: per-query trigger rates (formats.md D.2).
+pub fn looks_like_trigger_eval(doc: &Value) -> bool {
+    doc.get("results")
+        .and_then(Value::as_array)
+        .is_some_and(|r| {
+            !r.is_empty()
+                && r.iter().all(|q| {
+                    q.get("query").is_some()
+                        && q.get("trigger_rate").is_some()
+                        && q.get("runs").is_some()
+                })
+        })
+}
+
+/// One pre-aggregated observation per query (runs > 1): errored or timed-out
+/// runs were counted by the tool as not triggered.
+pub fn parse_trigger_eval(doc: &Value, path: &str, release: &str, records: &mut Records) {
+    let skill = doc.str_at("skill_name").map(str::to_string);
+    for (i, q) in doc
+        .get("results")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let runs = q.i64_at("runs").unwrap_or(0);
+        let triggers = q.i64_at("triggers");
+        let index = i.to_string();
+        records
+            .trigger_observations
+            .push(crate::ingest::records::TriggerObsRec {
+                obs_id: key(&[Some("trigger"), Some(path), Some(&index)]),
+                source_path: path.to_string(),
+                release_label: release.to_string(),
+                skill_name: skill.clone(),
+                agent: Some("skill-creator".into()),
+                query_id: Some(format!("{}", i + 1)),
+                query_text: q.str_at("query").map(str::to_string),
+                should_trigger: q.bool_at("should_trigger"),
+                repetition_source: Some("aggregated".into()),
+                runs,
+                triggered_runs: triggers,
+                passed: q.bool_at("pass"),
+                evidence_class: Some("skill_creator_run_eval".into()),
+                ..Default::default()
+            });
+    }
+    let src = peer::PeerSource {
+        path,
+        report_kind: "skill_creator_trigger_eval",
+        release,
+        skill_name: skill.as_deref(),
+    };
+    peer::flatten(doc, &src, &["results"], &mut records.peer_metrics);
 }

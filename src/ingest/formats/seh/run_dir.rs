@@ -41,6 +41,7 @@ const METRICS_MERGE_ORDER: &[&str] = &[
 
 pub struct RunContext<'a> {
     pub release: &'a str,
+    pub forced: Option<crate::ingest::formats::Format>,
     pub known_cases: &'a HashMap<String, String>,
     pub declared_arms: &'a HashSet<String>,
 }
@@ -241,14 +242,23 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     if let Some(bytes) = files.get("grading.json") {
         match parse_lenient(bytes) {
             Ok(doc) if skill_creator::is_expectations_grading(&doc) => {
-                skill_creator::grading_from_expectations(&run_id, &path_of("grading.json"), &doc, &mut records);
+                skill_creator::grading_from_expectations(
+                    &run_id,
+                    &path_of("grading.json"),
+                    &doc,
+                    &mut records,
+                );
                 // A skill-creator grading makes this a skill-creator run laid out by the harness.
                 if let Some(run) = records.runs.first_mut() {
                     run.source_format = skill_creator::FORMAT.into();
                 }
             }
             Ok(_) => {}
-            Err(e) => records.error(&path_of("grading.json"), "parse", format!("invalid JSON: {e}")),
+            Err(e) => records.error(
+                &path_of("grading.json"),
+                "parse",
+                format!("invalid JSON: {e}"),
+            ),
         }
     }
     RunOutcome::Answer { run_id, records }
