@@ -63,4 +63,5 @@ pub const REPORTS: &[(&str, &str)] = &[
     ),
     ("cost", include_str!("../sql/reports/cost.sql")),
     ("runs", include_str!("../sql/reports/runs.sql")),
+    ("formats", include_str!("../sql/reports/formats.sql")),
 ];

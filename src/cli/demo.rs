@@ -8,13 +8,16 @@ use liftdb::ingest::{self, IngestOptions};
 use liftdb::output::{self, Format};
 use liftdb::report;
 
-/// The bundled sample: the skill-eval-harness corpus kept as test fixtures.
+/// The bundled samples: the corpora of every supported harness, kept as test fixtures.
 fn sample_paths() -> anyhow::Result<Vec<PathBuf>> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/skill-eval-harness");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let paths = vec![
-        root.join("runs/eval-runs"),
-        root.join("input/evals/shared-benchmark.json"),
-        root.join("reference"),
+        root.join("skill-eval-harness/runs/eval-runs"),
+        root.join("skill-eval-harness/input/evals/shared-benchmark.json"),
+        root.join("skill-eval-harness/reference"),
+        root.join("seed000-skill-eval/runs"),
+        root.join("skill-creator/runs"),
+        root.join("promptfoo/runs"),
     ];
     if let Some(missing) = paths.iter().find(|p| !p.exists()) {
         bail!(
@@ -51,13 +54,14 @@ pub fn run() -> anyhow::Result<i32> {
     let mut stdout = std::io::stdout().lock();
     let sections: &[Section] = &[
         (
-            "Lift of the skill, split tune (the tool's benchmark-tune.json)",
+            "Lift on the tune split, every harness pooled",
             "lift",
             &[("split", "tune")],
         ),
         ("Lift, split holdout", "lift", &[("split", "holdout")]),
         ("Case flags", "flags", &[]),
         ("Cost by arm and model", "cost", &[]),
+        ("Runs per harness", "formats", &[]),
     ];
     for (title, name, filters) in sections {
         use std::io::Write;

@@ -10,7 +10,7 @@ pub mod records;
 mod state;
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -127,11 +127,18 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     };
     let mut records = Records::default();
     records.errors.extend(found.errors.iter().cloned());
-    summary.skipped_files = found
-        .ignored
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
+    for path in &found.ignored {
+        // A promptfoo CSV alone cannot be read faithfully: say so instead of skipping it.
+        if formats::promptfoo::is_results_csv(path) && !formats::promptfoo::has_json_sibling(path) {
+            records.error(
+                &path.display().to_string(),
+                "detect",
+                "promptfoo CSV export has no per-assertion results or token usage; re-export with -o results.json (or .jsonl) and ingest that",
+            );
+        } else {
+            summary.skipped_files.push(path.display().to_string());
+        }
+    }
 
     // 1. Change detection: unchanged size+mtime skips without reading;
     //    otherwise read and hash, and skip if the content is the same.
@@ -344,7 +351,11 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         let recognized = unit_paths
             .iter()
             .any(|u| u.starts_with(root) && !skipped.contains(u.display().to_string().as_str()));
-        if !recognized {
+        let already_reported = records
+            .errors
+            .iter()
+            .any(|e| Path::new(&e.path).starts_with(root));
+        if !recognized && !already_reported {
             records.error(
                 &root.display().to_string(),
                 "detect",

@@ -185,3 +185,31 @@ mod tests {
         assert!(s.p_exact.unwrap() >= 1.0 / 4097.0);
     }
 }
+
+#[cfg(test)]
+mod binomial_tests {
+    use super::*;
+    use statrs::distribution::{Binomial, Discrete};
+
+    /// With n equal-magnitude deltas, k of them positive, the exact sign-flip
+    /// p is the two-sided binomial tail P(|X - n/2| >= |k - n/2|), X ~ Bin(n, 1/2).
+    #[test]
+    fn equal_magnitudes_reduce_to_a_binomial_test() {
+        for n in 1..=12u64 {
+            let bin = Binomial::new(0.5, n).unwrap();
+            for k in 0..=n {
+                let d: Vec<f64> = (0..n).map(|i| if i < k { 1.0 } else { -1.0 }).collect();
+                let observed = (2.0 * k as f64 - n as f64).abs();
+                let expected: f64 = (0..=n)
+                    .filter(|x| (2.0 * *x as f64 - n as f64).abs() >= observed)
+                    .map(|x| bin.pmf(x))
+                    .sum();
+                let p = p_value(&d).unwrap().0;
+                assert!(
+                    (p - expected).abs() < 1e-12,
+                    "n={n} k={k}: {p} vs {expected}"
+                );
+            }
+        }
+    }
+}

@@ -576,3 +576,21 @@ mod skill_evals {
         })
     }
 }
+
+/// A promptfoo CSV export (`-o results.csv`): wide, one row per test with
+/// every provider side by side. It carries no per-assertion components or
+/// token usage, so liftdb reads the JSON/JSONL siblings instead.
+pub fn is_results_csv(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "csv")
+        && std::fs::read(path)
+            .ok()
+            .and_then(|b| {
+                String::from_utf8_lossy(&b)
+                    .lines()
+                    .next()
+                    .map(str::to_string)
+            })
+            .is_some_and(|header| {
+                header.contains("] ") && header.contains('[') && header.contains("Status")
+            })
+}
