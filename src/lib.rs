@@ -5,8 +5,10 @@
 //! DuckDB file (`store`), then answered with pure-SQL views (`sql/views`).
 
 pub mod error;
+pub mod export;
 pub mod ingest;
 pub mod output;
+pub mod repl;
 pub mod report;
 pub mod sqlfiles;
 pub mod stats;

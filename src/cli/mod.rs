@@ -30,8 +30,35 @@ pub struct Cli {
     )]
     pub db: PathBuf,
 
+    #[command(flatten)]
+    pub repl: ReplArgs,
+
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// The shell's options: `liftdb [-c SQL]... [-f FILE] [--format F]`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct ReplArgs {
+    /// Run this SQL (or dot-command) and exit; repeatable.
+    #[arg(short = 'c', long = "command")]
+    pub commands: Vec<String>,
+    /// Run the statements in FILE and exit.
+    #[arg(short = 'f', long = "file")]
+    pub file: Option<PathBuf>,
+    /// Result format (default: table on a terminal, csv otherwise).
+    #[arg(long = "format", value_enum)]
+    pub format: Option<Format>,
+}
+
+impl ReplArgs {
+    fn options(&self) -> liftdb::repl::ReplOptions {
+        liftdb::repl::ReplOptions {
+            commands: self.commands.clone(),
+            file: self.file.clone(),
+            format: self.format,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -46,6 +73,19 @@ pub enum Command {
     Schema,
     /// Ingest the bundled sample runs into a temporary store and print the main reports.
     Demo,
+    /// The SQL shell (the same as `liftdb` with no subcommand).
+    Repl(ReplArgs),
+    /// Export a view, table, report or SELECT to .csv, .tsv, .parquet, .json or .jsonl.
+    Export(ExportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// A view or table name, a report name, or a SELECT statement.
+    pub what: String,
+    /// Output file; the format follows its extension.
+    #[arg(long)]
+    pub out: PathBuf,
 }
 
 /// Filters shared by reports; bound as SQL parameters.
@@ -134,11 +174,17 @@ pub fn run() -> anyhow::Result<i32> {
         Some(Command::Report(args)) => report::run(&cli.db, &args),
         Some(Command::Schema) => schema::run(&cli.db),
         Some(Command::Demo) => demo::run(),
-        None => {
-            use clap::CommandFactory;
-            Cli::command().print_help()?;
-            println!();
+        Some(Command::Repl(args)) => repl(&cli.db, &args),
+        Some(Command::Export(args)) => {
+            let store = open_read(&cli.db)?;
+            let rows = liftdb::export::export(&store.conn, &args.what, &args.out)?;
+            eprintln!("wrote {rows} rows to {}", args.out.display());
             Ok(0)
         }
+        None => repl(&cli.db, &cli.repl),
     }
+}
+
+fn repl(db: &Path, args: &ReplArgs) -> anyhow::Result<i32> {
+    liftdb::repl::run(db, &args.options()).with_context(|| format!("opening {}", db.display()))
 }
