@@ -19,6 +19,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "statistics",
         sql: include_str!("../sql/migrations/0002_statistics.sql"),
     },
+    Migration {
+        version: 3,
+        name: "releases",
+        sql: include_str!("../sql/migrations/0003_releases.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
@@ -50,6 +55,7 @@ pub const VIEWS: &[(&str, &str)] = &[
         "run_provenance",
         include_str!("../sql/views/80_run_provenance.sql"),
     ),
+    ("trend", include_str!("../sql/views/90_trend.sql")),
 ];
 
 /// Canned reports: `sql/reports/NAME.sql`, each with a header comment.
@@ -64,4 +70,5 @@ pub const REPORTS: &[(&str, &str)] = &[
     ("cost", include_str!("../sql/reports/cost.sql")),
     ("runs", include_str!("../sql/reports/runs.sql")),
     ("formats", include_str!("../sql/reports/formats.sql")),
+    ("trend", include_str!("../sql/reports/trend.sql")),
 ];

@@ -68,11 +68,12 @@ pub fn print_summary(db: &Path, s: &IngestSummary, quiet: bool) {
         );
     } else {
         eprintln!(
-            "{verb} {} runs ({} rows) to {} as release '{}'{}: {} files parsed, {} unchanged, {} errors",
+            "{verb} {} runs ({} rows) to {} as release '{}' (from {}){}: {} files parsed, {} unchanged, {} errors",
             s.runs_written,
             s.rows_written,
             db.display(),
             s.release,
+            s.release_source,
             s.batch_id.map(|b| format!(", batch {b}")).unwrap_or_default(),
             s.files_changed,
             s.files_unchanged,

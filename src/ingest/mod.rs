@@ -7,6 +7,7 @@ pub mod formats;
 pub mod json;
 mod loose;
 pub mod records;
+mod release;
 mod state;
 
 use std::collections::{HashMap, HashSet};
@@ -25,7 +26,7 @@ use formats::seh::run_dir::{RunContext, RunFiles, RunOutcome};
 use loose::LooseKind;
 use records::{CaseRec, IngestErrorRec, Records, SuiteRec};
 
-pub const DEFAULT_RELEASE: &str = "default";
+pub use release::DEFAULT_RELEASE;
 
 #[derive(Debug, Clone, Default)]
 pub struct IngestOptions {
@@ -40,6 +41,8 @@ pub struct IngestOptions {
 pub struct IngestSummary {
     pub batch_id: Option<i64>,
     pub release: String,
+    /// How the release label was chosen: --release, previous ingest, skill_tree_hash, generated_at, default.
+    pub release_source: String,
     pub files_seen: usize,
     pub files_changed: usize,
     pub files_unchanged: usize,
@@ -79,7 +82,7 @@ struct ChangeCheck {
 }
 
 /// A unit whose files were read because they may have changed.
-struct ReadUnit {
+pub(crate) struct ReadUnit {
     unit: Unit,
     contents: Vec<(discover::FileInfo, Vec<u8>, String)>,
 }
@@ -106,21 +109,16 @@ fn progress_bar(enabled: bool, len: usize, message: &'static str) -> ProgressBar
 }
 
 pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
-    let release = opts
-        .release
-        .clone()
-        .unwrap_or_else(|| DEFAULT_RELEASE.to_string());
     let found = discover::discover(paths);
     let explicit_files: HashSet<PathBuf> = paths
         .iter()
         .filter(|p| p.is_file())
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
-    let known = state::StoredState::load(&store.conn, &release)?;
+    let known = state::StoredState::load(&store.conn)?;
 
     let unit_paths: Vec<PathBuf> = found.units.iter().map(|u| u.path.clone()).collect();
     let mut summary = IngestSummary {
-        release: release.clone(),
         dry_run: opts.dry_run,
         files_seen: found.units.iter().map(|u| u.files.len()).sum(),
         ..Default::default()
@@ -177,6 +175,13 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
             }
         });
     }
+
+    let (release, release_source) = match &opts.release {
+        Some(r) => (r.clone(), "--release"),
+        None => release::derive(&changed, &known),
+    };
+    summary.release = release.clone();
+    summary.release_source = release_source.to_string();
 
     // 2. Loose files: manifests and reports, parsed first because they name
     //    the skill of each case and the case ids the layout needs.
@@ -378,6 +383,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     let plan = WritePlan {
         batch: BatchInfo {
             release_label: &release,
+            release_source,
             paths_json: serde_json::to_string(
                 &paths
                     .iter()

@@ -22,10 +22,12 @@ pub struct StoredState {
     pub case_skills: HashMap<String, String>,
     /// case_pk / suite_id -> the file that defined it.
     pub definition_sources: HashMap<String, String>,
+    /// file path -> release label of the batch that last read it.
+    pub file_releases: HashMap<String, String>,
 }
 
 impl StoredState {
-    pub fn load(conn: &Connection, release: &str) -> Result<Self> {
+    pub fn load(conn: &Connection) -> Result<Self> {
         let mut files = HashMap::new();
         let mut files_by_owner: HashMap<String, HashSet<String>> = HashMap::new();
         let mut stmt = conn.prepare(
@@ -59,10 +61,9 @@ impl StoredState {
         }
 
         let mut case_skills = HashMap::new();
-        // This release's definitions last, so they win over other releases'.
-        let mut stmt =
-            conn.prepare("SELECT case_id, skill_name FROM case_def ORDER BY release_label = ?")?;
-        let mut rows = stmt.query([release])?;
+
+        let mut stmt = conn.prepare("SELECT case_id, skill_name FROM case_def")?;
+        let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             case_skills.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
         }
@@ -75,12 +76,21 @@ impl StoredState {
         while let Some(r) = rows.next()? {
             definition_sources.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
         }
+        let mut file_releases = HashMap::new();
+        let mut stmt = conn.prepare(
+            "SELECT f.path, b.release_label FROM source_file f JOIN ingest_batch b USING (batch_id)",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            file_releases.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
+        }
         Ok(StoredState {
             files,
             files_by_owner,
             run_dirs,
             case_skills,
             definition_sources,
+            file_releases,
         })
     }
 }

@@ -9,6 +9,7 @@ pub mod mt19937;
 pub mod rounding;
 pub mod sign_flip;
 pub mod sql_functions;
+pub mod trend;
 
 pub use interval::{interval, noise_check, Interval, NoiseCheck};
 pub use rounding::py_round;

@@ -20,6 +20,8 @@ pub struct SourceFileRow {
 
 pub struct BatchInfo<'a> {
     pub release_label: &'a str,
+    /// How the label was chosen (--release, skill_tree_hash, generated_at, default).
+    pub release_source: &'a str,
     pub paths_json: String,
     pub files_seen: i64,
     pub files_changed: i64,
@@ -107,6 +109,16 @@ fn write_in_transaction(conn: &Connection, plan: &WritePlan) -> Result<WriteCoun
             crate::VERSION
         ],
     )?;
+    conn.execute(
+        "INSERT INTO releases
+         SELECT ?, coalesce((SELECT max(ordinal) FROM releases), 0) + 1, now()::TIMESTAMP, ?
+         WHERE NOT EXISTS (SELECT 1 FROM releases WHERE release_label = ?)",
+        params![
+            plan.batch.release_label,
+            plan.batch.release_source,
+            plan.batch.release_label
+        ],
+    )?;
 
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS liftdb_doomed (path VARCHAR); DELETE FROM liftdb_doomed;",
@@ -190,6 +202,7 @@ fn write_in_transaction(conn: &Connection, plan: &WritePlan) -> Result<WriteCoun
     update_mtimes(conn, &plan.touched)?;
     crate::stats::materialize::refresh(conn)?;
     crate::stats::ablation::refresh(conn)?;
+    crate::stats::trend::refresh(conn)?;
 
     conn.execute(
         "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,

@@ -1,0 +1,26 @@
+-- name: trend
+-- description: Lift, cost and the change from the previous release, per skill (and model), in release order.
+-- params: skill, model, release
+SELECT
+    skill_name AS skill,
+    scope,
+    model,
+    release_order AS "order",
+    release_label AS release,
+    units,
+    round(with_rate, 4) AS with_skill,
+    round(without_rate, 4) AS without_skill,
+    round(lift, 4) AS lift,
+    p_value AS p,
+    ci_lower,
+    ci_upper,
+    CAST(known_cost_usd AS DECIMAL(18, 6)) AS known_cost_usd,
+    previous_release AS previous,
+    round(lift_change, 4) AS lift_change,
+    change_matched_units AS matched,
+    change_p_value AS change_p
+FROM trend
+WHERE ($skill IS NULL OR skill_name = $skill)
+  AND ($model IS NULL OR scope = 'overall' OR model = $model)
+  AND ($release IS NULL OR release_label = $release)
+ORDER BY skill, CASE scope WHEN 'overall' THEN 0 ELSE 1 END, model NULLS FIRST, release_order;

@@ -1,0 +1,87 @@
+-- release_changes: for each release and the one before it (by releases.ordinal),
+-- the change of every matched (case, model) unit's objective delta; the
+-- sign-flip test over these changes is materialized in trend_stats.
+CREATE OR REPLACE VIEW release_changes AS
+WITH ordered AS (
+    SELECT release_label, ordinal,
+           lag(release_label) OVER (ORDER BY ordinal) AS previous_release
+    FROM releases
+),
+units AS (
+    SELECT release_label, skill_name, case_id, model, avg(delta) AS delta
+    FROM lift_units
+    WHERE channel = 'objective' AND control_arm = 'without_skill' AND eligible_pairs > 0
+    GROUP BY ALL
+),
+matched AS (
+    SELECT o.release_label, o.previous_release, cur.skill_name, cur.case_id, cur.model,
+           cur.delta - old.delta AS change
+    FROM ordered o
+    JOIN units cur ON cur.release_label = o.release_label
+    JOIN units old ON old.release_label = o.previous_release AND old.skill_name = cur.skill_name
+                  AND old.case_id = cur.case_id AND old.model IS NOT DISTINCT FROM cur.model
+)
+SELECT skill_name, release_label, previous_release, 'overall' AS scope, NULL::VARCHAR AS model,
+       list(change ORDER BY model NULLS LAST, case_id) AS unit_changes
+FROM matched GROUP BY ALL
+UNION ALL
+SELECT skill_name, release_label, previous_release, 'model', model,
+       list(change ORDER BY case_id)
+FROM matched WHERE model IS NOT NULL GROUP BY ALL;
+
+COMMENT ON VIEW release_changes IS 'Per release and its predecessor: the change of each matched unit''s delta (input of trend_stats).';
+
+-- trend: per skill (overall and per model) per release, in release order:
+-- pass rates, lift with its p and interval, cost, and the change from the
+-- previous release with its significance.
+CREATE OR REPLACE VIEW trend AS
+WITH l AS (
+    SELECT l.*, r.ordinal
+    FROM lift l JOIN releases r USING (release_label)
+    WHERE l.channel = 'objective' AND l.control_arm = 'without_skill'
+      AND l.split = 'all' AND l.scope IN ('overall', 'model')
+),
+costs AS (
+    SELECT release_label, skill_name, model, GROUPING(model) = 1 AS all_models,
+           sum(cost_usd) AS known_cost_usd, count(*) AS runs, count(cost_usd) AS runs_with_cost,
+           sum(total_tokens) AS known_total_tokens
+    FROM runs GROUP BY GROUPING SETS ((release_label, skill_name), (release_label, skill_name, model))
+)
+SELECT
+    l.skill_name,
+    l.scope,
+    l.model,
+    l.ordinal AS release_order,
+    l.release_label,
+    l.units,
+    l.eligible_pairs,
+    l.with_rate,
+    l.without_rate,
+    l.absolute_delta AS lift,
+    s.p_value,
+    s.ci_lower,
+    s.ci_upper,
+    s.noise_verdict,
+    c.runs,
+    c.runs_with_cost,
+    c.known_cost_usd,
+    c.known_total_tokens,
+    lag(l.release_label) OVER w AS previous_release,
+    l.absolute_delta - lag(l.absolute_delta) OVER w AS lift_change,
+    t.matched_units AS change_matched_units,
+    t.p_value AS change_p_value,
+    t.significant_at_0_05 AS change_significant
+FROM l
+LEFT JOIN lift_stats s
+    ON s.release_label = l.release_label AND s.skill_name = l.skill_name AND s.control_arm = l.control_arm
+   AND s.channel = l.channel AND s.split = l.split AND s.scope = l.scope
+   AND s.model IS NOT DISTINCT FROM l.model AND s.case_id IS NULL
+LEFT JOIN costs c
+    ON c.release_label = l.release_label AND c.skill_name = l.skill_name
+   AND ((l.scope = 'overall' AND c.all_models) OR (l.scope = 'model' AND NOT c.all_models AND c.model = l.model))
+LEFT JOIN trend_stats t
+    ON t.release_label = l.release_label AND t.skill_name = l.skill_name AND t.scope = l.scope
+   AND t.model IS NOT DISTINCT FROM l.model
+WINDOW w AS (PARTITION BY l.skill_name, l.scope, l.model ORDER BY l.ordinal);
+
+COMMENT ON VIEW trend IS 'Per skill (and model) per release: pass rates, lift with p and interval, cost, change from the previous release with its significance.';

@@ -1,0 +1,95 @@
+//! The release label of a batch when `--release` is not given: the label a
+//! previous ingest gave the same files (so re-ingests stay consistent), else
+//! the skill tree hash of the with_skill runs, else the report's generation
+//! date, else "default".
+
+use serde_json::Value;
+
+use super::json::{parse_lenient, Get};
+use super::state::StoredState;
+use super::ReadUnit;
+
+pub const DEFAULT_RELEASE: &str = "default";
+
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+fn date_of(doc: &Value) -> Option<String> {
+    if let Some(epoch) = doc.f64_at("generated_at") {
+        let (y, m, d) = civil_from_days((epoch / 86_400.0).floor() as i64);
+        return Some(format!("{y:04}-{m:02}-{d:02}"));
+    }
+    let iso = doc
+        .get("metadata")
+        .and_then(|m| m.str_at("timestamp"))
+        .or_else(|| doc.get("results").and_then(|r| r.str_at("timestamp")))?;
+    iso.get(..10).map(str::to_string)
+}
+
+pub fn derive(changed: &[ReadUnit], known: &StoredState) -> (String, &'static str) {
+    for unit in changed {
+        for (info, _, _) in &unit.contents {
+            if let Some(release) = known.file_releases.get(&info.path.display().to_string()) {
+                return (release.clone(), "previous ingest");
+            }
+        }
+    }
+    for unit in changed {
+        let in_treatment = unit
+            .unit
+            .path
+            .components()
+            .any(|c| c.as_os_str() == "with_skill");
+        if !in_treatment {
+            continue;
+        }
+        for (info, bytes, _) in &unit.contents {
+            if info.path.file_name().is_some_and(|n| n == "metadata.json") {
+                if let Some(hash) = parse_lenient(bytes)
+                    .ok()
+                    .and_then(|m| m.str_at("skill_tree_hash").map(str::to_string))
+                {
+                    return (
+                        format!("skill-{}", &hash[..hash.len().min(12)]),
+                        "skill_tree_hash",
+                    );
+                }
+            }
+        }
+    }
+    for unit in changed {
+        for (info, bytes, _) in &unit.contents {
+            let name = info.path.to_string_lossy();
+            if !(name.ends_with(".json") || name.ends_with(".json.gz")) {
+                continue;
+            }
+            if let Some(date) = parse_lenient(bytes).ok().as_ref().and_then(date_of) {
+                return (format!("run-{date}"), "generated_at");
+            }
+        }
+    }
+    (DEFAULT_RELEASE.to_string(), "default")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil_from_days;
+
+    #[test]
+    fn epoch_days_to_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        // 1795979518 s (a benchmark's generated_at) is 2026-11-29.
+        assert_eq!(civil_from_days(1_795_979_518 / 86_400), (2026, 11, 29));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+}
