@@ -62,13 +62,20 @@ pub const VIEWS: &[(&str, &str)] = &[
 pub const REPORTS: &[(&str, &str)] = &[
     ("lift", include_str!("../sql/reports/lift.sql")),
     ("pairs", include_str!("../sql/reports/pairs.sql")),
+    ("blocked", include_str!("../sql/reports/blocked.sql")),
     ("flags", include_str!("../sql/reports/flags.sql")),
     (
         "reliability",
         include_str!("../sql/reports/reliability.sql"),
     ),
     ("cost", include_str!("../sql/reports/cost.sql")),
+    (
+        "cost-per-lift",
+        include_str!("../sql/reports/cost-per-lift.sql"),
+    ),
+    ("triggers", include_str!("../sql/reports/triggers.sql")),
+    ("trend", include_str!("../sql/reports/trend.sql")),
     ("runs", include_str!("../sql/reports/runs.sql")),
     ("formats", include_str!("../sql/reports/formats.sql")),
-    ("trend", include_str!("../sql/reports/trend.sql")),
+    ("reconcile", include_str!("../sql/reports/reconcile.sql")),
 ];

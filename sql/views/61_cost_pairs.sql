@@ -38,6 +38,9 @@ judged AS (
             WHEN metric = 'cost' AND l_currency IS DISTINCT FROM r_currency THEN 'currency_mismatch'
             WHEN l_provenance = 'legacy_unverified' OR r_provenance = 'legacy_unverified' THEN 'legacy_unverified'
             WHEN l_provenance IS DISTINCT FROM r_provenance THEN 'provenance_mismatch'
+            -- Tools that record no measurement basis (handbook, skill-creator, promptfoo):
+            -- equal provenance is all that can be checked.
+            WHEN l_basis IS NULL AND r_basis IS NULL THEN NULL
             WHEN l_basis IS NULL OR r_basis IS NULL
                  OR list_bool_or(list_transform(['population', 'provider', 'model', 'billing_scope', 'case_id', 'run_number'],
                         lambda k: json_extract(l_basis, '$.' || k) IS NULL OR json_extract(r_basis, '$.' || k) IS NULL

@@ -154,8 +154,13 @@ impl OutputArgs {
                     Format::Csv
                 };
                 let mut lock = stdout.lock();
-                output::render(rs, self.format.unwrap_or(default), &mut lock)?;
-                lock.flush()?;
+                let written = output::render(rs, self.format.unwrap_or(default), &mut lock)
+                    .and_then(|_| lock.flush());
+                match written {
+                    // A reader that stops early (`| head`) is not an error.
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                    other => other?,
+                }
             }
         }
         Ok(())

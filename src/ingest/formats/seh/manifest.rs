@@ -9,7 +9,11 @@ use crate::ingest::records::{key, CaseRec, Records, SuiteRec};
 
 /// A manifest is an object with a skill name and a list of cases.
 pub fn looks_like_manifest(doc: &Value) -> bool {
-    doc.str_at("skill_name").is_some() && doc.get("cases").is_some_and(Value::is_array)
+    // The handbook's benchmark.json also has skill_name + cases[]; it has a protocol_version.
+    doc.str_at("skill_name").is_some()
+        && doc.get("cases").is_some_and(Value::is_array)
+        && doc.get("protocol_version").is_none()
+        && doc.get("pass_rate_lift").is_none()
 }
 
 pub fn suite_id(release: &str, skill: &str) -> String {

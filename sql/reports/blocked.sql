@@ -1,0 +1,23 @@
+-- name: blocked
+-- description: Pairs that could not be compared, with the harness's reason (missing arm, unscorable arm, missing or invalid rate).
+-- params: release, skill, split, model, case, arm
+SELECT
+    release_label AS release,
+    skill_name AS skill,
+    split,
+    case_id AS "case",
+    model,
+    repetition AS rep,
+    control_arm AS control,
+    blocked_reason AS reason,
+    with_run_id,
+    control_run_id
+FROM pairs
+WHERE NOT eligible
+  AND ($release IS NULL OR release_label = $release)
+  AND ($skill IS NULL OR skill_name = $skill)
+  AND ($split IS NULL OR split = $split)
+  AND ($model IS NULL OR model = $model)
+  AND ($case IS NULL OR case_id = $case)
+  AND control_arm = coalesce($arm, 'without_skill')
+ORDER BY release, skill, "case", model NULLS FIRST, rep;

@@ -1,0 +1,25 @@
+-- name: cost-per-lift
+-- description: Per case and model: objective lift beside comparable cost and token deltas; lift per dollar, per 1k tokens, and dollars per unit of lift (means of per-pair ratios, as the harness computes them).
+-- params: release, skill, split, model, case
+SELECT
+    release_label AS release,
+    skill_name AS skill,
+    case_id AS "case",
+    model,
+    count(*) AS pairs,
+    count(cost_delta) AS cost_comparable,
+    round(avg(objective_delta), 4) AS mean_lift,
+    round(avg(cost_delta), 6) AS mean_cost_delta_usd,
+    round(avg(total_token_delta), 1) AS mean_token_delta,
+    round(avg(lift_per_dollar), 2) AS lift_per_dollar,
+    round(avg(lift_per_1k_tokens), 4) AS lift_per_1k_tokens,
+    round(avg(cost_per_unit_lift), 6) AS usd_per_unit_lift,
+    string_agg(DISTINCT cost_blocked_reason, ', ' ORDER BY cost_blocked_reason) AS cost_blocked
+FROM cost_per_lift
+WHERE ($release IS NULL OR release_label = $release)
+  AND ($skill IS NULL OR skill_name = $skill)
+  AND ($split IS NULL OR split = $split)
+  AND ($model IS NULL OR model = $model)
+  AND ($case IS NULL OR case_id = $case)
+GROUP BY ALL
+ORDER BY release, skill, "case", model NULLS FIRST;
