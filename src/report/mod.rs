@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+pub mod html;
+
 use duckdb::{params_from_iter, Connection};
 
 use crate::output::ResultSet;
