@@ -28,12 +28,19 @@ pub fn run(db: &Path, args: &ReportArgs) -> anyhow::Result<i32> {
             println!("{:<12} {}", r.name, r.description);
             println!("{:<12} filters: --{}", "", r.params.join(" --"));
         }
-        println!("{:<12} self-contained HTML with charts, flags and blocked pairs (--out FILE)", "html");
+        println!(
+            "{:<12} self-contained HTML with charts, flags and blocked pairs (--out FILE)",
+            "html"
+        );
         return Ok(0);
     }
     let name = args.name.as_deref().unwrap_or_default();
     if name == "html" {
-        let out = args.output.out.clone().unwrap_or_else(|| "report.html".into());
+        let out = args
+            .output
+            .out
+            .clone()
+            .unwrap_or_else(|| "report.html".into());
         let store = super::open_read(db)?;
         let html = report::html::render(&store.conn, args.filters.skill.as_deref())?;
         std::fs::write(&out, html).with_context(|| format!("writing {}", out.display()))?;

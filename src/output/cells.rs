@@ -10,7 +10,7 @@ use serde_json::Value;
 
 /// Display text of a cell; None for NULL.
 pub fn cell_text(array: &ArrayRef, row: usize) -> Option<String> {
-    if array.is_null(row) {
+    if array.is_null(row) || array.data_type() == &DataType::Null {
         return None;
     }
     let options = FormatOptions::default().with_null("NULL");
@@ -34,7 +34,7 @@ macro_rules! int_cell {
 
 /// JSON value of a cell: numbers stay numbers, lists arrays, structs objects.
 pub fn cell_json(array: &ArrayRef, row: usize) -> Value {
-    if array.is_null(row) {
+    if array.is_null(row) || array.data_type() == &DataType::Null {
         return Value::Null;
     }
     let converted = match array.data_type() {

@@ -60,19 +60,47 @@ fn lift_per_case_svg(rows: &[Vec<Option<String>>]) -> String {
     let (w, row_h, left, right) = (900.0, 26.0, 240.0, 40.0);
     let h = 40.0 + row_h * rows.len() as f64;
     let x = |v: f64| left + (v.clamp(-1.0, 1.0) + 1.0) / 2.0 * (w - left - right);
-    let mut svg = format!(r#"<svg width="{w}" height="{h}" role="img" aria-label="lift per case">"#);
-    let _ = write!(svg, r##"<line x1="{0}" x2="{0}" y1="10" y2="{1}" stroke="#888" stroke-dasharray="3 3"/>"##, x(0.0), h - 20.0);
+    let mut svg =
+        format!(r#"<svg width="{w}" height="{h}" role="img" aria-label="lift per case">"#);
+    let _ = write!(
+        svg,
+        r##"<line x1="{0}" x2="{0}" y1="10" y2="{1}" stroke="#888" stroke-dasharray="3 3"/>"##,
+        x(0.0),
+        h - 20.0
+    );
     for t in [-1.0, -0.5, 0.0, 0.5, 1.0] {
-        let _ = write!(svg, r##"<text x="{}" y="{}" font-size="11" text-anchor="middle" fill="#555">{t:+.1}</text>"##, x(t), h - 5.0);
+        let _ = write!(
+            svg,
+            r##"<text x="{}" y="{}" font-size="11" text-anchor="middle" fill="#555">{t:+.1}</text>"##,
+            x(t),
+            h - 5.0
+        );
     }
     for (i, r) in rows.iter().enumerate() {
         let y = 20.0 + row_h * i as f64;
         let label = r[1].as_deref().unwrap_or("").to_string();
         let lift = num(&r[2]).unwrap_or(0.0);
-        let color = if lift > 0.0 { "#2f7d32" } else if lift < 0.0 { "#c62828" } else { "#757575" };
+        let color = if lift > 0.0 {
+            "#2f7d32"
+        } else if lift < 0.0 {
+            "#c62828"
+        } else {
+            "#757575"
+        };
         let (x0, x1) = (x(0.0).min(x(lift)), x(0.0).max(x(lift)));
-        let _ = write!(svg, r##"<text x="{}" y="{}" font-size="12" text-anchor="end">{}</text>"##, left - 8.0, y + 13.0, esc(&label));
-        let _ = write!(svg, r#"<rect x="{x0}" y="{}" width="{}" height="14" fill="{color}" opacity="0.8"><title>lift {lift:+.4}</title></rect>"#, y + 2.0, (x1 - x0).max(1.0));
+        let _ = write!(
+            svg,
+            r##"<text x="{}" y="{}" font-size="12" text-anchor="end">{}</text>"##,
+            left - 8.0,
+            y + 13.0,
+            esc(&label)
+        );
+        let _ = write!(
+            svg,
+            r#"<rect x="{x0}" y="{}" width="{}" height="14" fill="{color}" opacity="0.8"><title>lift {lift:+.4}</title></rect>"#,
+            y + 2.0,
+            (x1 - x0).max(1.0)
+        );
         let bounded = (num(&r[3]), num(&r[4]));
         let (lo, hi, dash) = match bounded {
             (Some(lo), Some(hi)) => (Some(lo), Some(hi), ""),
@@ -80,9 +108,20 @@ fn lift_per_case_svg(rows: &[Vec<Option<String>>]) -> String {
         };
         if let (Some(lo), Some(hi)) = (lo, hi) {
             let cy = y + 9.0;
-            let _ = write!(svg, r##"<line x1="{}" x2="{}" y1="{cy}" y2="{cy}" stroke="#111" stroke-width="1.5"{dash}/>"##, x(lo), x(hi));
+            let _ = write!(
+                svg,
+                r##"<line x1="{}" x2="{}" y1="{cy}" y2="{cy}" stroke="#111" stroke-width="1.5"{dash}/>"##,
+                x(lo),
+                x(hi)
+            );
             for e in [lo, hi] {
-                let _ = write!(svg, r##"<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" stroke="#111" stroke-width="1.5"/>"##, x(e), cy - 5.0, cy + 5.0);
+                let _ = write!(
+                    svg,
+                    r##"<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" stroke="#111" stroke-width="1.5"/>"##,
+                    x(e),
+                    cy - 5.0,
+                    cy + 5.0
+                );
             }
         }
     }
@@ -94,28 +133,71 @@ fn lift_per_case_svg(rows: &[Vec<Option<String>>]) -> String {
 fn releases_svg(rows: &[Vec<Option<String>>]) -> String {
     let (w, h, pad) = (900.0, 300.0, 60.0);
     let n = rows.len().max(1) as f64;
-    let max_cost = rows.iter().filter_map(|r| num(&r[2])).fold(0.0, f64::max).max(1e-9);
+    let max_cost = rows
+        .iter()
+        .filter_map(|r| num(&r[2]))
+        .fold(0.0, f64::max)
+        .max(1e-9);
     let x = |i: usize| pad + (i as f64 + 0.5) * (w - 2.0 * pad) / n;
     let y_lift = |v: f64| h - pad - (v.clamp(-1.0, 1.0) + 1.0) / 2.0 * (h - 2.0 * pad);
     let y_cost = |v: f64| h - pad - v / max_cost * (h - 2.0 * pad) / 2.0;
-    let mut svg = format!(r#"<svg width="{w}" height="{h}" role="img" aria-label="lift and cost across releases">"#);
-    let _ = write!(svg, r##"<line x1="{pad}" x2="{1}" y1="{0}" y2="{0}" stroke="#bbb"/>"##, y_lift(0.0), w - pad);
-    let _ = write!(svg, r##"<text x="10" y="{}" font-size="11" fill="#2f5fa7">lift</text><text x="{}" y="{}" font-size="11" fill="#b26a00">cost $</text>"##, pad - 10.0, w - pad + 5.0, pad - 10.0);
+    let mut svg = format!(
+        r#"<svg width="{w}" height="{h}" role="img" aria-label="lift and cost across releases">"#
+    );
+    let _ = write!(
+        svg,
+        r##"<line x1="{pad}" x2="{1}" y1="{0}" y2="{0}" stroke="#bbb"/>"##,
+        y_lift(0.0),
+        w - pad
+    );
+    let _ = write!(
+        svg,
+        r##"<text x="10" y="{}" font-size="11" fill="#2f5fa7">lift</text><text x="{}" y="{}" font-size="11" fill="#b26a00">cost $</text>"##,
+        pad - 10.0,
+        w - pad + 5.0,
+        pad - 10.0
+    );
     let bar_w = ((w - 2.0 * pad) / n * 0.35).min(60.0);
     let mut points = Vec::new();
     for (i, r) in rows.iter().enumerate() {
         if let Some(c) = num(&r[2]) {
-            let _ = write!(svg, r##"<rect x="{}" y="{}" width="{bar_w}" height="{}" fill="#f0a830" opacity="0.6"><title>known cost ${c:.6}</title></rect>"##, x(i) - bar_w / 2.0, y_cost(c), h - pad - y_cost(c));
+            let _ = write!(
+                svg,
+                r##"<rect x="{}" y="{}" width="{bar_w}" height="{}" fill="#f0a830" opacity="0.6"><title>known cost ${c:.6}</title></rect>"##,
+                x(i) - bar_w / 2.0,
+                y_cost(c),
+                h - pad - y_cost(c)
+            );
         }
         if let Some(l) = num(&r[1]) {
             points.push(format!("{},{}", x(i), y_lift(l)));
-            let _ = write!(svg, r##"<circle cx="{}" cy="{}" r="5" fill="#2f5fa7"><title>lift {l:+.4}</title></circle>"##, x(i), y_lift(l));
-            let _ = write!(svg, r##"<text x="{}" y="{}" font-size="11" text-anchor="middle">{l:+.3}</text>"##, x(i), y_lift(l) - 9.0);
+            let _ = write!(
+                svg,
+                r##"<circle cx="{}" cy="{}" r="5" fill="#2f5fa7"><title>lift {l:+.4}</title></circle>"##,
+                x(i),
+                y_lift(l)
+            );
+            let _ = write!(
+                svg,
+                r##"<text x="{}" y="{}" font-size="11" text-anchor="middle">{l:+.3}</text>"##,
+                x(i),
+                y_lift(l) - 9.0
+            );
         }
-        let _ = write!(svg, r##"<text x="{}" y="{}" font-size="11" text-anchor="middle">{}</text>"##, x(i), h - pad + 18.0, esc(r[0].as_deref().unwrap_or("")));
+        let _ = write!(
+            svg,
+            r##"<text x="{}" y="{}" font-size="11" text-anchor="middle">{}</text>"##,
+            x(i),
+            h - pad + 18.0,
+            esc(r[0].as_deref().unwrap_or(""))
+        );
     }
     if points.len() > 1 {
-        let _ = write!(svg, r##"<polyline points="{}" fill="none" stroke="#2f5fa7" stroke-width="2"/>"##, points.join(" "));
+        let _ = write!(
+            svg,
+            r##"<polyline points="{}" fill="none" stroke="#2f5fa7" stroke-width="2"/>"##,
+            points.join(" ")
+        );
     }
     svg.push_str("</svg>");
     svg
@@ -131,14 +213,43 @@ fn cost_vs_lift_svg(rows: &[Vec<Option<String>>]) -> String {
     let max_x = pts.iter().map(|p| p.1.abs()).fold(0.0, f64::max).max(1e-9);
     let x = |v: f64| pad + (v / max_x + 1.0) / 2.0 * (w - 2.0 * pad);
     let y = |v: f64| h - pad - (v.clamp(-1.0, 1.0) + 1.0) / 2.0 * (h - 2.0 * pad);
-    let mut svg = format!(r#"<svg width="{w}" height="{h}" role="img" aria-label="cost versus lift per case">"#);
-    let _ = write!(svg, r##"<line x1="{pad}" x2="{}" y1="{1}" y2="{1}" stroke="#bbb"/><line x1="{2}" x2="{2}" y1="{pad}" y2="{3}" stroke="#bbb"/>"##, w - pad, y(0.0), x(0.0), h - pad);
-    let _ = write!(svg, r##"<text x="{}" y="{}" font-size="11" text-anchor="end">mean cost delta per pair (USD, ±{max_x:.6})</text><text x="10" y="{}" font-size="11">lift</text>"##, w - pad, h - 15.0, pad - 12.0);
+    let mut svg = format!(
+        r#"<svg width="{w}" height="{h}" role="img" aria-label="cost versus lift per case">"#
+    );
+    let _ = write!(
+        svg,
+        r##"<line x1="{pad}" x2="{}" y1="{1}" y2="{1}" stroke="#bbb"/><line x1="{2}" x2="{2}" y1="{pad}" y2="{3}" stroke="#bbb"/>"##,
+        w - pad,
+        y(0.0),
+        x(0.0),
+        h - pad
+    );
+    let _ = write!(
+        svg,
+        r##"<text x="{}" y="{}" font-size="11" text-anchor="end">mean cost delta per pair (USD, ±{max_x:.6})</text><text x="10" y="{}" font-size="11">lift</text>"##,
+        w - pad,
+        h - 15.0,
+        pad - 12.0
+    );
     for (case, cx, ly) in &pts {
-        let _ = write!(svg, r##"<circle cx="{}" cy="{}" r="6" fill="#6a1b9a" opacity="0.75"><title>{}: lift {ly:+.4}, cost delta ${cx:.6}</title></circle><text x="{}" y="{}" font-size="10">{}</text>"##, x(*cx), y(*ly), esc(case), x(*cx) + 8.0, y(*ly) + 4.0, esc(case));
+        let _ = write!(
+            svg,
+            r##"<circle cx="{}" cy="{}" r="6" fill="#6a1b9a" opacity="0.75"><title>{}: lift {ly:+.4}, cost delta ${cx:.6}</title></circle><text x="{}" y="{}" font-size="10">{}</text>"##,
+            x(*cx),
+            y(*ly),
+            esc(case),
+            x(*cx) + 8.0,
+            y(*ly) + 4.0,
+            esc(case)
+        );
     }
     if pts.is_empty() {
-        let _ = write!(svg, r##"<text x="{}" y="{}" text-anchor="middle" fill="#777">no comparable cost pairs</text>"##, w / 2.0, h / 2.0);
+        let _ = write!(
+            svg,
+            r##"<text x="{}" y="{}" text-anchor="middle" fill="#777">no comparable cost pairs</text>"##,
+            w / 2.0,
+            h / 2.0
+        );
     }
     svg.push_str("</svg>");
     svg
@@ -228,7 +339,10 @@ pub fn render(conn: &Connection, skill: Option<&str>) -> Result<String> {
     html.push_str("<h2>Case flags</h2>");
     html.push_str(&table(&flags, "No case flags."));
     html.push_str("<h2>Blocked pairs</h2>");
-    html.push_str(&table(&blocked, "No blocked pairs: every with/without pair could be compared."));
+    html.push_str(&table(
+        &blocked,
+        "No blocked pairs: every with/without pair could be compared.",
+    ));
     html.push_str("</body></html>\n");
     Ok(html)
 }

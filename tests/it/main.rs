@@ -1,5 +1,6 @@
 //! The one integration-test binary (each test binary links all of DuckDB).
 
+mod analyst;
 mod cli;
 mod common;
 mod formats;

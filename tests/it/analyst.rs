@@ -1,0 +1,441 @@
+//! The analyst surface through the real binary: output modes, the shell's
+//! dot-commands, -c / -f / stdin, every canned report, exports, releases and
+//! trends, the HTML report.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use predicates::str::contains;
+
+use crate::common::{corpus_paths, seh_root};
+
+fn liftdb(db: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("liftdb").unwrap();
+    cmd.env_remove("LIFTDB_DB").arg("--db").arg(db);
+    cmd
+}
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn corpus_db() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.duckdb");
+    liftdb(&db)
+        .arg("ingest")
+        .arg("--quiet")
+        .args(corpus_paths(&seh_root()))
+        .assert()
+        .success();
+    (dir, db)
+}
+
+fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn every_output_mode() {
+    let (_d, db) = corpus_db();
+    let q = "SELECT 'a,b' AS x, NULL AS y, 1.5 AS z";
+    let run = |mode: &str| stdout_of(liftdb(&db).args(["sql", q, "--format", mode]));
+    assert_eq!(run("csv"), "x,y,z\n\"a,b\",,1.5\n");
+    assert_eq!(run("tsv"), "x\ty\tz\na,b\t\t1.5\n");
+    let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    assert_eq!(json, serde_json::json!([{"x": "a,b", "y": null, "z": 1.5}]));
+    assert_eq!(run("jsonl").trim(), r#"{"x":"a,b","y":null,"z":1.5}"#);
+    assert!(
+        run("markdown").starts_with("| x | y | z |\n| --- | --- | ---: |\n| a,b | NULL | 1.5 |")
+    );
+    assert!(run("line").contains("x = a,b\ny = NULL\nz = 1.5"));
+    assert!(run("table").contains("│ a,b ┆ NULL ┆ 1.5 │"));
+    assert!(run("box").contains("a,b"));
+}
+
+#[test]
+fn dot_commands_and_scripts() {
+    let (dir, db) = corpus_db();
+    let out_file = dir.path().join("out.csv");
+    let once_file = dir.path().join("once.json");
+    let export_file = dir.path().join("flags.parquet");
+    let script = dir.path().join("script.sql");
+    std::fs::write(&script, ".mode csv\nSELECT 40 + 2\n  AS answer;\n").unwrap();
+
+    liftdb(&db)
+        .args(["-c", ".help"])
+        .assert()
+        .success()
+        .stderr(contains(".report NAME"));
+    liftdb(&db)
+        .args(["-c", ".tables"])
+        .assert()
+        .success()
+        .stdout(contains("runs,view").and(contains("run,table")));
+    liftdb(&db)
+        .args(["-c", ".schema lift_units"])
+        .assert()
+        .success()
+        .stdout(contains("CREATE VIEW lift_units"));
+    liftdb(&db)
+        .args(["-c", ".views"])
+        .assert()
+        .success()
+        .stdout(contains("case_flags"));
+    liftdb(&db)
+        .args(["-c", ".reports"])
+        .assert()
+        .success()
+        .stdout(contains("reconcile"));
+    liftdb(&db)
+        .args([
+            "-c",
+            ".report lift split=tune arm=without_skill",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .stdout(contains("\"scope\": \"overall\"").and(contains("0.2725")));
+    liftdb(&db)
+        .args(["-c", ".report flags model=x"])
+        .assert()
+        .code(1)
+        .stderr(contains("does not take the filter"));
+    liftdb(&db)
+        .args(["-c", ".mode jsonl", "-c", "SELECT 1 AS one;"])
+        .assert()
+        .success()
+        .stdout("{\"one\":1}\n");
+    liftdb(&db)
+        .args([
+            "-c",
+            &format!(".output {}", out_file.display()),
+            "-c",
+            "SELECT 7 AS seven",
+            "-c",
+            ".output",
+            "-c",
+            "SELECT 8 AS eight",
+        ])
+        .assert()
+        .success()
+        .stdout("eight\n8\n");
+    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), "seven\n7\n");
+    liftdb(&db)
+        .args([
+            "-c",
+            ".mode json",
+            "-c",
+            &format!(".once {}", once_file.display()),
+            "-c",
+            "SELECT 1 AS a",
+            "-c",
+            "SELECT 2 AS b",
+        ])
+        .assert()
+        .success()
+        .stdout(contains("\"b\": 2"));
+    assert!(std::fs::read_to_string(&once_file)
+        .unwrap()
+        .contains("\"a\": 1"));
+    liftdb(&db)
+        .args([
+            "-c",
+            &format!(".export case_flags {}", export_file.display()),
+        ])
+        .assert()
+        .success()
+        .stderr(contains("wrote 10 rows"));
+    liftdb(&db)
+        .args([
+            "-c",
+            ".maxrows 2",
+            "-c",
+            ".mode table",
+            "-c",
+            "SELECT * FROM range(5)",
+        ])
+        .assert()
+        .success()
+        .stdout(contains("(5 rows, 2 shown"));
+    liftdb(&db)
+        .args(["-c", ".timer on", "-c", "SELECT 1"])
+        .assert()
+        .success()
+        .stderr(contains("Run Time:"));
+    liftdb(&db)
+        .args([
+            "-c",
+            ".nullvalue (none)",
+            "-c",
+            ".mode line",
+            "-c",
+            "SELECT NULL AS n",
+        ])
+        .assert()
+        .success()
+        .stdout(contains("n = (none)"));
+    liftdb(&db)
+        .args(["-c", &format!(".read {}", script.display())])
+        .assert()
+        .success()
+        .stdout("answer\n42\n");
+    liftdb(&db)
+        .args(["-f"])
+        .arg(&script)
+        .assert()
+        .success()
+        .stdout("answer\n42\n");
+    // .bail on stops at the first error; without it the run goes on (and still exits 1).
+    liftdb(&db)
+        .args([
+            "-c",
+            ".bail on",
+            "-c",
+            "SELECT nope FROM nowhere",
+            "-c",
+            "SELECT 5 AS after",
+        ])
+        .assert()
+        .code(1)
+        .stdout(contains("after").not());
+    liftdb(&db)
+        .args(["-c", "SELECT nope FROM nowhere", "-c", "SELECT 5 AS after"])
+        .assert()
+        .code(1)
+        .stdout(contains("after"));
+    liftdb(&db)
+        .args(["-c", ".quit", "-c", "SELECT 9 AS nine"])
+        .assert()
+        .success()
+        .stdout("");
+    // Statements piped on stdin: multi-line, several per line, dot-commands between.
+    liftdb(&db)
+        .write_stdin("SELECT 1 AS a; SELECT\n 2 AS b;\n.mode jsonl\nSELECT 3 AS c;\n")
+        .assert()
+        .success()
+        .stdout("a\n1\nb\n2\n{\"c\":3}\n");
+}
+
+#[test]
+fn a_writing_statement_reopens_the_store_for_writing() {
+    let (_d, db) = corpus_db();
+    liftdb(&db)
+        .args([
+            "-c",
+            "CREATE TABLE notes AS SELECT 'kept' AS note",
+            "-c",
+            "SELECT note FROM notes",
+        ])
+        .assert()
+        .success()
+        .stderr(contains("reopened for writing"))
+        .stdout(contains("kept"));
+}
+
+#[test]
+fn every_report_runs_on_the_corpus() {
+    let (dir, db) = corpus_db();
+    for report in liftdb::report::all() {
+        let out = stdout_of(liftdb(&db).args(["report", &report.name, "--format", "json"]));
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+        if !matches!(report.name.as_str(), "blocked") {
+            assert!(
+                !rows.is_empty(),
+                "report {} is empty on the corpus",
+                report.name
+            );
+        }
+    }
+    let reconcile: Vec<serde_json::Value> = serde_json::from_str(&stdout_of(liftdb(&db).args([
+        "report",
+        "reconcile",
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    assert!(reconcile.len() >= 18);
+    assert!(
+        reconcile.iter().all(|r| r["agrees"] == true),
+        "{reconcile:#?}"
+    );
+    let md = dir.path().join("lift.md");
+    liftdb(&db)
+        .args(["report", "lift", "--format", "markdown", "--out"])
+        .arg(&md)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&md)
+        .unwrap()
+        .starts_with("| release |"));
+}
+
+#[test]
+fn cost_ledger_exports_round_trip() {
+    let (dir, db) = corpus_db();
+    let csv = dir.path().join("ledger.csv");
+    let parquet = dir.path().join("ledger.parquet");
+    liftdb(&db)
+        .args(["export", "cost_ledger", "--out"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .stderr(contains("wrote 558 rows"));
+    liftdb(&db)
+        .args(["export", "SELECT * FROM cost_ledger", "--out"])
+        .arg(&parquet)
+        .assert()
+        .success();
+    let header = std::fs::read_to_string(&csv)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    for col in [
+        "run_id",
+        "input_tokens",
+        "total_tokens",
+        "cost_usd",
+        "elapsed_ms",
+        "cost_availability",
+    ] {
+        assert!(header.split(',').any(|h| h == col), "{col} in {header}");
+    }
+    let q = format!(
+        "SELECT (SELECT count(*) FROM read_csv('{0}')) = (SELECT count(*) FROM cost_ledger) AS same_rows,
+                (SELECT sum(cost_usd) FROM read_csv('{0}'))::DECIMAL(18,6) = (SELECT sum(cost_usd) FROM cost_ledger)::DECIMAL(18,6) AS same_cost,
+                (SELECT sum(total_tokens) FROM read_csv('{0}')) = (SELECT sum(total_tokens) FROM cost_ledger) AS same_tokens,
+                (SELECT count(*) FROM read_parquet('{1}')) = (SELECT count(*) FROM cost_ledger) AS parquet_rows",
+        csv.display(),
+        parquet.display()
+    );
+    liftdb(&db)
+        .args(["sql", &q, "--format", "csv"])
+        .assert()
+        .success()
+        .stdout("same_rows,same_cost,same_tokens,parquet_rows\ntrue,true,true,true\n");
+}
+
+#[test]
+fn releases_are_ordered_and_trend_shows_the_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.duckdb");
+    let seed = fixture("seed000-skill-eval/runs/tmp/skills-eval");
+    liftdb(&db)
+        .args(["ingest", "--release", "v1"])
+        .arg(seed.join("corpus-claude-sonnet-4-5-single"))
+        .assert()
+        .success();
+    liftdb(&db)
+        .args(["ingest", "--release", "v2"])
+        .arg(seed.join("corpus-claude-haiku-4-5"))
+        .assert()
+        .success();
+    let out = stdout_of(liftdb(&db).args(["report", "trend", "--format", "json"]));
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let overall: Vec<&serde_json::Value> =
+        rows.iter().filter(|r| r["scope"] == "overall").collect();
+    assert_eq!(overall.len(), 2);
+    assert_eq!(overall[0]["release"], "v1");
+    assert_eq!(overall[1]["release"], "v2");
+    assert_eq!(overall[1]["previous"], "v1");
+    let change = overall[1]["lift"].as_f64().unwrap() - overall[0]["lift"].as_f64().unwrap();
+    assert!((overall[1]["lift_change"].as_f64().unwrap() - change).abs() < 1e-3);
+    assert_eq!(overall[1]["matched"].as_i64(), Some(7));
+    // A release label derived from the data when none is given: the skill tree hash.
+    let meta: serde_json::Value =
+        serde_json::from_slice(
+            &std::fs::read(seh_root().join(
+                "runs/eval-runs/add-not-null-column/gpt-5-codex/with_skill/run-1/metadata.json",
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+    let hash = meta["skill_tree_hash"].as_str().unwrap();
+    liftdb(&db)
+        .arg("ingest")
+        .arg(seh_root().join("runs/eval-runs/add-not-null-column"))
+        .assert()
+        .success()
+        .stderr(contains(format!(
+            "release 'skill-{}' (from skill_tree_hash)",
+            &hash[..12]
+        )));
+    liftdb(&db)
+        .args([
+            "sql",
+            "SELECT string_agg(release_label, ' ' ORDER BY ordinal) AS r FROM releases",
+            "--format",
+            "csv",
+        ])
+        .assert()
+        .stdout(format!("r\nv1 v2 skill-{}\n", &hash[..12]));
+}
+
+#[test]
+fn html_report_is_self_contained_and_renders() {
+    let (dir, db) = corpus_db();
+    let html = dir.path().join("report.html");
+    liftdb(&db)
+        .args(["report", "html", "--out"])
+        .arg(&html)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.matches("<svg").count() >= 3, "three charts");
+    assert!(
+        !text.contains("http://") && !text.contains("https://"),
+        "no network references"
+    );
+    assert!(text.contains("no-rubber-stamp"), "flags table");
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists());
+    let Some(chromium) = chromium else {
+        println!("skipped the Chromium rendering check: chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let png = dir.path().join("report.png");
+    let status = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+        ])
+        .args([
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.path().join("chromium").display()
+        ))
+        .args([
+            "--window-size=1100,1800",
+            &format!("--screenshot={}", png.display()),
+        ])
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    // A rendered page with charts is far larger than a blank screenshot.
+    assert!(std::fs::metadata(&png).unwrap().len() > 50_000);
+}
