@@ -268,15 +268,13 @@ pub fn render(conn: &Connection, skill: Option<&str>) -> Result<String> {
     let latest = "(SELECT release_label FROM releases ORDER BY ordinal DESC LIMIT 1)";
     let headline = query(
         conn,
-        &format!(
-            "SELECT l.release_label AS release, l.skill_name AS skill, l.units, l.eligible_pairs AS pairs,
+                    "SELECT l.release_label AS release, l.skill_name AS skill, l.units, l.eligible_pairs AS pairs,
                     round(l.with_rate, 4) AS with_skill, round(l.without_rate, 4) AS without_skill,
                     round(l.absolute_delta, 4) AS lift, s.p_value AS p, s.ci_lower, s.ci_upper, s.noise_verdict AS verdict
              FROM lift l LEFT JOIN lift_stats s USING (release_label, skill_name, control_arm, channel, split, scope)
              WHERE l.channel = 'objective' AND l.control_arm = 'without_skill' AND l.split = 'all' AND l.scope = 'overall'
                AND s.model IS NULL AND s.case_id IS NULL AND ($skill IS NULL OR l.skill_name = $skill)
-             ORDER BY release, skill"
-        ),
+             ORDER BY release, skill",
         &params,
     )?;
     let per_case = query(
