@@ -8,24 +8,37 @@ use liftdb::ingest::{self, IngestOptions};
 use liftdb::output::{self, Format};
 use liftdb::report;
 
-/// The bundled samples: the corpora of every supported harness, kept as test fixtures.
-fn sample_paths() -> anyhow::Result<Vec<PathBuf>> {
+/// The bundled samples: the corpora of every supported harness, kept as
+/// test fixtures, ingested as two releases: an early single-iteration
+/// handbook run, then everything else.
+fn sample_batches() -> anyhow::Result<Vec<(&'static str, Vec<PathBuf>)>> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let paths = vec![
-        root.join("skill-eval-harness/runs/eval-runs"),
-        root.join("skill-eval-harness/input/evals/shared-benchmark.json"),
-        root.join("skill-eval-harness/reference"),
-        root.join("seed000-skill-eval/runs"),
-        root.join("skill-creator/runs"),
-        root.join("promptfoo/runs"),
+    let seed = root.join("seed000-skill-eval/runs/tmp/skills-eval");
+    let batches = vec![
+        (
+            "2026.10",
+            vec![seed.join("corpus-claude-sonnet-4-5-single")],
+        ),
+        (
+            "2026.11",
+            vec![
+                root.join("skill-eval-harness/runs/eval-runs"),
+                root.join("skill-eval-harness/input/evals/shared-benchmark.json"),
+                root.join("skill-eval-harness/reference"),
+                seed.join("corpus-claude-sonnet-4-5"),
+                seed.join("corpus-claude-haiku-4-5"),
+                root.join("skill-creator/runs"),
+                root.join("promptfoo/runs"),
+            ],
+        ),
     ];
-    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+    if let Some(missing) = batches.iter().flat_map(|(_, p)| p).find(|p| !p.exists()) {
         bail!(
             "sample data not found at {} (run the demo from a checkout of the liftdb repository)",
             missing.display()
         );
     }
-    Ok(paths)
+    Ok(batches)
 }
 
 /// A report to print: title, report name, filters.
@@ -36,7 +49,7 @@ type Section = (
 );
 
 pub fn run() -> anyhow::Result<i32> {
-    let paths = sample_paths()?;
+    let batches = sample_batches()?;
     let dir = tempfile::Builder::new()
         .prefix("liftdb-demo-")
         .tempdir()
@@ -44,12 +57,16 @@ pub fn run() -> anyhow::Result<i32> {
         .keep();
     let db = dir.join("demo.duckdb");
     let mut store = liftdb::store::open_write(&db)?;
-    let opts = IngestOptions {
-        progress: false,
-        ..Default::default()
-    };
-    let summary = ingest::ingest(&mut store, &paths, &opts)?;
-    super::ingest::print_summary(&db, &summary, false);
+    let mut errors = 0;
+    for (release, paths) in &batches {
+        let opts = IngestOptions {
+            release: Some(release.to_string()),
+            ..Default::default()
+        };
+        let summary = ingest::ingest(&mut store, paths, &opts)?;
+        super::ingest::print_summary(&db, &summary, false);
+        errors += summary.errors.len();
+    }
 
     let mut stdout = std::io::stdout().lock();
     let sections: &[Section] = &[
@@ -62,6 +79,7 @@ pub fn run() -> anyhow::Result<i32> {
         ("Case flags", "flags", &[]),
         ("Cost by arm and model", "cost", &[]),
         ("Runs per harness", "formats", &[]),
+        ("Trend across releases", "trend", &[]),
     ];
     for (title, name, filters) in sections {
         use std::io::Write;
@@ -75,7 +93,11 @@ pub fn run() -> anyhow::Result<i32> {
     }
     drop(store);
     eprintln!("\nThe demo store is {}.", db.display());
-    eprintln!("Explore it with, for example:");
+    eprintln!(
+        "Open the SQL shell on it:  cargo run --release -- --db {}",
+        db.display()
+    );
+    eprintln!("Or, for example:");
     eprintln!(
         "  cargo run --release -- --db {} report lift --split tune --format markdown",
         db.display()
@@ -85,5 +107,5 @@ pub fn run() -> anyhow::Result<i32> {
         db.display()
     );
     eprintln!("or open it with any DuckDB client: the views work there too.");
-    Ok(if summary.errors.is_empty() { 0 } else { 1 })
+    Ok(if errors == 0 { 0 } else { 1 })
 }

@@ -5,5 +5,6 @@ mod cli;
 mod common;
 mod formats;
 mod ingest_behaviour;
+mod repl_tmux;
 mod seh_reference;
 mod seh_statistics;
