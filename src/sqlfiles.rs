@@ -69,6 +69,7 @@ pub const REPORTS: &[(&str, &str)] = &[
         include_str!("../sql/reports/reliability.sql"),
     ),
     ("cost", include_str!("../sql/reports/cost.sql")),
+    ("ledger", include_str!("../sql/reports/ledger.sql")),
     (
         "cost-per-lift",
         include_str!("../sql/reports/cost-per-lift.sql"),

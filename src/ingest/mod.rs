@@ -95,6 +95,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 fn progress_bar(enabled: bool, len: usize, message: &'static str) -> ProgressBar {
+    // Units are run directories or report files: the rate shown is runs (and files) per second.
     if !enabled {
         return ProgressBar::hidden();
     }
@@ -283,6 +284,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         declared_arms: &declared_arms,
     };
     let bar = progress_bar(opts.progress, run_units.len(), "parsing");
+    let errors_so_far = std::sync::atomic::AtomicUsize::new(records.errors.len());
     let outcomes: Vec<(ReadUnit, RunOutcome)> = run_units
         .into_par_iter()
         .map(|read| {
@@ -295,6 +297,18 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
                 })
                 .collect();
             let outcome = formats::parse_run_dir(&read.unit.path, &files, &ctx);
+            let new_errors = match &outcome {
+                RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
+                    records.errors.len()
+                }
+                RunOutcome::TriggerTrace => 0,
+            };
+            if new_errors > 0 {
+                let total = errors_so_far
+                    .fetch_add(new_errors, std::sync::atomic::Ordering::Relaxed)
+                    + new_errors;
+                bar.set_message(format!("parsing ({total} errors)"));
+            }
             bar.inc(1);
             (read, outcome)
         })
