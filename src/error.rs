@@ -30,8 +30,8 @@ pub enum Error {
         expected: String,
     },
 
-    #[error("store {path} is in use by another process: {detail}")]
-    Locked { path: String, detail: String },
+    #[error("store {path} is being written by another liftdb ({holder}); try again when it finishes, or give ingest --wait SECONDS")]
+    Locked { path: String, holder: String },
 
     #[error("view {name} failed its probe after being created: {detail}")]
     ViewProbe { name: String, detail: String },

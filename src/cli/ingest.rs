@@ -19,6 +19,12 @@ pub struct IngestArgs {
     /// Read every file as this format: auto (detect), seh, handbook, skill-creator, promptfoo.
     #[arg(long, default_value = "auto")]
     pub format: String,
+    /// If another liftdb is writing the store, wait up to this many seconds for it.
+    #[arg(long, default_value_t = 0)]
+    pub wait: u64,
+    /// Keep secrets found in outputs, traces and metadata (they are redacted by default).
+    #[arg(long)]
+    pub no_redact: bool,
     /// Parse and report, write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -31,8 +37,9 @@ pub struct IngestArgs {
 }
 
 pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
-    let mut store =
-        liftdb::store::open_write(db).with_context(|| format!("opening {}", db.display()))?;
+    let wait = std::time::Duration::from_secs(args.wait);
+    let mut store = liftdb::store::open_write_waiting(db, wait)
+        .with_context(|| format!("opening {}", db.display()))?;
     let format = match args.format.as_str() {
         "auto" => None,
         other => Some(other.parse::<Format>().map_err(anyhow::Error::msg)?),
@@ -40,6 +47,7 @@ pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
     let opts = IngestOptions {
         release: args.release.clone(),
         format,
+        no_redact: args.no_redact,
         dry_run: args.dry_run,
         progress: !args.quiet && !args.json && std::io::stderr().is_terminal(),
     };

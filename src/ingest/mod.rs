@@ -7,6 +7,7 @@ pub mod formats;
 pub mod json;
 mod loose;
 pub mod records;
+pub mod redact;
 mod release;
 mod state;
 
@@ -33,6 +34,8 @@ pub struct IngestOptions {
     pub release: Option<String>,
     /// Read every file as this format instead of detecting it.
     pub format: Option<formats::Format>,
+    /// Store secrets as found (explicit opt-out of redaction).
+    pub no_redact: bool,
     pub dry_run: bool,
     pub progress: bool,
 }
@@ -413,6 +416,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         records: &records,
         source_files,
         touched,
+        redact: !opts.no_redact,
     };
     let counts = writer::write(&store.conn, &plan)?;
     summary.batch_id = Some(counts.batch_id);

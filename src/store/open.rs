@@ -19,6 +19,20 @@ pub fn default_db_path() -> PathBuf {
     PathBuf::from("liftdb.duckdb")
 }
 
+/// Open for writing, retrying while another process holds the write lock,
+/// for up to `wait` (zero: fail at once).
+pub fn open_write_waiting(path: &Path, wait: std::time::Duration) -> Result<Store> {
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        match open_write(path) {
+            Err(Error::Locked { .. }) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Open (creating if needed) for writing: migrate, then re-create and probe views.
 pub fn open_write(path: &Path) -> Result<Store> {
     let conn = Connection::open(path).map_err(|e| lock_or_db(path, e))?;
@@ -53,9 +67,13 @@ pub fn open_read(path: &Path) -> Result<Store> {
 fn lock_or_db(path: &Path, e: duckdb::Error) -> Error {
     let msg = e.to_string();
     if msg.contains("Could not set lock") || msg.contains("Conflicting lock") {
+        let holder = regex::Regex::new(r"PID \d+")
+            .ok()
+            .and_then(|re| re.find(&msg).map(|m| m.as_str().to_string()))
+            .unwrap_or_else(|| "another process".to_string());
         Error::Locked {
             path: path.display().to_string(),
-            detail: msg,
+            holder,
         }
     } else {
         Error::Db(e)

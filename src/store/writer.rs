@@ -37,6 +37,8 @@ pub struct WritePlan<'a> {
     pub source_files: Vec<SourceFileRow>,
     /// Unchanged files whose modification time moved (content identical).
     pub touched: Vec<(String, i64)>,
+    /// Replace secrets in every text value (on unless --no-redact).
+    pub redact: bool,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -61,6 +63,30 @@ const DELETE_UNITS: &[&str] = &[
     "DELETE FROM suite WHERE manifest_path IN (SELECT path FROM liftdb_doomed)",
     "DELETE FROM source_file WHERE owner_key IN (SELECT path FROM liftdb_doomed)",
 ];
+
+/// Secrets out of every text value of a row.
+fn redacted(row: Row) -> Row {
+    row.into_iter()
+        .map(|v| match v {
+            duckdb::types::Value::Text(t) => match crate::ingest::redact::redact(&t) {
+                std::borrow::Cow::Borrowed(_) => duckdb::types::Value::Text(t),
+                std::borrow::Cow::Owned(clean) => duckdb::types::Value::Text(clean),
+            },
+            other => other,
+        })
+        .collect()
+}
+
+fn append_data<I>(conn: &Connection, table: &str, rows: I, redact: bool) -> Result<u64>
+where
+    I: IntoIterator<Item = Row>,
+{
+    if redact {
+        append_rows(conn, table, rows.into_iter().map(redacted))
+    } else {
+        append_rows(conn, table, rows)
+    }
+}
 
 fn append_rows<I>(conn: &Connection, table: &str, rows: I) -> Result<u64>
 where
@@ -134,35 +160,79 @@ fn write_in_transaction(conn: &Connection, plan: &WritePlan) -> Result<WriteCoun
 
     let r = plan.records;
     let mut rows = 0u64;
-    rows += append_rows(conn, "suite", r.suites.iter().map(|x| x.row(batch_id)))?;
-    rows += append_rows(conn, "case_def", r.cases.iter().map(|x| x.row()))?;
-    let runs_written = append_rows(conn, "run", r.runs.iter().map(|x| x.row(batch_id)))?;
+    rows += append_data(
+        conn,
+        "suite",
+        r.suites.iter().map(|x| x.row(batch_id)),
+        plan.redact,
+    )?;
+    rows += append_data(
+        conn,
+        "case_def",
+        r.cases.iter().map(|x| x.row()),
+        plan.redact,
+    )?;
+    let runs_written = append_data(
+        conn,
+        "run",
+        r.runs.iter().map(|x| x.row(batch_id)),
+        plan.redact,
+    )?;
     rows += runs_written;
-    rows += append_rows(conn, "grading", r.gradings.iter().map(|x| x.row()))?;
-    rows += append_rows(
+    rows += append_data(
+        conn,
+        "grading",
+        r.gradings.iter().map(|x| x.row()),
+        plan.redact,
+    )?;
+    rows += append_data(
         conn,
         "assertion_result",
         r.assertions.iter().map(|x| x.row()),
+        plan.redact,
     )?;
-    rows += append_rows(
+    rows += append_data(
         conn,
         "judge_verdict",
         r.judge_verdicts.iter().map(|x| x.row()),
+        plan.redact,
     )?;
-    rows += append_rows(conn, "trace_event", r.trace_events.iter().map(|x| x.row()))?;
-    rows += append_rows(conn, "trace_line", r.trace_lines.iter().map(|x| x.row()))?;
-    rows += append_rows(
+    rows += append_data(
+        conn,
+        "trace_event",
+        r.trace_events.iter().map(|x| x.row()),
+        plan.redact,
+    )?;
+    rows += append_data(
+        conn,
+        "trace_line",
+        r.trace_lines.iter().map(|x| x.row()),
+        plan.redact,
+    )?;
+    rows += append_data(
         conn,
         "skill_activation",
         r.activations.iter().map(|x| x.row()),
+        plan.redact,
     )?;
-    rows += append_rows(conn, "measurement", r.measurements.iter().map(|x| x.row()))?;
-    rows += append_rows(
+    rows += append_data(
+        conn,
+        "measurement",
+        r.measurements.iter().map(|x| x.row()),
+        plan.redact,
+    )?;
+    rows += append_data(
         conn,
         "trigger_observation",
         r.trigger_observations.iter().map(|x| x.row()),
+        plan.redact,
     )?;
-    rows += append_rows(conn, "peer_metric", r.peer_metrics.iter().map(|x| x.row()))?;
+    rows += append_data(
+        conn,
+        "peer_metric",
+        r.peer_metrics.iter().map(|x| x.row()),
+        plan.redact,
+    )?;
 
     {
         let mut stmt =

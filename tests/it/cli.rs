@@ -145,5 +145,23 @@ fn a_store_held_by_a_writer_gives_a_clear_message() {
         .arg(seh_root().join("input/evals/shared-benchmark.json"))
         .assert()
         .code(2)
-        .stderr(contains("in use by another process"));
+        .stderr(contains("is being written by another liftdb (PID"));
+}
+
+#[test]
+fn ingest_wait_outlasts_a_short_lock() {
+    let (_dir, db) = ingested_db();
+    let writer = liftdb::store::open_write(&db).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("liftdb"))
+        .env_remove("LIFTDB_DB")
+        .arg("--db")
+        .arg(&db)
+        .args(["ingest", "--quiet", "--wait", "30"])
+        .arg(seh_root().join("input/evals/shared-benchmark.json"))
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    drop(writer);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "ingest waited for the lock and then ran");
 }

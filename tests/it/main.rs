@@ -6,5 +6,6 @@ mod common;
 mod formats;
 mod ingest_behaviour;
 mod repl_tmux;
+mod secrets;
 mod seh_reference;
 mod seh_statistics;

@@ -1,0 +1,116 @@
+//! Secrets never reach the store: bearer tokens, API keys, private-key
+//! blocks, password=/secret= assignments and the values of sensitive JSON
+//! keys are replaced by [REDACTED] in every text value before it is written.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use regex::{Regex, RegexSet};
+
+pub const MARK: &str = "[REDACTED]";
+
+struct Rules {
+    any: RegexSet,
+    rules: Vec<(Regex, &'static str)>,
+}
+
+const PATTERNS: &[(&str, &str)] = &[
+    // Private key blocks, whole.
+    (
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+        "[REDACTED]",
+    ),
+    // Authorization headers and bearer tokens.
+    (
+        r"(?i)\bbearer\s+[A-Za-z0-9\-._~+/]{8,}=*",
+        "Bearer [REDACTED]",
+    ),
+    // Provider API keys: OpenAI/Anthropic style, AWS access keys, GitHub and Slack tokens.
+    (r"\bsk-(?:ant-)?[A-Za-z0-9_\-]{16,}", "[REDACTED]"),
+    (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", "[REDACTED]"),
+    (r"\bgh[pousr]_[A-Za-z0-9]{30,}\b", "[REDACTED]"),
+    (r"\bxox[baprs]-[A-Za-z0-9\-]{10,}", "[REDACTED]"),
+    // Values of sensitive keys in JSON text: "api_key": "…".
+    (
+        r#"(?i)("[^"]*(?:password|passwd|secret|token|api[_-]?key|authorization|private[_-]?key|access[_-]?key)[^"]*"\s*:\s*)"(?:[^"\\]|\\.)*""#,
+        r#"${1}"[REDACTED]""#,
+    ),
+    // password=… / secret: … assignments in free text.
+    (
+        r#"(?i)\b(password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)(\s*[=:]\s*)[^\s'"&,;)\]}]+"#,
+        "${1}${2}[REDACTED]",
+    ),
+];
+
+fn rules() -> &'static Rules {
+    static RULES: OnceLock<Rules> = OnceLock::new();
+    RULES.get_or_init(|| Rules {
+        any: RegexSet::new(PATTERNS.iter().map(|(p, _)| *p)).expect("redaction patterns compile"),
+        rules: PATTERNS
+            .iter()
+            .map(|(p, r)| (Regex::new(p).expect("redaction pattern compiles"), *r))
+            .collect(),
+    })
+}
+
+/// The text with every secret replaced; borrowed when there was none.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let r = rules();
+    let hits = r.any.matches(text);
+    if !hits.matched_any() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = text.to_string();
+    for i in hits.iter() {
+        let (re, replacement) = &r.rules[i];
+        out = re.replace_all(&out, *replacement).into_owned();
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn planted_secrets_are_replaced() {
+        let cases = [
+            (
+                "Authorization: Bearer abcdefghijklmnop.qrs",
+                "abcdefghijklmnop",
+            ),
+            (
+                "key sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAA here",
+                "sk-ant-api03",
+            ),
+            ("aws AKIAABCDEFGHIJKLMNOP", "AKIAABCDEFGHIJKLMNOP"),
+            (
+                "gh ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+                "ghp_0123456789",
+            ),
+            ("conn password=hunter2 ok", "hunter2"),
+            ("SECRET: s3cr3t-value", "s3cr3t-value"),
+            (r#"{"api_key": "live-123", "model": "x"}"#, "live-123"),
+            (
+                "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
+                "MIIB",
+            ),
+        ];
+        for (text, secret) in cases {
+            let out = redact(text);
+            assert!(!out.contains(secret), "{text} -> {out}");
+            assert!(out.contains("[REDACTED]"), "{text} -> {out}");
+        }
+    }
+
+    #[test]
+    fn ordinary_text_is_untouched() {
+        for text in [
+            "Severity: Blocking — add the column nullable",
+            r#"{"total_tokens": 1600}"#,
+            "tokens used: 1200",
+        ] {
+            assert_eq!(redact(text), text);
+        }
+    }
+}
