@@ -102,8 +102,12 @@ fn leaked(store: &liftdb::store::Store) -> Vec<String> {
 fn planted_secrets_are_redacted_everywhere() {
     let (dir, root) = planted_tree();
     let mut ts = new_store();
-    let summary =
-        liftdb::ingest::ingest(&mut ts.store, &[root.clone()], &Default::default()).unwrap();
+    let summary = liftdb::ingest::ingest(
+        &mut ts.store,
+        std::slice::from_ref(&root),
+        &Default::default(),
+    )
+    .unwrap();
     assert!(summary.errors.is_empty(), "{:?}", summary.errors);
     assert!(summary.runs_written >= 60);
     assert_eq!(leaked(&ts.store), Vec::<String>::new());
