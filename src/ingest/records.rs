@@ -454,6 +454,40 @@ pub struct MeasurementRec {
 }
 
 impl MeasurementRec {
+    /// A measured value; money (metric `cost`) keeps its exact text in USD.
+    pub fn available(run_id: &str, metric: &str, value: f64, provenance: &str) -> Self {
+        let is_cost = metric == "cost";
+        MeasurementRec {
+            run_id: run_id.into(),
+            metric: metric.into(),
+            value: Some(value),
+            amount: is_cost.then(|| value.to_string()),
+            currency: is_cost.then(|| "USD".to_string()),
+            availability: "available".into(),
+            provenance: Some(provenance.into()),
+            ..Default::default()
+        }
+    }
+
+    /// Not measured: NULL with the reason, never 0.
+    pub fn unavailable(run_id: &str, metric: &str, reason: &str) -> Self {
+        MeasurementRec {
+            run_id: run_id.into(),
+            metric: metric.into(),
+            availability: "unavailable".into(),
+            reason: Some(reason.into()),
+            ..Default::default()
+        }
+    }
+
+    /// Available when the tool reported a value, else unavailable ("missing").
+    pub fn reported(run_id: &str, metric: &str, value: Option<f64>, provenance: &str) -> Self {
+        match value {
+            Some(v) => Self::available(run_id, metric, v, provenance),
+            None => Self::unavailable(run_id, metric, "missing"),
+        }
+    }
+
     pub fn row(&self) -> Row {
         vec![
             text(Some(&self.run_id)),

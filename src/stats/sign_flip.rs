@@ -60,33 +60,41 @@ fn count_hits(d: &[f64], threshold: f64) -> (usize, usize, &'static str) {
     }
 }
 
+/// The test on non-empty deltas that are not all zero: (p, hits, patterns, method).
+fn test_moved(d: &[f64]) -> (f64, usize, usize, &'static str) {
+    let threshold = mean(d).abs() - EPS;
+    let (hits, patterns, method) = count_hits(d, threshold);
+    let p = if method == "sign-flip-exact" {
+        hits as f64 / patterns as f64
+    } else {
+        // The sampled estimate counts the observed pattern itself.
+        (hits + 1) as f64 / (patterns + 1) as f64
+    };
+    (p, hits, patterns, method)
+}
+
+fn method_for(n: usize) -> &'static str {
+    if n <= EXACT_MAX_N {
+        "sign-flip-exact"
+    } else {
+        "sign-flip-sampled"
+    }
+}
+
 /// Unrounded two-sided p and method, None for no deltas.
 pub fn p_value(d: &[f64]) -> Option<(f64, &'static str)> {
     if d.is_empty() {
         return None;
     }
     if d.iter().all(|v| v.abs() < EPS) {
-        return Some((
-            1.0,
-            if d.len() <= EXACT_MAX_N {
-                "sign-flip-exact"
-            } else {
-                "sign-flip-sampled"
-            },
-        ));
+        return Some((1.0, method_for(d.len())));
     }
-    let threshold = mean(d).abs() - EPS;
-    let (hits, patterns, method) = count_hits(d, threshold);
-    let p = if method == "sign-flip-exact" {
-        hits as f64 / patterns as f64
-    } else {
-        (hits + 1) as f64 / (patterns + 1) as f64
-    };
+    let (p, _, _, method) = test_moved(d);
     Some((p, method))
 }
 
 pub fn sign_flip(d: &[f64]) -> SignFlip {
-    if d.is_empty() {
+    let (p, hits, patterns, method, mean_delta) = if d.is_empty() {
         return SignFlip {
             method: "sign-flip",
             n: 0,
@@ -97,31 +105,16 @@ pub fn sign_flip(d: &[f64]) -> SignFlip {
             hits: 0,
             patterns: 0,
         };
-    }
-    if d.iter().all(|v| v.abs() < EPS) {
-        let (p, method) = p_value(d).unwrap_or((1.0, "sign-flip-exact"));
-        return SignFlip {
-            method,
-            n: d.len(),
-            observed_mean_delta: Some(0.0),
-            p_value: Some(p),
-            significant_at_0_05: false,
-            p_exact: Some(p),
-            hits: 0,
-            patterns: 0,
-        };
-    }
-    let threshold = mean(d).abs() - EPS;
-    let (hits, patterns, method) = count_hits(d, threshold);
-    let p = if method == "sign-flip-exact" {
-        hits as f64 / patterns as f64
+    } else if d.iter().all(|v| v.abs() < EPS) {
+        (1.0, 0, 0, method_for(d.len()), 0.0)
     } else {
-        (hits + 1) as f64 / (patterns + 1) as f64
+        let (p, hits, patterns, method) = test_moved(d);
+        (p, hits, patterns, method, mean(d))
     };
     SignFlip {
         method,
         n: d.len(),
-        observed_mean_delta: Some(py_round(mean(d), 6)),
+        observed_mean_delta: Some(py_round(mean_delta, 6)),
         p_value: Some(py_round(p, 6)),
         significant_at_0_05: p <= 0.05,
         p_exact: Some(p),

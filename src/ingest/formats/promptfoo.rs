@@ -107,28 +107,6 @@ fn is_skill_evals_row(row: &Value) -> bool {
             .is_some_and(|a| a.iter().any(|x| x.str_at("metric") == Some("skill.test")))
 }
 
-fn measurement(run_id: &str, metric: &str, value: Option<f64>, provenance: &str) -> MeasurementRec {
-    match value {
-        Some(v) => MeasurementRec {
-            run_id: run_id.into(),
-            metric: metric.into(),
-            value: Some(v),
-            amount: (metric == "cost").then(|| v.to_string()),
-            currency: (metric == "cost").then(|| "USD".to_string()),
-            availability: "available".into(),
-            provenance: Some(provenance.into()),
-            ..Default::default()
-        },
-        None => MeasurementRec {
-            run_id: run_id.into(),
-            metric: metric.into(),
-            availability: "unavailable".into(),
-            reason: Some("missing".into()),
-            ..Default::default()
-        },
-    }
-}
-
 /// Repetition per row: the provider's repeatIndex when it reported one, else
 /// the rank of testIdx among identical tests (promptfoo's --repeat copies).
 fn repetitions(rows: &[Value]) -> Vec<(i64, &'static str)> {
@@ -310,22 +288,22 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
             .or_else(|| response.and_then(|r| r.f64_at("latencyMs")))
             .or_else(|| row.f64_at("latencyMs").filter(|l| *l > 0.0));
         records.measurements.extend([
-            measurement(&run_id, "input_tokens", tok("prompt"), "provider_reported"),
-            measurement(
+            MeasurementRec::reported(&run_id, "input_tokens", tok("prompt"), "provider_reported"),
+            MeasurementRec::reported(
                 &run_id,
                 "output_tokens",
                 tok("completion"),
                 "provider_reported",
             ),
-            measurement(&run_id, "total_tokens", tok("total"), "provider_reported"),
-            measurement(
+            MeasurementRec::reported(&run_id, "total_tokens", tok("total"), "provider_reported"),
+            MeasurementRec::reported(
                 &run_id,
                 "cache_read_tokens",
                 tok("cached"),
                 "provider_reported",
             ),
-            measurement(&run_id, "cost", cost, "provider_reported"),
-            measurement(&run_id, "elapsed_ms", latency, "provider_reported"),
+            MeasurementRec::reported(&run_id, "cost", cost, "provider_reported"),
+            MeasurementRec::reported(&run_id, "elapsed_ms", latency, "provider_reported"),
         ]);
         let evidence = meta(row, "evidencePath")
             .and_then(Value::as_str)

@@ -77,28 +77,6 @@ fn case_id_for(eval_dir: &Path, eval_name: &str) -> String {
         .unwrap_or_else(|| eval_name.trim_start_matches("eval-").to_string())
 }
 
-fn measured(run_id: &str, metric: &str, value: Option<f64>, provenance: &str) -> MeasurementRec {
-    match value {
-        Some(v) => MeasurementRec {
-            run_id: run_id.into(),
-            metric: metric.into(),
-            value: Some(v),
-            amount: (metric == "cost").then(|| v.to_string()),
-            currency: (metric == "cost").then(|| "USD".to_string()),
-            availability: "available".into(),
-            provenance: Some(provenance.into()),
-            ..Default::default()
-        },
-        None => MeasurementRec {
-            run_id: run_id.into(),
-            metric: metric.into(),
-            availability: "unavailable".into(),
-            reason: Some("missing".into()),
-            ..Default::default()
-        },
-    }
-}
-
 pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
     let mut records = Records::default();
     let dir_text = dir.display().to_string();
@@ -227,9 +205,9 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
     let input = usage.as_ref().and_then(|u| u.f64_at("input_tokens"));
     let output_tokens = usage.as_ref().and_then(|u| u.f64_at("output_tokens"));
     records.measurements.extend([
-        measured(&run_id, "input_tokens", input, "provider_reported"),
-        measured(&run_id, "output_tokens", output_tokens, "provider_reported"),
-        measured(
+        MeasurementRec::reported(&run_id, "input_tokens", input, "provider_reported"),
+        MeasurementRec::reported(&run_id, "output_tokens", output_tokens, "provider_reported"),
+        MeasurementRec::reported(
             &run_id,
             "total_tokens",
             usage
@@ -238,7 +216,7 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
                 .or(input.zip(output_tokens).map(|(a, b)| a + b)),
             "provider_reported",
         ),
-        measured(
+        MeasurementRec::reported(
             &run_id,
             "cost",
             usage
@@ -247,7 +225,7 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
                 .and_then(as_f64),
             "provider_reported",
         ),
-        measured(
+        MeasurementRec::reported(
             &run_id,
             "elapsed_ms",
             timing

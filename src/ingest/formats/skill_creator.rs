@@ -80,30 +80,14 @@ fn name_of(p: &Path) -> Option<String> {
     p.file_name().map(|n| n.to_string_lossy().to_string())
 }
 
+/// Zero-trap: the aggregator writes 0 for "not recorded" (formats.md D.3).
 fn zero_is_missing(
     run_id: &str,
     metric: &str,
     value: Option<f64>,
     provenance: &str,
 ) -> MeasurementRec {
-    match value.filter(|v| *v > 0.0) {
-        Some(v) => MeasurementRec {
-            run_id: run_id.into(),
-            metric: metric.into(),
-            value: Some(v),
-            availability: "available".into(),
-            provenance: Some(provenance.into()),
-            ..Default::default()
-        },
-        // Zero-trap: the aggregator writes 0 for "not recorded" (formats.md D.3).
-        None => MeasurementRec {
-            run_id: run_id.into(),
-            metric: metric.into(),
-            availability: "unavailable".into(),
-            reason: Some("missing".into()),
-            ..Default::default()
-        },
-    }
+    MeasurementRec::reported(run_id, metric, value.filter(|v| *v > 0.0), provenance)
 }
 
 pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {

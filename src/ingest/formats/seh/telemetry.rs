@@ -21,23 +21,17 @@ pub const COUNTER_METRICS: &[&str] = &[
 
 fn unavailable(run_id: &str, metric: &str, reason: &str, basis: Option<String>) -> MeasurementRec {
     MeasurementRec {
-        run_id: run_id.to_string(),
-        metric: metric.to_string(),
-        availability: "unavailable".into(),
-        reason: Some(reason.to_string()),
         basis,
-        ..Default::default()
+        ..MeasurementRec::unavailable(run_id, metric, reason)
     }
 }
 
 fn available(run_id: &str, metric: &str, value: f64, provenance: &str) -> MeasurementRec {
+    // Amounts are set by the caller from the exact decimal text.
     MeasurementRec {
-        run_id: run_id.to_string(),
-        metric: metric.to_string(),
-        value: Some(value),
-        availability: "available".into(),
-        provenance: Some(provenance.to_string()),
-        ..Default::default()
+        amount: None,
+        currency: None,
+        ..MeasurementRec::available(run_id, metric, value, provenance)
     }
 }
 
