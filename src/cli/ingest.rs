@@ -22,6 +22,9 @@ pub struct IngestArgs {
     /// If another liftdb is writing the store, wait up to this many seconds for it.
     #[arg(long, default_value_t = 0)]
     pub wait: u64,
+    /// Remove from the store the runs whose directories (and reports whose files) are gone.
+    #[arg(long)]
+    pub prune: bool,
     /// Keep secrets found in outputs, traces and metadata (they are redacted by default).
     #[arg(long)]
     pub no_redact: bool,
@@ -48,6 +51,7 @@ pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
         release: args.release.clone(),
         format,
         no_redact: args.no_redact,
+        prune: args.prune,
         dry_run: args.dry_run,
         progress: !args.quiet && !args.json && std::io::stderr().is_terminal(),
     };
@@ -76,17 +80,39 @@ pub fn print_summary(db: &Path, s: &IngestSummary, quiet: bool) {
         );
     } else {
         eprintln!(
-            "{verb} {} runs ({} rows) to {} as release '{}' (from {}){}: {} files parsed, {} unchanged, {} errors",
+            "{verb} {} runs ({} rows) to {} as release '{}' (from {}){}",
             s.runs_written,
             s.rows_written,
             db.display(),
             s.release,
             s.release_source,
-            s.batch_id.map(|b| format!(", batch {b}")).unwrap_or_default(),
-            s.files_changed,
-            s.files_unchanged,
-            s.errors.len()
+            s.batch_id
+                .map(|b| format!(", batch {b}"))
+                .unwrap_or_default(),
         );
+        eprintln!(
+            "  {} added, {} replaced, {} unchanged, {} failed; {} files parsed, {} unchanged",
+            s.units_added,
+            s.units_replaced,
+            s.units_unchanged,
+            s.errors.len(),
+            s.files_changed,
+            s.files_unchanged
+        );
+    }
+    if !s.units_missing.is_empty() {
+        let what = if s.pruned {
+            "removed from the store (--prune)"
+        } else {
+            "kept in the store; --prune removes them"
+        };
+        eprintln!(
+            "note: {} previously ingested run directories or files are gone from disk: {what}",
+            s.units_missing.len()
+        );
+        for m in s.units_missing.iter().take(5) {
+            eprintln!("  {m}");
+        }
     }
     if s.trigger_trace_dirs > 0 {
         eprintln!(

@@ -36,6 +36,8 @@ pub struct IngestOptions {
     pub format: Option<formats::Format>,
     /// Store secrets as found (explicit opt-out of redaction).
     pub no_redact: bool,
+    /// Remove the rows of previously ingested units that are gone from disk.
+    pub prune: bool,
     pub dry_run: bool,
     pub progress: bool,
 }
@@ -50,6 +52,15 @@ pub struct IngestSummary {
     pub files_changed: usize,
     pub files_unchanged: usize,
     pub units_changed: usize,
+    /// Run directories and report files seen for the first time.
+    pub units_added: usize,
+    /// Previously ingested ones whose files changed (their rows were replaced).
+    pub units_replaced: usize,
+    pub units_unchanged: usize,
+    /// Previously ingested run directories / files under the given paths that are gone from
+    /// disk: kept in the store unless --prune.
+    pub units_missing: Vec<String>,
+    pub pruned: bool,
     pub runs_written: u64,
     pub rows_written: u64,
     pub trigger_trace_dirs: usize,
@@ -159,11 +170,38 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     let mut changed: Vec<ReadUnit> = Vec::new();
     for check in reads {
         match check.changed {
-            Some(r) => changed.push(r),
-            None => summary.files_unchanged += check.unit.files.len(),
+            Some(r) => {
+                let owner = r.unit.path.display().to_string();
+                if known.files_by_owner.contains_key(&owner) {
+                    summary.units_replaced += 1;
+                } else {
+                    summary.units_added += 1;
+                }
+                changed.push(r);
+            }
+            None => {
+                summary.units_unchanged += 1;
+                summary.files_unchanged += check.unit.files.len();
+            }
         }
         touched.extend(check.touched);
     }
+    // Units ingested before from under these paths that are no longer on disk.
+    let seen: HashSet<String> = unit_paths.iter().map(|p| p.display().to_string()).collect();
+    summary.units_missing = known
+        .files_by_owner
+        .keys()
+        .filter(|owner| !seen.contains(*owner))
+        .filter(|owner| {
+            found
+                .dir_roots
+                .iter()
+                .any(|r| Path::new(owner).starts_with(r))
+        })
+        .filter(|owner| !Path::new(owner).exists())
+        .cloned()
+        .collect();
+    summary.units_missing.sort();
     for read in &mut changed {
         // A file that could not be read stays out of the unit with an error row.
         read.contents.retain(|(info, _, sha)| {
@@ -384,6 +422,10 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
                 "nothing liftdb reads was found here (expected run directories, a manifest, or harness reports: skill-eval-harness, the handbook harness, skill-creator, promptfoo)",
             );
         }
+    }
+    if opts.prune && !summary.units_missing.is_empty() {
+        replaced_units.extend(summary.units_missing.iter().cloned());
+        summary.pruned = true;
     }
     summary.units_changed = replaced_units.len();
     summary.files_changed = source_files.len();

@@ -224,3 +224,54 @@ fn runs_without_a_grading_report_have_null_rates() {
     assert_eq!(r[0]["rated"].as_i64(), Some(0), "no grading: NULL, never 0");
     assert_eq!(r[0]["any_graded"].as_bool(), Some(false));
 }
+
+#[test]
+fn a_deleted_run_directory_is_reported_and_pruned_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "tests/fixtures/seed000-skill-eval/runs/tmp/skills-eval/corpus-claude-sonnet-4-5-single",
+    );
+    let tree = dir.path().join("corpus");
+    copy_tree(&src, &tree);
+    let mut ts = new_store();
+    let first = ingest_paths(&mut ts, std::slice::from_ref(&tree));
+    assert_eq!(
+        (first.units_added, first.units_replaced),
+        (first.units_changed, 0)
+    );
+    let runs = |ts: &crate::common::TestStore| {
+        scalar(&ts.store, "SELECT count(*) FROM run")
+            .as_i64()
+            .unwrap()
+    };
+    assert_eq!(runs(&ts), 14);
+
+    let gone = tree.join("sql-migration-review/iteration-1/eval-3/with_skill");
+    std::fs::remove_dir_all(&gone).unwrap();
+    let second = ingest_paths(&mut ts, std::slice::from_ref(&tree));
+    assert_eq!(
+        second.units_missing,
+        [
+            std::fs::canonicalize(tree.join("sql-migration-review/iteration-1/eval-3"))
+                .unwrap()
+                .join("with_skill")
+                .display()
+                .to_string()
+        ]
+    );
+    assert!(!second.pruned);
+    assert_eq!(runs(&ts), 14, "kept by default");
+
+    let opts = liftdb::ingest::IngestOptions {
+        prune: true,
+        ..Default::default()
+    };
+    let third = liftdb::ingest::ingest(&mut ts.store, std::slice::from_ref(&tree), &opts).unwrap();
+    assert!(third.pruned);
+    assert_eq!(runs(&ts), 13, "pruned on request");
+    let leftovers = scalar(
+        &ts.store,
+        "SELECT count(*) FROM source_file WHERE path LIKE '%eval-3/with_skill%'",
+    );
+    assert_eq!(leftovers.as_i64(), Some(0));
+}
