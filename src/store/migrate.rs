@@ -109,19 +109,25 @@ pub fn check_readable(conn: &Connection, path: &Path) -> Result<()> {
     verify(&applied, path)
 }
 
-pub fn migrate(conn: &Connection, path: &Path) -> Result<()> {
+/// Refuse a store this binary must not write, before anything touches it.
+pub fn check_writable(conn: &Connection, path: &Path) -> Result<()> {
+    verify(&applied_migrations(conn)?, path)
+}
+
+/// Apply pending migrations up to `target` (tests build older stores with it).
+pub fn migrate_up_to(conn: &Connection, path: &Path, target: i64) -> Result<()> {
     conn.execute_batch(LEDGER_DDL)?;
     let applied = applied_migrations(conn)?;
     verify(&applied, path)?;
     let pending: Vec<_> = MIGRATIONS
         .iter()
-        .filter(|m| !applied.iter().any(|a| a.version == m.version))
+        .filter(|m| m.version <= target && !applied.iter().any(|a| a.version == m.version))
         .collect();
     if pending.is_empty() {
         return Ok(());
     }
-    if !applied.is_empty() {
-        backup_before_migration(conn, path, pending[0].version)?;
+    if let Some(current) = applied.last() {
+        backup_before_migration(conn, path, current.version)?;
     }
     for m in pending {
         conn.execute_batch("BEGIN TRANSACTION")?;
@@ -146,10 +152,13 @@ pub fn migrate(conn: &Connection, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// An older store is copied aside before its schema changes.
-fn backup_before_migration(conn: &Connection, path: &Path, next: i64) -> Result<()> {
+/// An older store is copied aside (`NAME.duckdb.bak-vN`, N = its version)
+/// before its schema changes.
+fn backup_before_migration(conn: &Connection, path: &Path, current: i64) -> Result<()> {
     conn.execute_batch("CHECKPOINT")?;
-    let backup = path.with_extension(format!("pre-v{next:04}.bak"));
+    let mut name = path.as_os_str().to_os_string();
+    name.push(format!(".bak-v{current}"));
+    let backup = std::path::PathBuf::from(name);
     std::fs::copy(path, &backup).map_err(|source| Error::Io {
         path: backup.clone(),
         source,

@@ -35,8 +35,28 @@ pub fn open_write_waiting(path: &Path, wait: std::time::Duration) -> Result<Stor
 
 /// Open (creating if needed) for writing: migrate, then re-create and probe views.
 pub fn open_write(path: &Path) -> Result<Store> {
+    open_write_up_to(path, i64::MAX)
+}
+
+/// Open for writing with migrations applied only up to `version`
+/// (for building stores of an older schema in tests).
+#[doc(hidden)]
+pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
+    if path.exists() {
+        // A store from a newer or a modified liftdb is refused before it is opened for writing.
+        let config = Config::default().access_mode(AccessMode::ReadOnly)?;
+        if let Ok(reader) = Connection::open_with_flags(path, config) {
+            migrate::check_writable(&reader, path)?;
+        }
+    }
     let conn = Connection::open(path).map_err(|e| lock_or_db(path, e))?;
-    migrate::migrate(&conn, path)?;
+    migrate::migrate_up_to(&conn, path, version)?;
+    if version < i64::MAX {
+        return Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        });
+    }
     views::recreate_views(&conn)?;
     crate::stats::sql_functions::register(&conn)?;
     Ok(Store {

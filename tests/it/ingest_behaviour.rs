@@ -275,3 +275,66 @@ fn a_deleted_run_directory_is_reported_and_pruned_on_request() {
     );
     assert_eq!(leftovers.as_i64(), Some(0));
 }
+
+fn sha_of(path: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    format!("{:x}", Sha256::digest(std::fs::read(path).unwrap()))
+}
+
+#[test]
+fn an_older_store_is_backed_up_and_upgraded_with_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("old.duckdb");
+    {
+        let v1 = liftdb::store::open_write_up_to(&db, 1).unwrap();
+        assert_eq!(liftdb::store::schema_version(&v1.conn).unwrap(), 1);
+        v1.conn
+            .execute_batch(
+                "INSERT INTO run (run_id, batch_id, release_label, source_format, skill_name, case_id, arm, repetition,
+                                  repetition_source, run_dir, output_present, execution_valid)
+                 VALUES ('r1', 1, 'v1', 'C_seh', 'skill', 'case-a', 'with_skill', 1, 'single', '/runs/case-a/with_skill', true, true);
+                 INSERT INTO ingest_batch (batch_id, release_label, paths, liftdb_version, started_at)
+                 VALUES (1, 'v1', '[]', '0.0.1', now()::TIMESTAMP);",
+            )
+            .unwrap();
+    }
+    let upgraded = liftdb::store::open_write(&db).unwrap();
+    let latest = liftdb::sqlfiles::MIGRATIONS.last().unwrap().version;
+    assert_eq!(
+        liftdb::store::schema_version(&upgraded.conn).unwrap(),
+        latest
+    );
+    assert_eq!(
+        scalar(&upgraded, "SELECT count(*) FROM runs WHERE run_id = 'r1'").as_i64(),
+        Some(1)
+    );
+    assert_eq!(
+        scalar(&upgraded, "SELECT release_label FROM releases").as_str(),
+        Some("v1"),
+        "0003 backfilled releases"
+    );
+    let backup = dir.path().join("old.duckdb.bak-v1");
+    assert!(backup.exists(), "copied aside before the upgrade");
+    drop(upgraded);
+    let old = liftdb::store::open_write_up_to(&backup, 1).unwrap();
+    assert_eq!(
+        liftdb::store::schema_version(&old.conn).unwrap(),
+        1,
+        "the backup keeps the old schema"
+    );
+}
+
+#[test]
+fn a_newer_store_is_refused_without_being_touched() {
+    let ts = new_store();
+    ts.store
+        .conn
+        .execute_batch("INSERT INTO schema_migrations VALUES (9999, 'future', 'x', now()::TIMESTAMP, '99.0.0'); CHECKPOINT;")
+        .unwrap();
+    let db = ts.db.clone();
+    drop(ts.store);
+    let before = sha_of(&db);
+    assert!(liftdb::store::open_write(&db).is_err());
+    assert!(liftdb::store::open_read(&db).is_err());
+    assert_eq!(sha_of(&db), before, "the file is untouched");
+}
