@@ -1,6 +1,7 @@
 //! The one integration-test binary (each test binary links all of DuckDB).
 
 mod analyst;
+mod atomicity;
 mod cli;
 mod common;
 mod formats;
