@@ -120,6 +120,11 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
                         reason: err.to_string(),
                     }),
                 },
+                Ok(e) if e.path_is_symlink() => out.errors.push(IngestErrorRec {
+                    path: e.path().display().to_string(),
+                    stage: "read".into(),
+                    reason: "symbolic link not followed: liftdb reads only the files inside the paths it is given (link the target's directory in explicitly to ingest it)".into(),
+                }),
                 Ok(_) => {}
                 Err(err) => out.errors.push(IngestErrorRec {
                     path: err

@@ -99,6 +99,8 @@ struct ChangeCheck {
 pub(crate) struct ReadUnit {
     unit: Unit,
     contents: Vec<(discover::FileInfo, Vec<u8>, String)>,
+    /// Files of the unit that could not be read, with the reason.
+    unreadable: Vec<(discover::FileInfo, String)>,
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
@@ -202,20 +204,15 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         .cloned()
         .collect();
     summary.units_missing.sort();
-    for read in &mut changed {
-        // A file that could not be read stays out of the unit with an error row.
-        read.contents.retain(|(info, _, sha)| {
-            if sha.is_empty() {
-                records.errors.push(IngestErrorRec {
-                    path: info.path.display().to_string(),
-                    stage: "read".into(),
-                    reason: "could not read file".into(),
-                });
-                false
-            } else {
-                true
-            }
-        });
+    for read in &changed {
+        // A file that could not be read stays out of its unit, with an error row.
+        for (info, reason) in &read.unreadable {
+            records.errors.push(IngestErrorRec {
+                path: info.path.display().to_string(),
+                stage: "read".into(),
+                reason: format!("cannot read: {reason}"),
+            });
+        }
     }
 
     let (release, release_source) = match &opts.release {
@@ -238,7 +235,10 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     let mut candidate_cases: Vec<(u8, CaseRec)> = Vec::new();
     let mut candidate_suites: Vec<(u8, SuiteRec)> = Vec::new();
     for read in &loose_units {
-        let (info, bytes, sha) = &read.contents[0];
+        // An unreadable file has its error row already.
+        let Some((info, bytes, sha)) = read.contents.first() else {
+            continue;
+        };
         let path = info.path.display().to_string();
         let mut parsed = loose::parse(&path, bytes, sha, &release, opts.format);
         if let LooseKind::Unrecognized(reason) = &parsed.kind {
@@ -512,25 +512,25 @@ fn read_if_changed(unit: Unit, known: &state::StoredState) -> ChangeCheck {
             touched: Vec::new(),
         };
     }
-    let contents: Vec<_> = unit
-        .files
-        .iter()
-        .map(|f| match json::read_bytes(&f.path) {
-            Ok(bytes) => {
-                // Hash what is on disk (compressed files are hashed as stored).
-                let sha = if f.path.extension().is_some_and(|e| e == "gz") {
-                    std::fs::read(&f.path)
-                        .map(|raw| sha256_hex(&raw))
-                        .unwrap_or_default()
-                } else {
-                    sha256_hex(&bytes)
-                };
-                (f.clone(), bytes, sha)
-            }
-            Err(_) => (f.clone(), Vec::new(), String::new()),
-        })
-        .collect();
-    let content_same = same_set
+    let mut contents = Vec::with_capacity(unit.files.len());
+    let mut unreadable = Vec::new();
+    for f in &unit.files {
+        let read = json::read_bytes(&f.path).and_then(|bytes| {
+            // Hash what is on disk (compressed files are hashed as stored).
+            let sha = if f.path.extension().is_some_and(|e| e == "gz") {
+                sha256_hex(&std::fs::read(&f.path)?)
+            } else {
+                sha256_hex(&bytes)
+            };
+            Ok((bytes, sha))
+        });
+        match read {
+            Ok((bytes, sha)) => contents.push((f.clone(), bytes, sha)),
+            Err(e) => unreadable.push((f.clone(), e.to_string())),
+        }
+    }
+    let content_same = unreadable.is_empty()
+        && same_set
         && contents.iter().all(|(f, _, sha)| {
             known
                 .files
@@ -551,6 +551,7 @@ fn read_if_changed(unit: Unit, known: &state::StoredState) -> ChangeCheck {
     let read = ReadUnit {
         unit: unit.clone(),
         contents,
+        unreadable,
     };
     ChangeCheck {
         unit,

@@ -5,6 +5,7 @@ mod atomicity;
 mod cli;
 mod common;
 mod formats;
+mod hostile;
 mod ingest_behaviour;
 mod repl_tmux;
 mod secrets;

@@ -92,6 +92,7 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    let mut graded = std::collections::HashSet::new();
     for (i, row) in rows.iter().enumerate() {
         let (Some(case_id), Some(arm)) = (row.str_at("case_id"), row.str_at("variant")) else {
             records.error(
@@ -116,6 +117,15 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
             repetition,
         });
         let grading_id = key(&[Some("grading"), Some(&run_id), Some(path)]);
+        if !graded.insert(grading_id.clone()) {
+            // formats.md M2: two rows for one arm of a pair key is a hard error in the harness.
+            records.error(
+                path,
+                "identity",
+                format!("results[{i}]: a second row for {case_id} / {arm} / run {repetition} (kept the first)"),
+            );
+            continue;
+        }
         if !row_cases.iter().any(|c| c.case_id == case_id) {
             row_cases.push(case_from_row(row, release, skill, case_id));
         }

@@ -92,11 +92,20 @@ pub fn parse(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    let mut seen = std::collections::HashSet::new();
     for (i, case) in cases.iter().enumerate() {
         let Some(case_id) = case_id_of(case) else {
             records.error(path, "parse", format!("cases[{i}] has no id"));
             continue;
         };
+        if !seen.insert(case_id.clone()) {
+            records.error(
+                path,
+                "parse",
+                format!("cases[{i}]: duplicate case id '{case_id}' (kept the first)"),
+            );
+            continue;
+        }
         let kind = case.str_at("kind");
         records.cases.push(CaseRec {
             case_pk: case_pk(release, skill, &case_id),
