@@ -96,6 +96,25 @@ fn interactive_history_multiline_and_ctrl_c() {
     );
     tmux(&["send-keys", "-t", &session, "C-c"]);
 
+    // Tab completes view names from the store's catalog.
+    tmux(&[
+        "send-keys",
+        "-t",
+        &session,
+        "-l",
+        "SELECT count(*) AS n FROM case_fl",
+    ]);
+    tmux(&["send-keys", "-t", &session, "Tab"]);
+    let completed = wait_for(&session, "FROM case_flags", Duration::from_secs(5));
+    assert!(
+        completed.contains("FROM case_flags"),
+        "completion: {completed}"
+    );
+    tmux(&["send-keys", "-t", &session, "-l", "\\;"]);
+    tmux(&["send-keys", "-t", &session, "Enter"]);
+    let counted = wait_for(&session, "(1 row)", Duration::from_secs(10));
+    assert!(counted.contains("(1 row)"), "{counted}");
+
     // A query that would run for minutes, cancelled by Ctrl-C; the session stays.
     type_line(&session, "SELECT count(*) FROM range(1000000000000) a;");
     sleep(Duration::from_millis(1500));
