@@ -18,7 +18,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use crate::store::writer::{self, BatchInfo, SourceFileRow, WritePlan};
+use crate::store::writer::{self, BatchInfo, SourceFileRow};
 use crate::store::Store;
 use crate::Result;
 use discover::{Unit, UnitKind};
@@ -317,94 +317,6 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         }
     }
 
-    // 3. Run directories, in parallel.
-    let ctx = RunContext {
-        release: &release,
-        forced: opts.format,
-        known_cases: &known_cases,
-        declared_arms: &declared_arms,
-    };
-    let bar = progress_bar(opts.progress, run_units.len(), "parsing");
-    let errors_so_far = std::sync::atomic::AtomicUsize::new(records.errors.len());
-    let outcomes: Vec<(ReadUnit, RunOutcome)> = run_units
-        .into_par_iter()
-        .map(|read| {
-            let files: RunFiles = read
-                .contents
-                .iter()
-                .filter_map(|(info, bytes, _)| {
-                    let rel = info.path.strip_prefix(&read.unit.path).ok()?;
-                    Some((rel.to_string_lossy().replace('\\', "/"), bytes.clone()))
-                })
-                .collect();
-            let outcome = formats::parse_run_dir(&read.unit.path, &files, &ctx);
-            let new_errors = match &outcome {
-                RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
-                    records.errors.len()
-                }
-                RunOutcome::TriggerTrace => 0,
-            };
-            if new_errors > 0 {
-                let total = errors_so_far
-                    .fetch_add(new_errors, std::sync::atomic::Ordering::Relaxed)
-                    + new_errors;
-                bar.set_message(format!("parsing ({total} errors)"));
-            }
-            bar.inc(1);
-            (read, outcome)
-        })
-        .collect();
-    bar.finish_and_clear();
-
-    let mut run_owner: HashMap<String, String> = HashMap::new();
-    for (read, outcome) in outcomes {
-        let dir = read.unit.path.display().to_string();
-        let unit_format: Option<String>;
-        match outcome {
-            RunOutcome::TriggerTrace => {
-                summary.trigger_trace_dirs += 1;
-                continue;
-            }
-            RunOutcome::Rejected(r) => {
-                records.append(r);
-                continue;
-            }
-            RunOutcome::Answer { run_id, records: r } => {
-                let clash = run_owner
-                    .get(&run_id)
-                    .cloned()
-                    .or_else(|| known.run_dirs.get(&run_id).filter(|d| **d != dir).cloned());
-                if let Some(other) = clash {
-                    records.error(
-                        &dir,
-                        "identity",
-                        format!(
-                            "same run identity as {other} in release '{release}'; ingest the other tree with a different --release"
-                        ),
-                    );
-                    continue;
-                }
-                run_owner.insert(run_id, dir.clone());
-                unit_format = r.runs.first().map(|run| run.source_format.clone());
-                records.append(r);
-            }
-        }
-        for (info, _, sha) in &read.contents {
-            source_files.push(SourceFileRow {
-                path: info.path.display().to_string(),
-                sha256: sha.clone(),
-                size_bytes: info.size as i64,
-                mtime_ns: info.mtime_ns,
-                kind: file_kind(&info.path),
-                source_format: unit_format
-                    .clone()
-                    .unwrap_or_else(|| seh::SOURCE_FORMAT.into()),
-                owner_key: dir.clone(),
-            });
-        }
-        replaced_units.push(dir);
-    }
-
     // A directory in which nothing was recognized is an error, not a silent skip.
     let skipped: HashSet<&str> = summary.skipped_files.iter().map(String::as_str).collect();
     for root in &found.dir_roots {
@@ -423,48 +335,185 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
             );
         }
     }
+
+    // Every changed unit is replaced whole (a run directory that is now
+    // rejected loses its stale rows too); vanished ones only with --prune.
+    let mut doomed = replaced_units;
+    doomed.extend(run_units.iter().map(|r| r.unit.path.display().to_string()));
     if opts.prune && !summary.units_missing.is_empty() {
-        replaced_units.extend(summary.units_missing.iter().cloned());
+        doomed.extend(summary.units_missing.iter().cloned());
         summary.pruned = true;
     }
-    summary.units_changed = replaced_units.len();
-    summary.files_changed = source_files.len();
-    summary.errors = records.errors.iter().map(ErrorLine::from).collect();
-    if opts.dry_run {
-        summary.runs_written = records.runs.len() as u64;
-        return Ok(summary);
-    }
-    if replaced_units.is_empty() && records.errors.is_empty() {
+    summary.units_changed = doomed.len();
+    if doomed.is_empty() && records.errors.is_empty() && !opts.dry_run {
         // Nothing new: no batch is recorded; only moved mtimes are refreshed.
         writer::touch(&store.conn, &touched)?;
         return Ok(summary);
     }
-    let plan = WritePlan {
-        batch: BatchInfo {
-            release_label: &release,
-            release_source,
-            paths_json: serde_json::to_string(
-                &paths
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>(),
-            )
-            .unwrap_or_else(|_| "[]".into()),
-            files_seen: summary.files_seen as i64,
-            files_changed: summary.files_changed as i64,
-            files_unchanged: summary.files_unchanged as i64,
-        },
-        replaced_units,
-        records: &records,
-        source_files,
-        touched,
-        redact: !opts.no_redact,
+    let mut errors = std::mem::take(&mut records.errors);
+    let batch_info = BatchInfo {
+        release_label: &release,
+        release_source,
+        paths_json: serde_json::to_string(
+            &paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>(),
+        )
+        .unwrap_or_else(|_| "[]".into()),
+        files_seen: summary.files_seen as i64,
+        files_changed: 0,
+        files_unchanged: summary.files_unchanged as i64,
     };
-    let counts = writer::write(&store.conn, &plan)?;
+    let mut batch = if opts.dry_run {
+        None
+    } else {
+        Some(writer::BatchWriter::begin(
+            &store.conn,
+            &batch_info,
+            &doomed,
+            !opts.no_redact,
+        )?)
+    };
+    let mut files_parsed = source_files.len();
+    if let Some(b) = batch.as_mut() {
+        b.append(&records)?;
+        b.append_source_files(&source_files)?;
+    }
+    summary.runs_written = records.runs.len() as u64;
+    drop(records);
+    drop(source_files);
+
+    // 3. Run directories in chunks: read, parse in parallel, append, drop,
+    //    so memory stays bounded by the chunk, not the tree.
+    let ctx = RunContext {
+        release: &release,
+        forced: opts.format,
+        known_cases: &known_cases,
+        declared_arms: &declared_arms,
+    };
+    let bar = progress_bar(opts.progress, run_units.len(), "parsing");
+    let errors_so_far = std::sync::atomic::AtomicUsize::new(errors.len());
+    let mut run_owner: HashMap<String, String> = HashMap::new();
+    for chunk in run_units.chunks(RUN_CHUNK) {
+        let outcomes: Vec<(&ReadUnit, RunFiles, RunOutcome)> = chunk
+            .par_iter()
+            .map(|read| {
+                let files = load_run_files(read);
+                let outcome = formats::parse_run_dir(&read.unit.path, &files, &ctx);
+                let new_errors = match &outcome {
+                    RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
+                        records.errors.len()
+                    }
+                    RunOutcome::TriggerTrace => 0,
+                };
+                if new_errors > 0 {
+                    let total = errors_so_far
+                        .fetch_add(new_errors, std::sync::atomic::Ordering::Relaxed)
+                        + new_errors;
+                    bar.set_message(format!("parsing ({total} errors)"));
+                }
+                bar.inc(1);
+                (read, files, outcome)
+            })
+            .collect();
+        let mut chunk_records = Records::default();
+        let mut chunk_files = Vec::new();
+        for (read, files, outcome) in outcomes {
+            let dir = read.unit.path.display().to_string();
+            let (run_id, mut r) = match outcome {
+                RunOutcome::TriggerTrace => {
+                    summary.trigger_trace_dirs += 1;
+                    continue;
+                }
+                RunOutcome::Rejected(r) => {
+                    errors.extend(r.errors);
+                    continue;
+                }
+                RunOutcome::Answer { run_id, records } => (run_id, records),
+            };
+            errors.append(&mut r.errors);
+            let clash = run_owner
+                .get(&run_id)
+                .cloned()
+                .or_else(|| known.run_dirs.get(&run_id).filter(|d| **d != dir).cloned());
+            if let Some(other) = clash {
+                errors.push(IngestErrorRec {
+                    path: dir.clone(),
+                    stage: "identity".into(),
+                    reason: format!(
+                        "same run identity as {other} in release '{release}'; ingest the other tree with a different --release"
+                    ),
+                });
+                continue;
+            }
+            run_owner.insert(run_id, dir.clone());
+            let unit_format = r
+                .runs
+                .first()
+                .map(|run| run.source_format.clone())
+                .unwrap_or_else(|| seh::SOURCE_FORMAT.into());
+            chunk_records.append(r);
+            for (info, _, sha) in &read.contents {
+                // Files that vanished between the change check and now are not recorded.
+                let rel = info
+                    .path
+                    .strip_prefix(&read.unit.path)
+                    .map(|p| p.to_string_lossy().replace('\\', "/"));
+                if rel.as_ref().is_ok_and(|rel| !files.contains_key(rel)) {
+                    continue;
+                }
+                chunk_files.push(SourceFileRow {
+                    path: info.path.display().to_string(),
+                    sha256: sha.clone(),
+                    size_bytes: info.size as i64,
+                    mtime_ns: info.mtime_ns,
+                    kind: file_kind(&info.path),
+                    source_format: unit_format.clone(),
+                    owner_key: dir.clone(),
+                });
+            }
+        }
+        files_parsed += chunk_files.len();
+        summary.runs_written += chunk_records.runs.len() as u64;
+        if let Some(b) = batch.as_mut() {
+            b.append(&chunk_records)?;
+            b.append_source_files(&chunk_files)?;
+        }
+    }
+    bar.finish_and_clear();
+
+    summary.files_changed = files_parsed;
+    summary.errors = errors.iter().map(ErrorLine::from).collect();
+    let Some(b) = batch else {
+        return Ok(summary);
+    };
+    let batch_info = BatchInfo {
+        files_changed: files_parsed as i64,
+        ..batch_info
+    };
+    let counts = b.finish(&batch_info, &errors, &touched)?;
     summary.batch_id = Some(counts.batch_id);
     summary.runs_written = counts.runs_written;
     summary.rows_written = counts.rows_written;
     Ok(summary)
+}
+
+/// Run directories parsed per chunk: enough to keep both cores busy, small
+/// enough that a chunk's files and rows stay a few hundred megabytes at most.
+const RUN_CHUNK: usize = 2048;
+
+/// The files of a changed run directory, read again for parsing (the change
+/// check kept only their hashes), keyed by path relative to the directory.
+fn load_run_files(read: &ReadUnit) -> RunFiles {
+    read.contents
+        .iter()
+        .filter_map(|(info, _, _)| {
+            let rel = info.path.strip_prefix(&read.unit.path).ok()?;
+            let bytes = json::read_bytes(&info.path).ok()?;
+            Some((rel.to_string_lossy().replace('\\', "/"), bytes))
+        })
+        .collect()
 }
 
 fn file_kind(path: &std::path::Path) -> String {
@@ -547,6 +596,13 @@ fn read_if_changed(unit: Unit, known: &state::StoredState) -> ChangeCheck {
             changed: None,
             touched,
         };
+    }
+    if unit.kind == UnitKind::RunDir {
+        // Run directories are read again chunk by chunk when parsed; holding
+        // every changed run's bytes here would make memory grow with the tree.
+        for (_, bytes, _) in &mut contents {
+            *bytes = Vec::new();
+        }
     }
     let read = ReadUnit {
         unit: unit.clone(),

@@ -53,9 +53,13 @@ pub fn derive(changed: &[ReadUnit], known: &StoredState) -> (String, &'static st
         if !in_treatment {
             continue;
         }
-        for (info, bytes, _) in &unit.contents {
+        for (info, _, _) in &unit.contents {
             if info.path.file_name().is_some_and(|n| n == "metadata.json") {
-                if let Some(hash) = parse_lenient(bytes)
+                // Run directory bytes are not kept after the change check.
+                let Ok(bytes) = std::fs::read(&info.path) else {
+                    continue;
+                };
+                if let Some(hash) = parse_lenient(&bytes)
                     .ok()
                     .and_then(|m| m.str_at("skill_tree_hash").map(str::to_string))
                 {

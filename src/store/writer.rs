@@ -4,7 +4,7 @@
 
 use duckdb::{appender_params_from_iter, params, Connection};
 
-use crate::ingest::records::{text, Records, Row};
+use crate::ingest::records::{text, IngestErrorRec, Records, Row};
 use crate::{Error, Result};
 
 #[derive(Debug, Clone)]
@@ -26,19 +26,6 @@ pub struct BatchInfo<'a> {
     pub files_seen: i64,
     pub files_changed: i64,
     pub files_unchanged: i64,
-}
-
-/// What one batch changes in the store.
-pub struct WritePlan<'a> {
-    pub batch: BatchInfo<'a>,
-    /// Units (run directories, report files) whose previous rows are replaced.
-    pub replaced_units: Vec<String>,
-    pub records: &'a Records,
-    pub source_files: Vec<SourceFileRow>,
-    /// Unchanged files whose modification time moved (content identical).
-    pub touched: Vec<(String, i64)>,
-    /// Replace secrets in every text value (on unless --no-redact).
-    pub redact: bool,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -105,192 +92,217 @@ where
     Ok(n)
 }
 
-pub fn write(conn: &Connection, plan: &WritePlan) -> Result<WriteCounts> {
-    conn.execute_batch("BEGIN TRANSACTION")?;
-    match write_in_transaction(conn, plan) {
-        Ok(counts) => {
-            conn.execute_batch("COMMIT")?;
-            Ok(counts)
+/// One batch being written: opened with the units it replaces, fed with
+/// records chunk by chunk (memory stays bounded by the chunk), committed by
+/// `finish`. Dropped unfinished, it rolls back and the store is unchanged.
+pub struct BatchWriter<'c> {
+    conn: &'c Connection,
+    batch_id: i64,
+    redact: bool,
+    counts: WriteCounts,
+    open: bool,
+}
+
+impl<'c> BatchWriter<'c> {
+    /// Begin the transaction, record the batch and its release, and delete
+    /// every row of the units being replaced.
+    pub fn begin(
+        conn: &'c Connection,
+        batch: &BatchInfo,
+        replaced_units: &[String],
+        redact: bool,
+    ) -> Result<Self> {
+        conn.execute_batch("BEGIN TRANSACTION")?;
+        let mut writer = BatchWriter {
+            conn,
+            batch_id: 0,
+            redact,
+            counts: WriteCounts::default(),
+            open: true,
+        };
+        writer.batch_id = conn.query_row(
+            "SELECT coalesce(max(batch_id), 0) + 1 FROM ingest_batch",
+            [],
+            |r| r.get(0),
+        )?;
+        conn.execute(
+            "INSERT INTO ingest_batch (batch_id, release_label, paths, liftdb_version, started_at)
+             VALUES (?, ?, ?, ?, now()::TIMESTAMP)",
+            params![
+                writer.batch_id,
+                batch.release_label,
+                batch.paths_json,
+                crate::VERSION
+            ],
+        )?;
+        conn.execute(
+            "INSERT INTO releases
+             SELECT ?, coalesce((SELECT max(ordinal) FROM releases), 0) + 1, now()::TIMESTAMP, ?
+             WHERE NOT EXISTS (SELECT 1 FROM releases WHERE release_label = ?)",
+            params![
+                batch.release_label,
+                batch.release_source,
+                batch.release_label
+            ],
+        )?;
+        conn.execute_batch(
+            "CREATE TEMP TABLE IF NOT EXISTS liftdb_doomed (path VARCHAR); DELETE FROM liftdb_doomed;",
+        )?;
+        append_rows(
+            conn,
+            "liftdb_doomed",
+            replaced_units.iter().map(|p| vec![text(Some(p))]),
+        )?;
+        for sql in DELETE_UNITS {
+            conn.execute_batch(sql)?;
         }
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
+        Ok(writer)
+    }
+
+    pub fn batch_id(&self) -> i64 {
+        self.batch_id
+    }
+
+    /// Append every row of `r` except its errors (written by `finish`).
+    pub fn append(&mut self, r: &Records) -> Result<()> {
+        let (conn, b, red) = (self.conn, self.batch_id, self.redact);
+        let mut rows = 0u64;
+        rows += append_data(conn, "suite", r.suites.iter().map(|x| x.row(b)), red)?;
+        rows += append_data(conn, "case_def", r.cases.iter().map(|x| x.row()), red)?;
+        let runs = append_data(conn, "run", r.runs.iter().map(|x| x.row(b)), red)?;
+        rows += runs;
+        rows += append_data(conn, "grading", r.gradings.iter().map(|x| x.row()), red)?;
+        rows += append_data(
+            conn,
+            "assertion_result",
+            r.assertions.iter().map(|x| x.row()),
+            red,
+        )?;
+        rows += append_data(
+            conn,
+            "judge_verdict",
+            r.judge_verdicts.iter().map(|x| x.row()),
+            red,
+        )?;
+        rows += append_data(
+            conn,
+            "trace_event",
+            r.trace_events.iter().map(|x| x.row()),
+            red,
+        )?;
+        rows += append_data(
+            conn,
+            "trace_line",
+            r.trace_lines.iter().map(|x| x.row()),
+            red,
+        )?;
+        rows += append_data(
+            conn,
+            "skill_activation",
+            r.activations.iter().map(|x| x.row()),
+            red,
+        )?;
+        rows += append_data(
+            conn,
+            "measurement",
+            r.measurements.iter().map(|x| x.row()),
+            red,
+        )?;
+        rows += append_data(
+            conn,
+            "trigger_observation",
+            r.trigger_observations.iter().map(|x| x.row()),
+            red,
+        )?;
+        rows += append_data(
+            conn,
+            "peer_metric",
+            r.peer_metrics.iter().map(|x| x.row()),
+            red,
+        )?;
+        self.counts.rows_written += rows;
+        self.counts.runs_written += runs;
+        Ok(())
+    }
+
+    /// Record the files a chunk was read from (replacing older rows for the same paths).
+    pub fn append_source_files(&mut self, files: &[SourceFileRow]) -> Result<()> {
+        let conn = self.conn;
+        conn.execute_batch(
+            "CREATE TEMP TABLE IF NOT EXISTS liftdb_new_files (path VARCHAR); DELETE FROM liftdb_new_files;",
+        )?;
+        append_rows(
+            conn,
+            "liftdb_new_files",
+            files.iter().map(|f| vec![text(Some(&f.path))]),
+        )?;
+        conn.execute_batch(
+            "DELETE FROM source_file WHERE path IN (SELECT path FROM liftdb_new_files)",
+        )?;
+        let batch_id = self.batch_id;
+        append_rows(
+            conn,
+            "source_file",
+            files.iter().map(|f| {
+                vec![
+                    text(Some(&f.path)),
+                    text(Some(&f.sha256)),
+                    duckdb::types::Value::BigInt(f.size_bytes),
+                    duckdb::types::Value::BigInt(f.mtime_ns),
+                    text(Some(&f.kind)),
+                    text(Some(&f.source_format)),
+                    text(Some(&f.owner_key)),
+                    duckdb::types::Value::BigInt(batch_id),
+                ]
+            }),
+        )?;
+        Ok(())
+    }
+
+    /// Write the errors, refresh the statistics, close the batch and commit.
+    pub fn finish(
+        mut self,
+        batch: &BatchInfo,
+        errors: &[IngestErrorRec],
+        touched: &[(String, i64)],
+    ) -> Result<WriteCounts> {
+        let conn = self.conn;
+        {
+            let mut stmt =
+                conn.prepare("INSERT INTO ingest_error VALUES (?, ?, ?, ?, now()::TIMESTAMP)")?;
+            for e in errors {
+                stmt.execute(params![self.batch_id, e.path, e.stage, e.reason])?;
+            }
         }
+        update_mtimes(conn, touched)?;
+        crate::stats::materialize::refresh(conn)?;
+        crate::stats::ablation::refresh(conn)?;
+        crate::stats::trend::refresh(conn)?;
+        conn.execute(
+            "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
+                    files_unchanged = ?, runs_written = ?, errors = ? WHERE batch_id = ?",
+            params![
+                batch.files_seen,
+                batch.files_changed,
+                batch.files_unchanged,
+                self.counts.runs_written as i64,
+                errors.len() as i64,
+                self.batch_id
+            ],
+        )?;
+        conn.execute_batch("COMMIT")?;
+        self.open = false;
+        self.counts.batch_id = self.batch_id;
+        Ok(self.counts.clone())
     }
 }
 
-fn write_in_transaction(conn: &Connection, plan: &WritePlan) -> Result<WriteCounts> {
-    let batch_id: i64 = conn.query_row(
-        "SELECT coalesce(max(batch_id), 0) + 1 FROM ingest_batch",
-        [],
-        |r| r.get(0),
-    )?;
-    conn.execute(
-        "INSERT INTO ingest_batch (batch_id, release_label, paths, liftdb_version, started_at)
-         VALUES (?, ?, ?, ?, now()::TIMESTAMP)",
-        params![
-            batch_id,
-            plan.batch.release_label,
-            plan.batch.paths_json,
-            crate::VERSION
-        ],
-    )?;
-    conn.execute(
-        "INSERT INTO releases
-         SELECT ?, coalesce((SELECT max(ordinal) FROM releases), 0) + 1, now()::TIMESTAMP, ?
-         WHERE NOT EXISTS (SELECT 1 FROM releases WHERE release_label = ?)",
-        params![
-            plan.batch.release_label,
-            plan.batch.release_source,
-            plan.batch.release_label
-        ],
-    )?;
-
-    conn.execute_batch(
-        "CREATE TEMP TABLE IF NOT EXISTS liftdb_doomed (path VARCHAR); DELETE FROM liftdb_doomed;",
-    )?;
-    append_rows(
-        conn,
-        "liftdb_doomed",
-        plan.replaced_units.iter().map(|p| vec![text(Some(p))]),
-    )?;
-    for sql in DELETE_UNITS {
-        conn.execute_batch(sql)?;
-    }
-
-    let r = plan.records;
-    let mut rows = 0u64;
-    rows += append_data(
-        conn,
-        "suite",
-        r.suites.iter().map(|x| x.row(batch_id)),
-        plan.redact,
-    )?;
-    rows += append_data(
-        conn,
-        "case_def",
-        r.cases.iter().map(|x| x.row()),
-        plan.redact,
-    )?;
-    let runs_written = append_data(
-        conn,
-        "run",
-        r.runs.iter().map(|x| x.row(batch_id)),
-        plan.redact,
-    )?;
-    rows += runs_written;
-    rows += append_data(
-        conn,
-        "grading",
-        r.gradings.iter().map(|x| x.row()),
-        plan.redact,
-    )?;
-    rows += append_data(
-        conn,
-        "assertion_result",
-        r.assertions.iter().map(|x| x.row()),
-        plan.redact,
-    )?;
-    rows += append_data(
-        conn,
-        "judge_verdict",
-        r.judge_verdicts.iter().map(|x| x.row()),
-        plan.redact,
-    )?;
-    rows += append_data(
-        conn,
-        "trace_event",
-        r.trace_events.iter().map(|x| x.row()),
-        plan.redact,
-    )?;
-    rows += append_data(
-        conn,
-        "trace_line",
-        r.trace_lines.iter().map(|x| x.row()),
-        plan.redact,
-    )?;
-    rows += append_data(
-        conn,
-        "skill_activation",
-        r.activations.iter().map(|x| x.row()),
-        plan.redact,
-    )?;
-    rows += append_data(
-        conn,
-        "measurement",
-        r.measurements.iter().map(|x| x.row()),
-        plan.redact,
-    )?;
-    rows += append_data(
-        conn,
-        "trigger_observation",
-        r.trigger_observations.iter().map(|x| x.row()),
-        plan.redact,
-    )?;
-    rows += append_data(
-        conn,
-        "peer_metric",
-        r.peer_metrics.iter().map(|x| x.row()),
-        plan.redact,
-    )?;
-
-    {
-        let mut stmt =
-            conn.prepare("INSERT INTO ingest_error VALUES (?, ?, ?, ?, now()::TIMESTAMP)")?;
-        for e in &r.errors {
-            stmt.execute(params![batch_id, e.path, e.stage, e.reason])?;
+impl Drop for BatchWriter<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            let _ = self.conn.execute_batch("ROLLBACK");
         }
     }
-
-    conn.execute_batch(
-        "CREATE TEMP TABLE IF NOT EXISTS liftdb_new_files (path VARCHAR); DELETE FROM liftdb_new_files;",
-    )?;
-    append_rows(
-        conn,
-        "liftdb_new_files",
-        plan.source_files.iter().map(|f| vec![text(Some(&f.path))]),
-    )?;
-    conn.execute_batch(
-        "DELETE FROM source_file WHERE path IN (SELECT path FROM liftdb_new_files)",
-    )?;
-    append_rows(
-        conn,
-        "source_file",
-        plan.source_files.iter().map(|f| {
-            vec![
-                text(Some(&f.path)),
-                text(Some(&f.sha256)),
-                duckdb::types::Value::BigInt(f.size_bytes),
-                duckdb::types::Value::BigInt(f.mtime_ns),
-                text(Some(&f.kind)),
-                text(Some(&f.source_format)),
-                text(Some(&f.owner_key)),
-                duckdb::types::Value::BigInt(batch_id),
-            ]
-        }),
-    )?;
-    update_mtimes(conn, &plan.touched)?;
-    crate::stats::materialize::refresh(conn)?;
-    crate::stats::ablation::refresh(conn)?;
-    crate::stats::trend::refresh(conn)?;
-
-    conn.execute(
-        "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
-                files_unchanged = ?, runs_written = ?, errors = ? WHERE batch_id = ?",
-        params![
-            plan.batch.files_seen,
-            plan.batch.files_changed,
-            plan.batch.files_unchanged,
-            runs_written as i64,
-            r.errors.len() as i64,
-            batch_id
-        ],
-    )?;
-    Ok(WriteCounts {
-        batch_id,
-        rows_written: rows,
-        runs_written,
-    })
 }
 
 fn update_mtimes(conn: &Connection, touched: &[(String, i64)]) -> Result<()> {
