@@ -7,16 +7,26 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-/// Read a file's bytes, transparently gunzipping `*.gz`.
-pub fn read_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
+/// Read a file once: its bytes (gunzipped for `*.gz`) and the sha256 of what
+/// is on disk (compressed files are hashed as stored).
+pub fn read_hashed(path: &Path) -> std::io::Result<(Vec<u8>, String)> {
     let raw = std::fs::read(path)?;
+    let sha = sha256_hex(&raw);
     if path.extension().is_some_and(|e| e == "gz") {
         let mut out = Vec::with_capacity(raw.len() * 6);
         flate2::read::GzDecoder::new(&raw[..]).read_to_end(&mut out)?;
-        Ok(out)
+        Ok((out, sha))
     } else {
-        Ok(raw)
+        Ok((raw, sha))
     }
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Parse JSON leniently: NaN, Infinity and -Infinity outside strings become null.

@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 
 use crate::store::writer::{self, BatchInfo, SourceFileRow};
 use crate::store::Store;
@@ -101,13 +100,6 @@ pub(crate) struct ReadUnit {
     contents: Vec<(discover::FileInfo, Vec<u8>, String)>,
     /// Files of the unit that could not be read, with the reason.
     unreadable: Vec<(discover::FileInfo, String)>,
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 fn progress_bar(enabled: bool, len: usize, message: &'static str) -> ProgressBar {
@@ -204,8 +196,12 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         .cloned()
         .collect();
     summary.units_missing.sort();
-    for read in &changed {
-        // A file that could not be read stays out of its unit, with an error row.
+    for read in changed
+        .iter()
+        .filter(|r| r.unit.kind == UnitKind::LooseFile)
+    {
+        // A file that could not be read stays out of its unit, with an error row
+        // (run directories are read again, and reported, when parsed).
         for (info, reason) in &read.unreadable {
             records.errors.push(IngestErrorRec {
                 path: info.path.display().to_string(),
@@ -396,10 +392,16 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     let errors_so_far = std::sync::atomic::AtomicUsize::new(errors.len());
     let mut run_owner: HashMap<String, String> = HashMap::new();
     for chunk in run_units.chunks(RUN_CHUNK) {
-        let outcomes: Vec<(&ReadUnit, RunFiles, RunOutcome)> = chunk
+        type Parsed<'a> = (
+            &'a ReadUnit,
+            HashMap<String, String>,
+            Vec<IngestErrorRec>,
+            RunOutcome,
+        );
+        let outcomes: Vec<Parsed> = chunk
             .par_iter()
             .map(|read| {
-                let files = load_run_files(read);
+                let (files, shas, read_errors) = load_run_files(read);
                 let outcome = formats::parse_run_dir(&read.unit.path, &files, &ctx);
                 let new_errors = match &outcome {
                     RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
@@ -414,12 +416,13 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
                     bar.set_message(format!("parsing ({total} errors)"));
                 }
                 bar.inc(1);
-                (read, files, outcome)
+                (read, shas, read_errors, outcome)
             })
             .collect();
         let mut chunk_records = Records::default();
         let mut chunk_files = Vec::new();
-        for (read, files, outcome) in outcomes {
+        for (read, shas, read_errors, outcome) in outcomes {
+            errors.extend(read_errors);
             let dir = read.unit.path.display().to_string();
             let (run_id, mut r) = match outcome {
                 RunOutcome::TriggerTrace => {
@@ -454,15 +457,13 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
                 .map(|run| run.source_format.clone())
                 .unwrap_or_else(|| seh::SOURCE_FORMAT.into());
             chunk_records.append(r);
-            for (info, _, sha) in &read.contents {
-                // Files that vanished between the change check and now are not recorded.
+            for (info, _, _) in &read.contents {
                 let rel = info
                     .path
                     .strip_prefix(&read.unit.path)
-                    .map(|p| p.to_string_lossy().replace('\\', "/"));
-                if rel.as_ref().is_ok_and(|rel| !files.contains_key(rel)) {
-                    continue;
-                }
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+                    .unwrap_or_default();
+                let Some(sha) = shas.get(&rel) else { continue };
                 chunk_files.push(SourceFileRow {
                     path: info.path.display().to_string(),
                     sha256: sha.clone(),
@@ -503,17 +504,31 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
 /// enough that a chunk's files and rows stay a few hundred megabytes at most.
 const RUN_CHUNK: usize = 2048;
 
-/// The files of a changed run directory, read again for parsing (the change
-/// check kept only their hashes), keyed by path relative to the directory.
-fn load_run_files(read: &ReadUnit) -> RunFiles {
-    read.contents
-        .iter()
-        .filter_map(|(info, _, _)| {
-            let rel = info.path.strip_prefix(&read.unit.path).ok()?;
-            let bytes = json::read_bytes(&info.path).ok()?;
-            Some((rel.to_string_lossy().replace('\\', "/"), bytes))
-        })
-        .collect()
+/// The files of a changed run directory, read for parsing (the change check
+/// keeps no bytes), keyed by path relative to the directory, with the
+/// sha256 of each file as read; files that cannot be read become error rows.
+fn load_run_files(read: &ReadUnit) -> (RunFiles, HashMap<String, String>, Vec<IngestErrorRec>) {
+    let mut files = RunFiles::new();
+    let mut shas = HashMap::new();
+    let mut errors = Vec::new();
+    for (info, _, _) in &read.contents {
+        let Ok(rel) = info.path.strip_prefix(&read.unit.path) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        match json::read_hashed(&info.path) {
+            Ok((bytes, sha)) => {
+                files.insert(rel.clone(), bytes);
+                shas.insert(rel, sha);
+            }
+            Err(e) => errors.push(IngestErrorRec {
+                path: info.path.display().to_string(),
+                stage: "read".into(),
+                reason: format!("cannot read: {e}"),
+            }),
+        }
+    }
+    (files, shas, errors)
 }
 
 fn file_kind(path: &std::path::Path) -> String {
@@ -561,19 +576,29 @@ fn read_if_changed(unit: Unit, known: &state::StoredState) -> ChangeCheck {
             touched: Vec::new(),
         };
     }
+    if unit.kind == UnitKind::RunDir && !known.files_by_owner.contains_key(&owner) {
+        // A run directory never seen before has nothing to compare against:
+        // it is read (and hashed) once, when its chunk is parsed.
+        let contents = unit
+            .files
+            .iter()
+            .map(|f| (f.clone(), Vec::new(), String::new()))
+            .collect();
+        let read = ReadUnit {
+            unit: unit.clone(),
+            contents,
+            unreadable: Vec::new(),
+        };
+        return ChangeCheck {
+            unit,
+            changed: Some(read),
+            touched: Vec::new(),
+        };
+    }
     let mut contents = Vec::with_capacity(unit.files.len());
     let mut unreadable = Vec::new();
     for f in &unit.files {
-        let read = json::read_bytes(&f.path).and_then(|bytes| {
-            // Hash what is on disk (compressed files are hashed as stored).
-            let sha = if f.path.extension().is_some_and(|e| e == "gz") {
-                sha256_hex(&std::fs::read(&f.path)?)
-            } else {
-                sha256_hex(&bytes)
-            };
-            Ok((bytes, sha))
-        });
-        match read {
+        match json::read_hashed(&f.path) {
             Ok((bytes, sha)) => contents.push((f.clone(), bytes, sha)),
             Err(e) => unreadable.push((f.clone(), e.to_string())),
         }

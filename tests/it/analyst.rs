@@ -8,24 +8,12 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::common::{corpus_paths, seh_root};
-
-fn liftdb(db: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("liftdb").unwrap();
-    cmd.env_remove("LIFTDB_DB").arg("--db").arg(db);
-    cmd
-}
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
+use crate::common::{corpus_paths, fixture, liftdb_cmd, seh_root};
 
 fn corpus_db() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("a.duckdb");
-    liftdb(&db)
+    liftdb_cmd(&db)
         .arg("ingest")
         .arg("--quiet")
         .args(corpus_paths(&seh_root()))
@@ -48,7 +36,7 @@ fn stdout_of(cmd: &mut Command) -> String {
 fn every_output_mode() {
     let (_d, db) = corpus_db();
     let q = "SELECT 'a,b' AS x, NULL AS y, 1.5 AS z";
-    let run = |mode: &str| stdout_of(liftdb(&db).args(["sql", q, "--format", mode]));
+    let run = |mode: &str| stdout_of(liftdb_cmd(&db).args(["sql", q, "--format", mode]));
     assert_eq!(run("csv"), "x,y,z\n\"a,b\",,1.5\n");
     assert_eq!(run("tsv"), "x\ty\tz\na,b\t\t1.5\n");
     let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
@@ -71,32 +59,32 @@ fn dot_commands_and_scripts() {
     let script = dir.path().join("script.sql");
     std::fs::write(&script, ".mode csv\nSELECT 40 + 2\n  AS answer;\n").unwrap();
 
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["-c", ".help"])
         .assert()
         .success()
         .stderr(contains(".report NAME"));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["-c", ".tables"])
         .assert()
         .success()
         .stdout(contains("runs,view").and(contains("run,table")));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["-c", ".schema lift_units"])
         .assert()
         .success()
         .stdout(contains("CREATE VIEW lift_units"));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["-c", ".views"])
         .assert()
         .success()
         .stdout(contains("case_flags"));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["-c", ".reports"])
         .assert()
         .success()
         .stdout(contains("reconcile"));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args([
             "-c",
             ".report lift split=tune arm=without_skill",
@@ -106,17 +94,17 @@ fn dot_commands_and_scripts() {
         .assert()
         .success()
         .stdout(contains("\"scope\": \"overall\"").and(contains("0.2725")));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["-c", ".report flags model=x"])
         .assert()
         .code(1)
         .stderr(contains("does not take the filter"));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["-c", ".mode jsonl", "-c", "SELECT 1 AS one;"])
         .assert()
         .success()
         .stdout("{\"one\":1}\n");
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args([
             "-c",
             &format!(".output {}", out_file.display()),
@@ -131,7 +119,7 @@ fn dot_commands_and_scripts() {
         .success()
         .stdout("eight\n8\n");
     assert_eq!(std::fs::read_to_string(&out_file).unwrap(), "seven\n7\n");
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args([
             "-c",
             ".mode json",
@@ -148,7 +136,7 @@ fn dot_commands_and_scripts() {
     assert!(std::fs::read_to_string(&once_file)
         .unwrap()
         .contains("\"a\": 1"));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args([
             "-c",
             &format!(".export case_flags {}", export_file.display()),
@@ -156,7 +144,7 @@ fn dot_commands_and_scripts() {
         .assert()
         .success()
         .stderr(contains("wrote 10 rows"));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args([
             "-c",
             ".maxrows 2",
@@ -168,12 +156,12 @@ fn dot_commands_and_scripts() {
         .assert()
         .success()
         .stdout(contains("(5 rows, 2 shown"));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["-c", ".timer on", "-c", "SELECT 1"])
         .assert()
         .success()
         .stderr(contains("Run Time:"));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args([
             "-c",
             ".nullvalue (none)",
@@ -185,19 +173,19 @@ fn dot_commands_and_scripts() {
         .assert()
         .success()
         .stdout(contains("n = (none)"));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["-c", &format!(".read {}", script.display())])
         .assert()
         .success()
         .stdout("answer\n42\n");
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["-f"])
         .arg(&script)
         .assert()
         .success()
         .stdout("answer\n42\n");
     // .bail on stops at the first error; without it the run goes on (and still exits 1).
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args([
             "-c",
             ".bail on",
@@ -209,18 +197,18 @@ fn dot_commands_and_scripts() {
         .assert()
         .code(1)
         .stdout(contains("after").not());
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["-c", "SELECT nope FROM nowhere", "-c", "SELECT 5 AS after"])
         .assert()
         .code(1)
         .stdout(contains("after"));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["-c", ".quit", "-c", "SELECT 9 AS nine"])
         .assert()
         .success()
         .stdout("");
     // Statements piped on stdin: multi-line, several per line, dot-commands between.
-    liftdb(&db)
+    liftdb_cmd(&db)
         .write_stdin("SELECT 1 AS a; SELECT\n 2 AS b;\n.mode jsonl\nSELECT 3 AS c;\n")
         .assert()
         .success()
@@ -230,7 +218,7 @@ fn dot_commands_and_scripts() {
 #[test]
 fn a_writing_statement_reopens_the_store_for_writing() {
     let (_d, db) = corpus_db();
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args([
             "-c",
             "CREATE TABLE notes AS SELECT 'kept' AS note",
@@ -247,7 +235,7 @@ fn a_writing_statement_reopens_the_store_for_writing() {
 fn every_report_runs_on_the_corpus() {
     let (dir, db) = corpus_db();
     for report in liftdb::report::all() {
-        let out = stdout_of(liftdb(&db).args(["report", &report.name, "--format", "json"]));
+        let out = stdout_of(liftdb_cmd(&db).args(["report", &report.name, "--format", "json"]));
         let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
         if !matches!(report.name.as_str(), "blocked") {
             assert!(
@@ -257,20 +245,21 @@ fn every_report_runs_on_the_corpus() {
             );
         }
     }
-    let reconcile: Vec<serde_json::Value> = serde_json::from_str(&stdout_of(liftdb(&db).args([
-        "report",
-        "reconcile",
-        "--format",
-        "json",
-    ])))
-    .unwrap();
+    let reconcile: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout_of(liftdb_cmd(&db).args([
+            "report",
+            "reconcile",
+            "--format",
+            "json",
+        ])))
+        .unwrap();
     assert!(reconcile.len() >= 18);
     assert!(
         reconcile.iter().all(|r| r["agrees"] == true),
         "{reconcile:#?}"
     );
     let md = dir.path().join("lift.md");
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["report", "lift", "--format", "markdown", "--out"])
         .arg(&md)
         .assert()
@@ -285,13 +274,13 @@ fn cost_ledger_exports_round_trip() {
     let (dir, db) = corpus_db();
     let csv = dir.path().join("ledger.csv");
     let parquet = dir.path().join("ledger.parquet");
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["export", "cost_ledger", "--out"])
         .arg(&csv)
         .assert()
         .success()
         .stderr(contains("wrote 558 rows"));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["export", "SELECT * FROM cost_ledger", "--out"])
         .arg(&parquet)
         .assert()
@@ -320,7 +309,7 @@ fn cost_ledger_exports_round_trip() {
         csv.display(),
         parquet.display()
     );
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["sql", &q, "--format", "csv"])
         .assert()
         .success()
@@ -332,17 +321,17 @@ fn releases_are_ordered_and_trend_shows_the_change() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.duckdb");
     let seed = fixture("seed000-skill-eval/runs/tmp/skills-eval");
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["ingest", "--release", "v1"])
         .arg(seed.join("corpus-claude-sonnet-4-5-single"))
         .assert()
         .success();
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["ingest", "--release", "v2"])
         .arg(seed.join("corpus-claude-haiku-4-5"))
         .assert()
         .success();
-    let out = stdout_of(liftdb(&db).args(["report", "trend", "--format", "json"]));
+    let out = stdout_of(liftdb_cmd(&db).args(["report", "trend", "--format", "json"]));
     let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
     let overall: Vec<&serde_json::Value> =
         rows.iter().filter(|r| r["scope"] == "overall").collect();
@@ -363,7 +352,7 @@ fn releases_are_ordered_and_trend_shows_the_change() {
         )
         .unwrap();
     let hash = meta["skill_tree_hash"].as_str().unwrap();
-    liftdb(&db)
+    liftdb_cmd(&db)
         .arg("ingest")
         .arg(seh_root().join("runs/eval-runs/add-not-null-column"))
         .assert()
@@ -372,7 +361,7 @@ fn releases_are_ordered_and_trend_shows_the_change() {
             "release 'skill-{}' (from skill_tree_hash)",
             &hash[..12]
         )));
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args([
             "sql",
             "SELECT string_agg(release_label, ' ' ORDER BY ordinal) AS r FROM releases",
@@ -387,7 +376,7 @@ fn releases_are_ordered_and_trend_shows_the_change() {
 fn html_report_is_self_contained_and_renders() {
     let (dir, db) = corpus_db();
     let html = dir.path().join("report.html");
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["report", "html", "--out"])
         .arg(&html)
         .assert()

@@ -1,21 +1,14 @@
 //! The real binary: exit codes, output formats, messages.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::common::{corpus_paths, reference, seh_root};
-
-fn liftdb(db: &std::path::Path) -> Command {
-    let mut cmd = Command::cargo_bin("liftdb").unwrap();
-    cmd.env_remove("LIFTDB_DB").arg("--db").arg(db);
-    cmd
-}
+use crate::common::{corpus_paths, liftdb_cmd, reference, seh_root};
 
 fn ingested_db() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("cli.duckdb");
-    liftdb(&db)
+    liftdb_cmd(&db)
         .arg("ingest")
         .args(corpus_paths(&seh_root()))
         .assert()
@@ -27,7 +20,7 @@ fn ingested_db() -> (tempfile::TempDir, std::path::PathBuf) {
 #[test]
 fn ingest_twice_says_nothing_new() {
     let (_dir, db) = ingested_db();
-    liftdb(&db)
+    liftdb_cmd(&db)
         .arg("ingest")
         .args(corpus_paths(&seh_root()))
         .assert()
@@ -38,7 +31,7 @@ fn ingest_twice_says_nothing_new() {
 #[test]
 fn sql_prints_csv_when_piped() {
     let (_dir, db) = ingested_db();
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["sql", "SELECT count(*) AS n FROM runs WHERE split = 'tune'"])
         .assert()
         .success()
@@ -48,7 +41,7 @@ fn sql_prints_csv_when_piped() {
 #[test]
 fn report_lift_json_matches_the_tool() {
     let (_dir, db) = ingested_db();
-    let out = liftdb(&db)
+    let out = liftdb_cmd(&db)
         .args(["report", "lift", "--split", "tune", "--format", "json"])
         .output()
         .unwrap();
@@ -72,7 +65,7 @@ fn report_lift_json_matches_the_tool() {
 #[test]
 fn report_filters_are_parameters_and_unknown_ones_are_refused() {
     let (_dir, db) = ingested_db();
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args([
             "report",
             "lift",
@@ -87,7 +80,7 @@ fn report_filters_are_parameters_and_unknown_ones_are_refused() {
         .success()
         .stdout(contains("gpt-5-codex").and(contains("claude-haiku-4-5").not()));
     // A quote in a filter is data, not SQL.
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args([
             "report",
             "runs",
@@ -99,7 +92,7 @@ fn report_filters_are_parameters_and_unknown_ones_are_refused() {
         .assert()
         .success()
         .stdout(predicates::str::is_match("^release,[^\n]*\n$").unwrap());
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["report", "flags", "--model", "gpt-5-codex"])
         .assert()
         .code(2)
@@ -109,7 +102,7 @@ fn report_filters_are_parameters_and_unknown_ones_are_refused() {
 #[test]
 fn schema_lists_tables_and_views_with_docs() {
     let (_dir, db) = ingested_db();
-    liftdb(&db).arg("schema").assert().success().stdout(
+    liftdb_cmd(&db).arg("schema").assert().success().stdout(
         contains(format!(
             "schema version: {}",
             liftdb::sqlfiles::MIGRATIONS.len()
@@ -128,7 +121,7 @@ fn ingest_exits_1_and_names_the_file_on_bad_input() {
     let bad = dir.path().join("broken.json");
     std::fs::write(&bad, "{not json").unwrap();
     let db = dir.path().join("s.duckdb");
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["ingest"])
         .arg(&bad)
         .assert()
@@ -140,7 +133,7 @@ fn ingest_exits_1_and_names_the_file_on_bad_input() {
 fn a_store_held_by_a_writer_gives_a_clear_message() {
     let (_dir, db) = ingested_db();
     let _writer = liftdb::store::open_write(&db).unwrap();
-    liftdb(&db)
+    liftdb_cmd(&db)
         .args(["ingest"])
         .arg(seh_root().join("input/evals/shared-benchmark.json"))
         .assert()

@@ -110,3 +110,34 @@ pub fn assert_close(ours: f64, theirs: f64, tol: f64, what: &str) {
 pub fn sql_str(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
+
+/// A corpus copied under tests/fixtures (by folder name, "" for all of them).
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// A writable copy of a tree (fixtures are read-only in the corpora).
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+            let mut perms = std::fs::metadata(&target).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(&target, perms).unwrap();
+        }
+    }
+}
+
+/// The real binary on a store, without the caller's LIFTDB_DB.
+pub fn liftdb_cmd(db: &Path) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("liftdb").unwrap();
+    cmd.env_remove("LIFTDB_DB").arg("--db").arg(db);
+    cmd
+}

@@ -5,13 +5,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::common::{assert_close, f, ingest_paths, new_store, rows, scalar, sql_str, TestStore};
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
+use crate::common::{
+    assert_close, f, fixture, ingest_paths, new_store, rows, scalar, sql_str, TestStore,
+};
 
 fn read_json(path: &std::path::Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()

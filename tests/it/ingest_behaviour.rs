@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::common::{corpus_paths, ingest_paths, new_store, rows, scalar, seh_root};
+use crate::common::{copy_tree, corpus_paths, ingest_paths, new_store, rows, scalar, seh_root};
 
 const TABLES: &[&str] = &[
     "run",
@@ -32,23 +32,6 @@ fn table_counts(store: &liftdb::store::Store) -> Vec<(String, i64)> {
             (t.to_string(), n)
         })
         .collect()
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let rel = entry.path().strip_prefix(from).unwrap();
-        let target = to.join(rel);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-            let mut perms = std::fs::metadata(&target).unwrap().permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            perms.set_readonly(false);
-            std::fs::set_permissions(&target, perms).unwrap();
-        }
-    }
 }
 
 /// A writable copy of the corpus parts that ingest reads.

@@ -1,9 +1,9 @@
 //! Secrets planted across the formats never reach the store or an export;
 //! with --no-redact they do (which shows the check can see them).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::common::{new_store, rows, scalar};
+use crate::common::{copy_tree, new_store, rows, scalar};
 
 const SECRETS: &[&str] = &[
     "sk-ant-api03-PLANTEDPLANTEDPLANTED00",
@@ -13,31 +13,13 @@ const SECRETS: &[&str] = &[
     "plantedBearerToken123456",
 ];
 
-fn copy_dir(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from)
-        .into_iter()
-        .filter_map(Result::ok)
-    {
-        let target = to.join(e.path().strip_prefix(from).unwrap());
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-            let mut p = std::fs::metadata(&target).unwrap().permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            p.set_readonly(false);
-            std::fs::set_permissions(&target, p).unwrap();
-        }
-    }
-}
-
 /// A tree holding one run of three formats, each carrying the planted secrets.
 fn planted_tree() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let root = dir.path().join("tree");
     let seh = root.join("eval-runs/add-not-null-column/gpt-5-codex/with_skill/run-1");
-    copy_dir(
+    copy_tree(
         &fixtures.join(
             "skill-eval-harness/runs/eval-runs/add-not-null-column/gpt-5-codex/with_skill/run-1",
         ),
@@ -69,7 +51,7 @@ fn planted_tree() -> (tempfile::TempDir, PathBuf) {
     let seed_src =
         fixtures.join("seed000-skill-eval/runs/tmp/skills-eval/corpus-claude-sonnet-4-5-single");
     let seed = root.join("skills-eval/corpus-x");
-    copy_dir(&seed_src, &seed);
+    copy_tree(&seed_src, &seed);
     let out = seed.join("sql-migration-review/iteration-1/eval-1/with_skill/output.txt");
     std::fs::write(&out, &secret_text).unwrap();
     (dir, root)

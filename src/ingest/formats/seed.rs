@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::seh::layout::name_of;
 use super::seh::peer;
 use super::seh::run_dir::{run_key, RunFiles, RunIdentity, RunOutcome};
 use super::SEED_HANDBOOK;
@@ -20,10 +21,6 @@ use crate::ingest::records::{
 /// `iteration-<n>` -> n
 fn iteration_of(name: &str) -> Option<i64> {
     name.strip_prefix("iteration-")?.parse().ok()
-}
-
-fn name_of(p: &Path) -> Option<String> {
-    p.file_name().map(|n| n.to_string_lossy().to_string())
 }
 
 /// A mode directory of this layout: `…/iteration-<i>/eval-<id>/<mode>` holding

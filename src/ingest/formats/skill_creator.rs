@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::seh::layout::parse_run_segment;
+use super::seh::layout::{name_of, parse_run_segment};
 use super::seh::run_dir::{run_key, RunFiles, RunIdentity, RunOutcome};
 use super::seh::{manifest, peer};
 use super::SKILL_CREATOR;
@@ -74,10 +74,6 @@ pub fn is_run_dir(files: &RunFiles) -> bool {
             .get("grading.json")
             .and_then(|b| parse_lenient(b).ok())
             .is_some_and(|g| is_expectations_grading(&g))
-}
-
-fn name_of(p: &Path) -> Option<String> {
-    p.file_name().map(|n| n.to_string_lossy().to_string())
 }
 
 /// Zero-trap: the aggregator writes 0 for "not recorded" (formats.md D.3).

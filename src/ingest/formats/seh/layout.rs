@@ -26,7 +26,8 @@ pub fn parse_run_segment(name: &str) -> Option<i64> {
         .filter(|n| *n >= 1)
 }
 
-fn name_of(p: &Path) -> Option<String> {
+/// A path's last component as text.
+pub fn name_of(p: &Path) -> Option<String> {
     p.file_name().map(|n| n.to_string_lossy().to_string())
 }
 
