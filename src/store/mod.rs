@@ -7,7 +7,5 @@ mod views;
 pub mod writer;
 
 pub use migrate::{applied_migrations, schema_version, AppliedMigration};
-pub use open::{
-    default_db_path, open_read, open_write, open_write_up_to, open_write_waiting, Store,
-};
+pub use open::{open_read, open_write, open_write_up_to, open_write_waiting, Store};
 pub use views::recreate_views;

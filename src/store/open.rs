@@ -14,11 +14,6 @@ pub struct Store {
     pub path: PathBuf,
 }
 
-/// `$LIFTDB_DB` is handled by clap; this is the fallback.
-pub fn default_db_path() -> PathBuf {
-    PathBuf::from("liftdb.duckdb")
-}
-
 /// Open for writing, retrying while another process holds the write lock,
 /// for up to `wait` (zero: fail at once).
 pub fn open_write_waiting(path: &Path, wait: std::time::Duration) -> Result<Store> {
