@@ -1,8 +1,14 @@
 //! The release label of a batch when `--release` is not given: the label a
 //! previous ingest gave the same files (so re-ingests stay consistent), else
+//! the release of the run directories a report grades when they are already
+//! in the store (a benchmark ingested after its run tree), else
 //! the skill tree hash of the with_skill runs, else the report's generation
 //! date, else "default".
 
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use regex::bytes::Regex;
 use serde_json::Value;
 
 use super::json::{parse_lenient, Get};
@@ -36,11 +42,85 @@ fn date_of(doc: &Value) -> Option<String> {
     iso.get(..10).map(str::to_string)
 }
 
+/// The release of the first run a harness report grades (`"run_base"`), when
+/// that run directory is in the store. The path is tried as written, against
+/// the report's folder and its parents (harnesses write it relative to where
+/// they ran), and against the working directory.
+fn graded_runs_release(report: &Path, bytes: &[u8], known: &StoredState) -> Option<String> {
+    static RUN_BASE: OnceLock<Regex> = OnceLock::new();
+    let pattern = RUN_BASE.get_or_init(|| {
+        Regex::new(r#""run_base"\s*:\s*"([^"\\]+)""#).expect("valid run_base pattern")
+    });
+    let run_base = std::str::from_utf8(pattern.captures(bytes)?.get(1)?.as_bytes()).ok()?;
+    let run_base = Path::new(run_base);
+    let mut bases: Vec<PathBuf> = report
+        .ancestors()
+        .skip(1)
+        .map(|dir| dir.join(run_base))
+        .collect();
+    bases.push(run_base.to_path_buf());
+    if let Ok(cwd) = std::env::current_dir() {
+        bases.push(cwd.join(run_base));
+    }
+    bases
+        .iter()
+        .find_map(|base| {
+            ["metadata.json", "output.md", "metrics.json"]
+                .iter()
+                .find_map(|file| {
+                    known
+                        .file_releases
+                        .get(&base.join(file).display().to_string())
+                })
+                .cloned()
+        })
+        .or_else(|| release_by_path_suffix(run_base, known))
+}
+
+/// A report written on another machine names run directories under another
+/// root: match the stored run directory sharing the longest tail of the path
+/// (at least case/arm/run), when that tail names one release only.
+fn release_by_path_suffix(run_base: &Path, known: &StoredState) -> Option<String> {
+    let wanted: Vec<_> = run_base.components().rev().collect();
+    let mut best: Option<(usize, &String)> = None;
+    let mut tied = false;
+    for (path, release) in &known.file_releases {
+        let Some(dir) = Path::new(path).parent() else {
+            continue;
+        };
+        let shared = dir
+            .components()
+            .rev()
+            .zip(&wanted)
+            .take_while(|(a, b)| a == *b)
+            .count();
+        if shared < 3 {
+            continue;
+        }
+        match best {
+            Some((len, r)) if len == shared && r != release => tied = true,
+            Some((len, _)) if len >= shared => {}
+            _ => {
+                best = Some((shared, release));
+                tied = false;
+            }
+        }
+    }
+    best.filter(|_| !tied).map(|(_, r)| r.clone())
+}
+
 pub fn derive(changed: &[ReadUnit], known: &StoredState) -> (String, &'static str) {
     for unit in changed {
         for (info, _, _) in &unit.contents {
             if let Some(release) = known.file_releases.get(&info.path.display().to_string()) {
                 return (release.clone(), "previous ingest");
+            }
+        }
+    }
+    for unit in changed {
+        for (info, bytes, _) in &unit.contents {
+            if let Some(release) = graded_runs_release(&info.path, bytes, known) {
+                return (release, "graded runs");
             }
         }
     }

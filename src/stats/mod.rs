@@ -8,6 +8,7 @@ pub mod materialize;
 pub mod mt19937;
 pub mod rounding;
 pub mod sign_flip;
+pub mod sign_table;
 pub mod sql_functions;
 pub mod trend;
 

@@ -2,11 +2,11 @@
 //! exact enumeration for n <= 14, else 4096 sign patterns drawn from
 //! Python's `random.Random(0)` in input order, p = (hits + 1) / 4097.
 
-use super::mt19937::PyRandom;
 use super::rounding::py_round;
+use super::sign_table::SignTable;
 
 pub const EXACT_MAX_N: usize = 14;
-pub const SAMPLES: usize = 4096;
+pub use super::sign_table::SAMPLES;
 const EPS: f64 = 1e-12;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -45,17 +45,7 @@ fn count_hits(d: &[f64], threshold: f64) -> (usize, usize, &'static str) {
             .count();
         (hits, patterns, "sign-flip-exact")
     } else {
-        let mut rng = PyRandom::new(0);
-        let mut hits = 0;
-        for _ in 0..SAMPLES {
-            let mut total = 0.0;
-            for v in d {
-                total += if rng.random() < 0.5 { -v } else { *v };
-            }
-            if total.abs() / n as f64 >= threshold {
-                hits += 1;
-            }
-        }
+        let hits = SignTable::for_len(n).hits(d, threshold);
         (hits, SAMPLES, "sign-flip-sampled")
     }
 }

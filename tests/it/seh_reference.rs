@@ -5,7 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::common::{assert_close, corpus_store, f, reference, rows, scalar, sql_str, TestStore};
+use crate::common::{
+    assert_close, corpus_store, f, ingest_paths, new_store, reference, rows, scalar, seh_root,
+    sql_str, TestStore,
+};
 
 /// paired_summary (and its by_model blocks) of one report against the lift view.
 fn check_paired_summary(ts: &TestStore, report: &Value, split: &str) {
@@ -392,4 +395,24 @@ fn tool_reports_are_kept_as_peer_metrics() {
         n.as_u64(),
         Some(trig["results"].as_array().unwrap().len() as u64)
     );
+}
+
+/// A benchmark ingested after its run tree (another call, written on another
+/// machine) grades the runs already stored: it takes their release, and the
+/// lift equals the report's.
+#[test]
+fn benchmark_ingested_after_its_runs_joins_their_release() {
+    let root = seh_root();
+    let mut ts = new_store();
+    let first = ingest_paths(
+        &mut ts,
+        &[
+            root.join("runs/eval-runs"),
+            root.join("input/evals/shared-benchmark.json"),
+        ],
+    );
+    let second = ingest_paths(&mut ts, &[root.join("reference/benchmark-tune.json.gz")]);
+    assert_eq!(second.release, first.release);
+    assert_eq!(second.release_source, "graded runs");
+    check_paired_summary(&ts, &reference("benchmark-tune.json.gz"), "tune");
 }

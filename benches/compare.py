@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""liftdb against the alternatives an analyst has, on the same generated trees.
+
+Run through benches/compare.sh (it builds liftdb and gen-runs and prepares the
+Python peers). For each size it generates a skill-eval-harness tree with
+gen-runs, warms the page cache, then measures in alternating order:
+
+  a   liftdb ingest of the tree into a new store (every file of every run parsed)
+  b1  DuckDB (PyPI, same version as liftdb's) CREATE TABLE AS SELECT * FROM read_json(metadata.json)
+  b2  DuckDB read_json_objects(metadata.json, filename=true): the floor of loading the files
+  c   skill-benchmark benchmark (skill-eval-harness 0.6.0): the peer's ingest + report
+  g   liftdb ingest of the peer's benchmark.json (the grades) into the store of a
+  d   liftdb report lift on that store
+  e   liftdb re-ingest of the unchanged tree
+
+Wall time and peak RSS come from /usr/bin/time. Figures are the minimum over
+rounds; BENCHMARKS.md gets them with ratios against b1, b2 and c.
+"""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def measure(cmd, cwd=None, env=None):
+    """Run cmd under /usr/bin/time; return (seconds, peak RSS in MB)."""
+    fmt = "LIFTDB_BENCH %e %M"
+    proc = subprocess.run(
+        ["/usr/bin/time", "-f", fmt] + cmd,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = [l for l in proc.stderr.splitlines() if l.startswith("LIFTDB_BENCH")]
+    if proc.returncode != 0 or not line:
+        sys.exit(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-2000:]}")
+    _, secs, kb = line[-1].split()
+    return float(secs), int(kb) / 1024.0
+
+
+def duckdb_cmd(python, db, query):
+    code = (
+        "import duckdb, sys\n"
+        "con = duckdb.connect(sys.argv[1])\n"
+        "con.execute(sys.argv[2])\n"
+        "print(con.execute('SELECT count(*) FROM t').fetchone()[0])\n"
+    )
+    return [python, "-c", code, str(db), query]
+
+
+def warm(tree):
+    for path in Path(tree).rglob("*"):
+        if path.is_file():
+            with open(path, "rb") as f:
+                while f.read(1 << 20):
+                    pass
+
+
+def bench_size(args, runs, work):
+    tree = work / f"tree-{runs}"
+    if not (tree / "manifest.json").exists():
+        shutil.rmtree(tree, ignore_errors=True)
+        subprocess.run([args.gen_runs, "--runs", str(runs), "--out", str(tree)], check=True)
+    files = sum(1 for p in (tree / "eval-runs").rglob("*") if p.is_file())
+    size_mb = sum(p.stat().st_size for p in (tree / "eval-runs").rglob("*") if p.is_file()) / 1e6
+    warm(tree)
+    glob = str(tree / "eval-runs" / "**" / "metadata.json")
+    results = {}
+
+    def record(step, value):
+        results.setdefault(step, []).append(value)
+
+    for rnd in range(args.rounds):
+        order = ["a", "b1", "b2", "c"]
+        if rnd % 2 == 1:
+            order.reverse()
+        for step in order:
+            if step == "a":
+                store = work / f"store-{runs}-{rnd}.duckdb"
+                store.unlink(missing_ok=True)
+                record("a", measure([args.liftdb, "--db", str(store), "ingest", "--quiet", str(tree)]))
+            elif step in ("b1", "b2"):
+                db = work / f"duckdb-{step}-{runs}-{rnd}.duckdb"
+                db.unlink(missing_ok=True)
+                source = (
+                    f"read_json('{glob}')"
+                    if step == "b1"
+                    else f"read_json_objects('{glob}', filename=true)"
+                )
+                record(step, measure(duckdb_cmd(args.python, db, f"CREATE TABLE t AS SELECT * FROM {source}")))
+                db.unlink(missing_ok=True)
+            elif step == "c":
+                out = work / f"peer-benchmark-{runs}.json"
+                record("c", measure([args.skill_benchmark, "benchmark", "manifest.json", "--runs", "eval-runs",
+                                     "--out", str(out)], cwd=tree))
+        # On the store of a: the peer's grades, the lift report, a re-ingest.
+        store = work / f"store-{runs}-{rnd}.duckdb"
+        grades = work / f"peer-benchmark-{runs}.json"
+        record("g", measure([args.liftdb, "--db", str(store), "ingest", "--quiet", str(grades)]))
+        record("d", measure([args.liftdb, "--db", str(store), "--format", "csv", "report", "lift"]))
+        record("e", measure([args.liftdb, "--db", str(store), "ingest", "--quiet", str(tree)]))
+        if rnd + 1 < args.rounds:
+            store.unlink(missing_ok=True)
+    best = {k: (min(s for s, _ in v), max(m for _, m in v)) for k, v in results.items()}
+    return {"runs": runs, "files": files, "tree_mb": size_mb, "best": best, "all": results}
+
+
+def machine():
+    cpu = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "unknown"
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.0f} GiB"
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores ({cpu}), {mem} RAM, {platform.system()} {platform.release()}"
+
+
+LABELS = {
+    "a": "(a) liftdb ingest, new store",
+    "b1": "(b1) DuckDB read_json → table",
+    "b2": "(b2) DuckDB read_json_objects (floor)",
+    "c": "(c) skill-benchmark benchmark (peer)",
+    "g": "(g) liftdb ingest of the peer's grades",
+    "d": "(d) liftdb report lift",
+    "e": "(e) liftdb re-ingest, unchanged tree",
+}
+
+
+def verdict(ok):
+    return "met" if ok else "**missed**"
+
+
+def write_markdown(args, sizes, path):
+    out = []
+    out.append("# Benchmarks\n")
+    out.append(
+        "Measured by `benches/compare.sh` in one run, steps alternating between rounds "
+        f"({args.rounds} rounds; figures are the fastest round, peak RSS the largest). "
+        "Trees are written by `gen-runs` (skill-eval-harness 0.6.0 layout: metadata.json, "
+        "metrics.json, events.json, environment.json, output.md, and a JSONL trace for the "
+        "codex-runner model) with its manifest; the page cache is warmed before timing.\n"
+    )
+    out.append(f"Machine: {machine()}.  \n")
+    out.append(f"Peers: DuckDB {args.duckdb_version} (PyPI), skill-eval-harness {args.seh_version} (PyPI).  \n")
+    out.append(f"Date: {time.strftime('%Y-%m-%d')}.  \n")
+    out.append(f"Rerun: `bash benches/compare.sh {' '.join(str(s['runs']) for s in sizes)}`\n")
+    for s in sizes:
+        b = s["best"]
+        a, b1, b2, c, g, d, e = (b[k][0] for k in ("a", "b1", "b2", "c", "g", "d", "e"))
+        out.append(f"\n## {s['runs']:,} runs ({s['files']:,} files, {s['tree_mb']:.0f} MB)\n")
+        out.append("| step | seconds | peak RSS (MB) | ÷ b1 | ÷ b2 | ÷ c |")
+        out.append("|---|---:|---:|---:|---:|---:|")
+        for k in ("a", "b1", "b2", "c", "g", "d", "e"):
+            secs, rss = b[k]
+            out.append(
+                f"| {LABELS[k]} | {secs:.2f} | {rss:.0f} | {secs / b1:.3f} | {secs / b2:.3f} | {secs / c:.4f} |"
+            )
+        out.append("\nTargets:\n")
+        out.append(f"- (a) faster than (b1): a/b1 = {a / b1:.2f} — {verdict(a < b1)}")
+        out.append(f"- (a) within 2× of (b2): a/b2 = {a / b2:.2f} — {verdict(a <= 2 * b2)}")
+        out.append(
+            f"- (a)+(d) ≥ 20× faster than (c): c/(a+d) = {c / (a + d):.1f} — {verdict(c >= 20 * (a + d))}; "
+            f"with the grades ingest (g) counted too: c/(a+g+d) = {c / (a + g + d):.1f}"
+        )
+        out.append(f"- (d) ≥ 100× faster than (c): c/d = {c / d:.0f} — {verdict(c >= 100 * d)}")
+        out.append(f"- (e) under 10% of (a): e/a = {e / a:.3f} — {verdict(e < 0.1 * a)}")
+        out.append(f"- peak RSS of (a): {b['a'][1]:.0f} MB")
+        out.append("")
+        out.append("All rounds (seconds, MB): " + json.dumps({k: [[round(x, 2), round(m)] for x, m in v] for k, v in s["all"].items()}))
+    out.append(
+        "\n(g): skill-eval-harness writes no grades into run directories; its `benchmark` command "
+        "grades at report time (formats.md C). liftdb stores those grades by ingesting the report, "
+        "once; (d) then answers from the store without re-reading the tree.\n"
+    )
+    Path(path).write_text("\n".join(out) + "\n")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("sizes", nargs="*", type=int, default=[10_000, 100_000])
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--work", default=os.environ.get("LIFTDB_BENCH_DIR", "/tmp/liftdb-bench"))
+    p.add_argument("--liftdb", required=True)
+    p.add_argument("--gen-runs", required=True)
+    p.add_argument("--python", default=sys.executable)
+    p.add_argument("--skill-benchmark", default="skill-benchmark")
+    p.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
+    args = p.parse_args()
+    args.duckdb_version = subprocess.run(
+        [args.python, "-c", "import duckdb; print(duckdb.__version__)"], capture_output=True, text=True
+    ).stdout.strip()
+    args.seh_version = subprocess.run(
+        [args.python, "-c", "import importlib.metadata as m; print(m.version('skill-eval-harness'))"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    sizes = []
+    for runs in args.sizes:
+        print(f"== {runs} runs", flush=True)
+        s = bench_size(args, runs, work)
+        print(json.dumps({k: [round(v[0], 2), round(v[1])] for k, v in s["best"].items()}), flush=True)
+        sizes.append(s)
+        write_markdown(args, sizes, args.out)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

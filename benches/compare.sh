@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Benchmark liftdb against DuckDB's own JSON readers and skill-eval-harness on
+# generated run trees; writes BENCHMARKS.md. Usage: bash benches/compare.sh [RUNS ...]
+# (default: 10000 100000). Trees and stores go to $LIFTDB_BENCH_DIR (/tmp/liftdb-bench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/liftdb-target}
+cargo build --release --bins
+VENV=${LIFTDB_BENCH_VENV:-$HOME/.cache/liftdb-bench-venv}
+if [ ! -x "$VENV/bin/skill-benchmark" ]; then
+  python3 -m venv "$VENV"
+  # The same DuckDB as the duckdb crate bundles (=1.20000.1 is DuckDB 2.0.0).
+  "$VENV/bin/pip" install --quiet duckdb==2.0.0 skill-eval-harness==0.6.0
+fi
+exec "$VENV/bin/python" benches/compare.py \
+  --liftdb "$CARGO_TARGET_DIR/release/liftdb" \
+  --gen-runs "$CARGO_TARGET_DIR/release/gen-runs" \
+  --skill-benchmark "$VENV/bin/skill-benchmark" "$@"
