@@ -1,29 +1,39 @@
-//! The normalized model as rows ready for DuckDB appenders. Each struct maps
+//! The normalized model, and (with the `store` feature) its rows ready for DuckDB appenders. Each struct maps
 //! to one table of `sql/migrations/0001_core.sql`; `row()` yields the values
 //! in the table's column order.
 
-use duckdb::types::{TimeUnit, Value};
 use sha2::{Digest, Sha256};
 
-pub type Row = Vec<Value>;
+#[cfg(feature = "store")]
+pub use cells::*;
+#[cfg(feature = "store")]
+use duckdb::types::Value;
 
-pub fn text<S: AsRef<str>>(v: Option<S>) -> Value {
-    v.map_or(Value::Null, |s| Value::Text(s.as_ref().to_string()))
-}
-pub fn int(v: Option<i64>) -> Value {
-    v.map_or(Value::Null, Value::BigInt)
-}
-pub fn float(v: Option<f64>) -> Value {
-    v.filter(|f| f.is_finite())
-        .map_or(Value::Null, Value::Double)
-}
-pub fn boolean(v: Option<bool>) -> Value {
-    v.map_or(Value::Null, Value::Boolean)
-}
-pub fn epoch_seconds(v: Option<f64>) -> Value {
-    v.map_or(Value::Null, |s| {
-        Value::Timestamp(TimeUnit::Microsecond, (s * 1_000_000.0) as i64)
-    })
+/// Typed DuckDB values (NULL for absent or non-finite), for `row()`.
+#[cfg(feature = "store")]
+mod cells {
+    use duckdb::types::{TimeUnit, Value};
+
+    pub type Row = Vec<Value>;
+
+    pub fn text<S: AsRef<str>>(v: Option<S>) -> Value {
+        v.map_or(Value::Null, |s| Value::Text(s.as_ref().to_string()))
+    }
+    pub fn int(v: Option<i64>) -> Value {
+        v.map_or(Value::Null, Value::BigInt)
+    }
+    pub fn float(v: Option<f64>) -> Value {
+        v.filter(|f| f.is_finite())
+            .map_or(Value::Null, Value::Double)
+    }
+    pub fn boolean(v: Option<bool>) -> Value {
+        v.map_or(Value::Null, Value::Boolean)
+    }
+    pub fn epoch_seconds(v: Option<f64>) -> Value {
+        v.map_or(Value::Null, |s| {
+            Value::Timestamp(TimeUnit::Microsecond, (s * 1_000_000.0) as i64)
+        })
+    }
 }
 
 /// Deterministic identity key: the same parts always give the same key, so
@@ -62,6 +72,7 @@ pub struct SuiteRec {
 }
 
 impl SuiteRec {
+    #[cfg(feature = "store")]
     pub fn row(&self, batch_id: i64) -> Row {
         vec![
             text(Some(&self.suite_id)),
@@ -107,6 +118,7 @@ pub struct CaseRec {
 }
 
 impl CaseRec {
+    #[cfg(feature = "store")]
     pub fn row(&self) -> Row {
         vec![
             text(Some(&self.case_pk)),
@@ -168,6 +180,7 @@ pub struct RunRec {
 }
 
 impl RunRec {
+    #[cfg(feature = "store")]
     pub fn row(&self, batch_id: i64) -> Row {
         vec![
             text(Some(&self.run_id)),
@@ -243,6 +256,7 @@ impl RateBasis {
 }
 
 impl GradingRec {
+    #[cfg(feature = "store")]
     pub fn row(&self) -> Row {
         vec![
             text(Some(&self.grading_id)),
@@ -285,6 +299,7 @@ pub struct AssertionRec {
 }
 
 impl AssertionRec {
+    #[cfg(feature = "store")]
     pub fn row(&self) -> Row {
         vec![
             text(Some(&self.grading_id)),
@@ -333,6 +348,7 @@ pub struct JudgeVerdictRec {
 }
 
 impl JudgeVerdictRec {
+    #[cfg(feature = "store")]
     pub fn row(&self) -> Row {
         vec![
             text(Some(&self.judge_task_id)),
@@ -380,6 +396,7 @@ pub struct TraceEventRec {
 }
 
 impl TraceEventRec {
+    #[cfg(feature = "store")]
     pub fn row(&self) -> Row {
         vec![
             text(Some(&self.run_id)),
@@ -409,6 +426,7 @@ pub struct TraceLineRec {
 }
 
 impl TraceLineRec {
+    #[cfg(feature = "store")]
     pub fn row(&self) -> Row {
         vec![
             text(Some(&self.run_id)),
@@ -428,6 +446,7 @@ pub struct ActivationRec {
 }
 
 impl ActivationRec {
+    #[cfg(feature = "store")]
     pub fn row(&self) -> Row {
         vec![
             text(Some(&self.run_id)),
@@ -488,6 +507,7 @@ impl MeasurementRec {
         }
     }
 
+    #[cfg(feature = "store")]
     pub fn row(&self) -> Row {
         vec![
             text(Some(&self.run_id)),
@@ -530,6 +550,7 @@ pub struct TriggerObsRec {
 }
 
 impl TriggerObsRec {
+    #[cfg(feature = "store")]
     pub fn row(&self) -> Row {
         vec![
             text(Some(&self.obs_id)),
@@ -572,6 +593,7 @@ pub struct PeerMetricRec {
 }
 
 impl PeerMetricRec {
+    #[cfg(feature = "store")]
     pub fn row(&self) -> Row {
         vec![
             text(Some(&self.source_path)),

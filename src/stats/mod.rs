@@ -2,14 +2,18 @@
 //! Python-stream sampled), its inverted interval and the noise check;
 //! exposed as DuckDB functions and materialized into `lift_stats`.
 
+#[cfg(feature = "store")]
 pub mod ablation;
 pub mod interval;
+#[cfg(feature = "store")]
 pub mod materialize;
 pub mod mt19937;
 pub mod rounding;
 pub mod sign_flip;
 pub mod sign_table;
+#[cfg(feature = "store")]
 pub mod sql_functions;
+#[cfg(feature = "store")]
 pub mod trend;
 
 pub use interval::{interval, noise_check, Interval, NoiseCheck};
