@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
-use duckdb::Connection;
+use duckdb::{params_from_iter, Connection};
 
-use crate::{report, Error, Result};
+use crate::report::{self, Filters};
+use crate::{Error, Result};
 
 fn copy_format(path: &Path) -> Result<&'static str> {
     let ext = path
@@ -32,16 +33,24 @@ fn quote_literal(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
 }
 
-/// The query behind `what`: a canned report, a view/table name, or SQL.
-fn source_query(conn: &Connection, what: &str) -> Result<String> {
+/// The query behind `what`: a canned report (its `$name` filters left as
+/// parameters), a view/table name, or SQL.
+fn source_query(conn: &Connection, what: &str, filters: &Filters) -> Result<String> {
     let trimmed = what.trim().trim_end_matches(';');
     if let Ok(rep) = report::find(trimmed) {
-        // Reports take named parameters; exported unfiltered they are all NULL.
-        let mut sql = rep.sql.trim().trim_end_matches(';').to_string();
-        for p in &rep.params {
-            sql = sql.replace(&format!("${p}"), "CAST(NULL AS VARCHAR)");
+        if let Some(name) = filters.keys().find(|k| !rep.params.contains(k)) {
+            return Err(Error::UnsupportedFilter {
+                report: rep.name.clone(),
+                filter: name.clone(),
+                accepted: rep.params.join(", "),
+            });
         }
-        return Ok(sql);
+        return Ok(rep.sql.trim().trim_end_matches(';').to_string());
+    }
+    if let Some(name) = filters.keys().next() {
+        return Err(Error::Invalid(format!(
+            "--{name} filters canned reports only; for '{trimmed}' write the WHERE clause in a SELECT"
+        )));
     }
     let is_relation: bool = conn.query_row(
         "SELECT count(*) > 0 FROM (SELECT table_name AS n FROM duckdb_tables() UNION ALL SELECT view_name FROM duckdb_views()) WHERE n = ?",
@@ -55,14 +64,21 @@ fn source_query(conn: &Connection, what: &str) -> Result<String> {
     }
 }
 
-/// Write `what` to `out`; returns the number of rows written.
-pub fn export(conn: &Connection, what: &str, out: &Path) -> Result<u64> {
+/// Write `what` to `out`, a report's filters bound as parameters (NULL when
+/// absent, never spliced into the SQL); returns the number of rows written.
+pub fn export(conn: &Connection, what: &str, out: &Path, filters: &Filters) -> Result<u64> {
     let format = copy_format(out)?;
-    let query = source_query(conn, what)?;
+    let query = source_query(conn, what, filters)?;
     let sql = format!(
         "COPY ({query}) TO {} {format}",
         quote_literal(&out.display().to_string())
     );
-    let rows = conn.execute(&sql, [])?;
+    let mut stmt = conn.prepare(&sql)?;
+    let mut values: Vec<Option<String>> = Vec::with_capacity(stmt.parameter_count());
+    for i in 1..=stmt.parameter_count() {
+        let name = stmt.parameter_name(i)?;
+        values.push(filters.get(name.trim_start_matches('$')).cloned());
+    }
+    let rows = stmt.execute(params_from_iter(values))?;
     Ok(rows as u64)
 }

@@ -24,6 +24,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "releases",
         sql: include_str!("../sql/migrations/0003_releases.sql"),
     },
+    Migration {
+        version: 4,
+        name: "error_hints",
+        sql: include_str!("../sql/migrations/0004_error_hints.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

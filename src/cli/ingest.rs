@@ -67,6 +67,9 @@ pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
 pub fn print_summary(db: &Path, s: &IngestSummary, quiet: bool) {
     for e in &s.errors {
         eprintln!("error: {}: {} ({})", e.path, e.reason, e.stage);
+        if let Some(hint) = e.hint {
+            eprintln!("  hint: {hint}");
+        }
     }
     if quiet {
         return;

@@ -86,6 +86,9 @@ pub struct ExportArgs {
     /// Output file; the format follows its extension.
     #[arg(long)]
     pub out: PathBuf,
+    /// Filters of a canned report (bound as parameters).
+    #[command(flatten)]
+    pub filters: FilterArgs,
 }
 
 /// Filters shared by reports; bound as SQL parameters.
@@ -182,7 +185,12 @@ pub fn run() -> anyhow::Result<i32> {
         Some(Command::Repl(args)) => repl(&cli.db, &args),
         Some(Command::Export(args)) => {
             let store = open_read(&cli.db)?;
-            let rows = liftdb::export::export(&store.conn, &args.what, &args.out)?;
+            let rows = liftdb::export::export(
+                &store.conn,
+                &args.what,
+                &args.out,
+                &args.filters.to_filters(),
+            )?;
             eprintln!("wrote {rows} rows to {}", args.out.display());
             Ok(0)
         }

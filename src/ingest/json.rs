@@ -1,6 +1,7 @@
 //! Reading JSON the way the harnesses write it: pretty-printed, sometimes
 //! gzipped, and (Python's `allow_nan=True`) sometimes with NaN/Infinity
-//! tokens, which are mapped to null rather than rejected.
+//! tokens or numbers beyond f64 (Python reads 1e400 as inf), which are mapped
+//! to null rather than rejected; a UTF-8 byte-order mark is skipped.
 
 use std::io::Read;
 use std::path::Path;
@@ -29,8 +30,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Parse JSON leniently: NaN, Infinity and -Infinity outside strings become null.
+/// Parse JSON leniently: NaN, Infinity, -Infinity and numbers that overflow
+/// f64, outside strings, become null.
 pub fn parse_lenient(bytes: &[u8]) -> Result<Value, String> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     match serde_json::from_slice(bytes) {
         Ok(v) => Ok(v),
         Err(first) => {
@@ -78,12 +81,47 @@ fn replace_non_finite(bytes: &[u8]) -> Option<Vec<u8>> {
             out.extend_from_slice(b"null");
             i += t.len();
             changed = true;
+        } else if b == b'-' || b.is_ascii_digit() {
+            let len = rest
+                .iter()
+                .take_while(|c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E'))
+                .count();
+            let number = &rest[..len];
+            let overflows = std::str::from_utf8(number)
+                .ok()
+                .and_then(|n| n.parse::<f64>().ok())
+                .is_some_and(f64::is_infinite);
+            if overflows {
+                out.extend_from_slice(b"null");
+                changed = true;
+            } else {
+                out.extend_from_slice(number);
+            }
+            i += len.max(1);
         } else {
             out.push(b);
             i += 1;
         }
     }
     changed.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_lenient;
+
+    #[test]
+    fn python_style_numbers_become_null() {
+        let v = parse_lenient(br#"{"a": NaN, "b": -Infinity, "c": 1e400, "d": -2E+999, "e": 1.5e3, "f": "1e400 NaN"}"#).unwrap();
+        assert!(v["a"].is_null() && v["b"].is_null() && v["c"].is_null() && v["d"].is_null());
+        assert_eq!(v["e"].as_f64(), Some(1500.0));
+        assert_eq!(v["f"], "1e400 NaN");
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        assert_eq!(parse_lenient(b"\xef\xbb\xbf{\"a\": 1}").unwrap()["a"], 1);
+    }
 }
 
 /// Parse JSON Lines, skipping blank lines; errors carry the 1-based line number.

@@ -264,5 +264,29 @@ pub fn parse(
     if is_task_list || doc.get("readiness").is_some() || is_materialization {
         return parsed(LooseKind::Informational, records);
     }
+    if let Some(problem) = near_miss(&doc) {
+        records.error(path, "parse", problem);
+        return parsed(LooseKind::Invalid, records);
+    }
     parsed(LooseKind::Unrecognized(HINT.to_string()), records)
+}
+
+/// A file shaped like a report liftdb reads except for the one field that
+/// makes it readable: say what is wrong instead of skipping it silently.
+fn near_miss(doc: &Value) -> Option<String> {
+    let not_list = |v: Option<&Value>| v.is_some_and(|v| !v.is_array());
+    if doc.get("skill_name").is_some() && not_list(doc.get("cases")) {
+        return Some("looks like a manifest, but 'cases' is not a list".into());
+    }
+    if doc.get("skill_name").is_some() && not_list(doc.get("results")) {
+        return Some("looks like a benchmark report, but 'results' is not a list".into());
+    }
+    let inner = doc.get("results").and_then(|r| r.get("results"));
+    if (doc.get("evalId").is_some() || inner.is_some()) && not_list(inner) {
+        return Some("looks like promptfoo results, but 'results.results' is not a list".into());
+    }
+    if not_list(doc.get("expectations")) {
+        return Some("looks like a skill-creator grading, but 'expectations' is not a list".into());
+    }
+    None
 }

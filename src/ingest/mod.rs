@@ -4,6 +4,7 @@
 
 pub mod discover;
 pub mod formats;
+pub mod hints;
 pub mod json;
 pub mod loose;
 pub mod records;
@@ -15,6 +16,8 @@ mod pipeline;
 mod release;
 #[cfg(feature = "store")]
 mod state;
+#[cfg(feature = "store")]
+pub mod timings;
 
 #[cfg(feature = "store")]
 pub use pipeline::*;

@@ -13,8 +13,9 @@ use super::formats::seh::run_dir::{RunContext, RunFiles, RunOutcome};
 use super::formats::{self, seh};
 use super::loose::{self, LooseKind};
 use super::records::{CaseRec, IngestErrorRec, Records, SuiteRec};
+use super::timings::Timings;
 use super::{json, release, state};
-use crate::store::writer::{self, BatchInfo, SourceFileRow};
+use crate::store::writer::{self, BatchInfo, SourceFileRow, TableRows};
 use crate::store::Store;
 use crate::Result;
 
@@ -65,6 +66,8 @@ pub struct ErrorLine {
     pub path: String,
     pub stage: String,
     pub reason: String,
+    /// What to do about it, when there is more to say than the reason.
+    pub hint: Option<&'static str>,
 }
 
 impl From<&IngestErrorRec> for ErrorLine {
@@ -73,6 +76,7 @@ impl From<&IngestErrorRec> for ErrorLine {
             path: e.path.clone(),
             stage: e.stage.clone(),
             reason: e.reason.clone(),
+            hint: super::hints::hint(&e.stage, &e.reason),
         }
     }
 }
@@ -110,13 +114,16 @@ fn progress_bar(enabled: bool, len: usize, message: &'static str) -> ProgressBar
 }
 
 pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
+    let mut clock = Timings::from_env();
     let found = discover::discover(paths);
+    clock.mark("discover");
     let explicit_files: HashSet<PathBuf> = paths
         .iter()
         .filter(|p| p.is_file())
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
     let known = state::StoredState::load(&store.conn)?;
+    clock.mark("load state");
 
     let unit_paths: Vec<PathBuf> = found.units.iter().map(|u| u.path.clone()).collect();
     let mut summary = IngestSummary {
@@ -153,6 +160,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         })
         .collect();
     bar.finish_and_clear();
+    clock.mark("change check");
     let mut changed: Vec<ReadUnit> = Vec::new();
     for check in reads {
         match check.changed {
@@ -353,6 +361,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         files_changed: 0,
         files_unchanged: summary.files_unchanged as i64,
     };
+    clock.mark("loose files");
     let mut batch = if opts.dry_run {
         None
     } else {
@@ -369,6 +378,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         b.append_source_files(&source_files)?;
     }
     summary.runs_written = records.runs.len() as u64;
+    clock.mark("begin + append loose");
     drop(records);
     drop(source_files);
 
@@ -382,24 +392,22 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     };
     let bar = progress_bar(opts.progress, run_units.len(), "parsing");
     let errors_so_far = std::sync::atomic::AtomicUsize::new(errors.len());
-    let mut run_owner: HashMap<String, String> = HashMap::new();
-    for chunk in run_units.chunks(RUN_CHUNK) {
-        type Parsed<'a> = (
-            &'a ReadUnit,
-            HashMap<String, String>,
-            Vec<IngestErrorRec>,
-            RunOutcome,
-        );
-        let outcomes: Vec<Parsed> = chunk
+    let batch_id = batch.as_ref().map_or(0, |b| b.batch_id());
+    let redact = !opts.no_redact;
+    // Parse one chunk on all cores, each run's rows built (and redacted) there too.
+    let parse_chunk = chunk_parser(|chunk| {
+        chunk
             .par_iter()
             .map(|read| {
                 let (files, shas, read_errors) = load_run_files(read);
-                let outcome = formats::parse_run_dir(&read.unit.path, &files, &ctx);
-                let new_errors = match &outcome {
-                    RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
-                        records.errors.len()
-                    }
-                    RunOutcome::TriggerTrace => 0,
+                let mut outcome = formats::parse_run_dir(&read.unit.path, &files, &ctx);
+                let (new_errors, rows) = match &mut outcome {
+                    RunOutcome::Answer { records, .. } => (
+                        records.errors.len(),
+                        writer::table_rows(records, batch_id, redact),
+                    ),
+                    RunOutcome::Rejected(records) => (records.errors.len(), Vec::new()),
+                    RunOutcome::TriggerTrace => (0, Vec::new()),
                 };
                 if new_errors > 0 {
                     let total = errors_so_far
@@ -408,72 +416,100 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
                     bar.set_message(format!("parsing ({total} errors)"));
                 }
                 bar.inc(1);
-                (read, shas, read_errors, outcome)
+                ParsedRun {
+                    read,
+                    shas,
+                    read_errors,
+                    outcome,
+                    rows,
+                }
             })
-            .collect();
-        let mut chunk_records = Records::default();
-        let mut chunk_files = Vec::new();
-        for (read, shas, read_errors, outcome) in outcomes {
-            errors.extend(read_errors);
-            let dir = read.unit.path.display().to_string();
-            let (run_id, mut r) = match outcome {
-                RunOutcome::TriggerTrace => {
-                    summary.trigger_trace_dirs += 1;
+            .collect()
+    });
+    let mut run_owner: HashMap<String, String> = HashMap::new();
+    // While the writer appends chunk k, the next chunk is parsed on another thread.
+    std::thread::scope(|scope| -> Result<()> {
+        let mut chunks = run_units.chunks(RUN_CHUNK);
+        let mut pending = chunks.next().map(|c| scope.spawn(move || parse_chunk(c)));
+        while let Some(handle) = pending.take() {
+            let outcomes = handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            pending = chunks.next().map(|c| scope.spawn(move || parse_chunk(c)));
+            clock.mark("parse run dirs (not overlapped)");
+            let mut chunk_rows: TableRows = Vec::new();
+            let mut chunk_files = Vec::new();
+            for parsed in outcomes {
+                let ParsedRun {
+                    read,
+                    shas,
+                    read_errors,
+                    outcome,
+                    rows,
+                } = parsed;
+                errors.extend(read_errors);
+                let dir = read.unit.path.display().to_string();
+                let (run_id, mut r) = match outcome {
+                    RunOutcome::TriggerTrace => {
+                        summary.trigger_trace_dirs += 1;
+                        continue;
+                    }
+                    RunOutcome::Rejected(r) => {
+                        errors.extend(r.errors);
+                        continue;
+                    }
+                    RunOutcome::Answer { run_id, records } => (run_id, records),
+                };
+                errors.append(&mut r.errors);
+                let clash = run_owner
+                    .get(&run_id)
+                    .cloned()
+                    .or_else(|| known.run_dirs.get(&run_id).filter(|d| **d != dir).cloned());
+                if let Some(other) = clash {
+                    errors.push(IngestErrorRec {
+                        path: dir.clone(),
+                        stage: "identity".into(),
+                        reason: format!(
+                            "same run identity as {other} in release '{release}'; ingest the other tree with a different --release"
+                        ),
+                    });
                     continue;
                 }
-                RunOutcome::Rejected(r) => {
-                    errors.extend(r.errors);
-                    continue;
+                run_owner.insert(run_id, dir.clone());
+                let unit_format = r
+                    .runs
+                    .first()
+                    .map(|run| run.source_format.clone())
+                    .unwrap_or_else(|| seh::SOURCE_FORMAT.into());
+                summary.runs_written += r.runs.len() as u64;
+                merge_rows(&mut chunk_rows, rows);
+                for (info, _, _) in &read.contents {
+                    let rel = info
+                        .path
+                        .strip_prefix(&read.unit.path)
+                        .map(|p| p.to_string_lossy().replace('\\', "/"))
+                        .unwrap_or_default();
+                    let Some(sha) = shas.get(&rel) else { continue };
+                    chunk_files.push(SourceFileRow {
+                        path: info.path.display().to_string(),
+                        sha256: sha.clone(),
+                        size_bytes: info.size as i64,
+                        mtime_ns: info.mtime_ns,
+                        kind: file_kind(&info.path),
+                        source_format: unit_format.clone(),
+                        owner_key: dir.clone(),
+                    });
                 }
-                RunOutcome::Answer { run_id, records } => (run_id, records),
-            };
-            errors.append(&mut r.errors);
-            let clash = run_owner
-                .get(&run_id)
-                .cloned()
-                .or_else(|| known.run_dirs.get(&run_id).filter(|d| **d != dir).cloned());
-            if let Some(other) = clash {
-                errors.push(IngestErrorRec {
-                    path: dir.clone(),
-                    stage: "identity".into(),
-                    reason: format!(
-                        "same run identity as {other} in release '{release}'; ingest the other tree with a different --release"
-                    ),
-                });
-                continue;
             }
-            run_owner.insert(run_id, dir.clone());
-            let unit_format = r
-                .runs
-                .first()
-                .map(|run| run.source_format.clone())
-                .unwrap_or_else(|| seh::SOURCE_FORMAT.into());
-            chunk_records.append(r);
-            for (info, _, _) in &read.contents {
-                let rel = info
-                    .path
-                    .strip_prefix(&read.unit.path)
-                    .map(|p| p.to_string_lossy().replace('\\', "/"))
-                    .unwrap_or_default();
-                let Some(sha) = shas.get(&rel) else { continue };
-                chunk_files.push(SourceFileRow {
-                    path: info.path.display().to_string(),
-                    sha256: sha.clone(),
-                    size_bytes: info.size as i64,
-                    mtime_ns: info.mtime_ns,
-                    kind: file_kind(&info.path),
-                    source_format: unit_format.clone(),
-                    owner_key: dir.clone(),
-                });
+            files_parsed += chunk_files.len();
+            if let Some(b) = batch.as_mut() {
+                b.append_prepared(chunk_rows)?;
+                b.append_source_files(&chunk_files)?;
             }
+            clock.mark("append run dirs");
         }
-        files_parsed += chunk_files.len();
-        summary.runs_written += chunk_records.runs.len() as u64;
-        if let Some(b) = batch.as_mut() {
-            b.append(&chunk_records)?;
-            b.append_source_files(&chunk_files)?;
-        }
-    }
+        Ok(())
+    })?;
     bar.finish_and_clear();
 
     summary.files_changed = files_parsed;
@@ -485,11 +521,40 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         files_changed: files_parsed as i64,
         ..batch_info
     };
-    let counts = b.finish(&batch_info, &errors, &touched)?;
+    let counts = b.finish(&batch_info, &errors, &touched, &mut clock)?;
+    clock.report();
     summary.batch_id = Some(counts.batch_id);
     summary.runs_written = counts.runs_written;
     summary.rows_written = counts.rows_written;
     Ok(summary)
+}
+
+/// One run directory after the parallel phase: its outcome and its rows.
+struct ParsedRun<'a> {
+    read: &'a ReadUnit,
+    shas: HashMap<String, String>,
+    read_errors: Vec<IngestErrorRec>,
+    outcome: RunOutcome,
+    rows: TableRows,
+}
+
+/// Ties the parsed runs' lifetime to the chunk's (closures cannot name it).
+fn chunk_parser<F>(f: F) -> F
+where
+    F: Fn(&[ReadUnit]) -> Vec<ParsedRun<'_>> + Sync,
+{
+    f
+}
+
+/// Add one run's rows to the chunk's, table by table.
+fn merge_rows(into: &mut TableRows, rows: TableRows) {
+    if into.is_empty() {
+        *into = rows;
+        return;
+    }
+    for ((_, all), (_, mut more)) in into.iter_mut().zip(rows) {
+        all.append(&mut more);
+    }
 }
 
 /// Run directories parsed per chunk: enough to keep both cores busy, small

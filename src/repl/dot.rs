@@ -154,7 +154,7 @@ pub fn run(
             let Some((file, source)) = args.split_last().filter(|(_, rest)| !rest.is_empty()) else {
                 return Err(Error::Invalid(".export NAME_OR_SELECT FILE".into()));
             };
-            let rows = crate::export::export(session.conn()?, &source.join(" "), std::path::Path::new(file))?;
+            let rows = crate::export::export(session.conn()?, &source.join(" "), std::path::Path::new(file), &Default::default())?;
             eprintln!("wrote {rows} rows to {file}");
         }
         ".maxrows" => {

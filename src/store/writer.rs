@@ -64,15 +64,58 @@ fn redacted(row: Row) -> Row {
         .collect()
 }
 
-fn append_data<I>(conn: &Connection, table: &str, rows: I, redact: bool) -> Result<u64>
-where
-    I: IntoIterator<Item = Row>,
-{
-    if redact {
-        append_rows(conn, table, rows.into_iter().map(redacted))
-    } else {
-        append_rows(conn, table, rows)
+/// Rows per table, in the order they are appended.
+pub type TableRows = Vec<(&'static str, Vec<Row>)>;
+
+/// The rows of `r` (all but its errors), secrets redacted unless opted out.
+/// Pure: run it on the parsing threads so the writer thread only appends.
+pub fn table_rows(r: &Records, batch_id: i64, redact: bool) -> TableRows {
+    let b = batch_id;
+    let tables: TableRows = vec![
+        ("suite", r.suites.iter().map(|x| x.row(b)).collect()),
+        ("case_def", r.cases.iter().map(|x| x.row()).collect()),
+        ("run", r.runs.iter().map(|x| x.row(b)).collect()),
+        ("grading", r.gradings.iter().map(|x| x.row()).collect()),
+        (
+            "assertion_result",
+            r.assertions.iter().map(|x| x.row()).collect(),
+        ),
+        (
+            "judge_verdict",
+            r.judge_verdicts.iter().map(|x| x.row()).collect(),
+        ),
+        (
+            "trace_event",
+            r.trace_events.iter().map(|x| x.row()).collect(),
+        ),
+        (
+            "trace_line",
+            r.trace_lines.iter().map(|x| x.row()).collect(),
+        ),
+        (
+            "skill_activation",
+            r.activations.iter().map(|x| x.row()).collect(),
+        ),
+        (
+            "measurement",
+            r.measurements.iter().map(|x| x.row()).collect(),
+        ),
+        (
+            "trigger_observation",
+            r.trigger_observations.iter().map(|x| x.row()).collect(),
+        ),
+        (
+            "peer_metric",
+            r.peer_metrics.iter().map(|x| x.row()).collect(),
+        ),
+    ];
+    if !redact {
+        return tables;
     }
+    tables
+        .into_iter()
+        .map(|(table, rows)| (table, rows.into_iter().map(redacted).collect()))
+        .collect()
 }
 
 fn append_rows<I>(conn: &Connection, table: &str, rows: I) -> Result<u64>
@@ -165,63 +208,19 @@ impl<'c> BatchWriter<'c> {
 
     /// Append every row of `r` except its errors (written by `finish`).
     pub fn append(&mut self, r: &Records) -> Result<()> {
-        let (conn, b, red) = (self.conn, self.batch_id, self.redact);
-        let mut rows = 0u64;
-        rows += append_data(conn, "suite", r.suites.iter().map(|x| x.row(b)), red)?;
-        rows += append_data(conn, "case_def", r.cases.iter().map(|x| x.row()), red)?;
-        let runs = append_data(conn, "run", r.runs.iter().map(|x| x.row(b)), red)?;
-        rows += runs;
-        rows += append_data(conn, "grading", r.gradings.iter().map(|x| x.row()), red)?;
-        rows += append_data(
-            conn,
-            "assertion_result",
-            r.assertions.iter().map(|x| x.row()),
-            red,
-        )?;
-        rows += append_data(
-            conn,
-            "judge_verdict",
-            r.judge_verdicts.iter().map(|x| x.row()),
-            red,
-        )?;
-        rows += append_data(
-            conn,
-            "trace_event",
-            r.trace_events.iter().map(|x| x.row()),
-            red,
-        )?;
-        rows += append_data(
-            conn,
-            "trace_line",
-            r.trace_lines.iter().map(|x| x.row()),
-            red,
-        )?;
-        rows += append_data(
-            conn,
-            "skill_activation",
-            r.activations.iter().map(|x| x.row()),
-            red,
-        )?;
-        rows += append_data(
-            conn,
-            "measurement",
-            r.measurements.iter().map(|x| x.row()),
-            red,
-        )?;
-        rows += append_data(
-            conn,
-            "trigger_observation",
-            r.trigger_observations.iter().map(|x| x.row()),
-            red,
-        )?;
-        rows += append_data(
-            conn,
-            "peer_metric",
-            r.peer_metrics.iter().map(|x| x.row()),
-            red,
-        )?;
-        self.counts.rows_written += rows;
-        self.counts.runs_written += runs;
+        let rows = table_rows(r, self.batch_id, self.redact);
+        self.append_prepared(rows)
+    }
+
+    /// Append rows made by `table_rows` (built off this thread, in parallel).
+    pub fn append_prepared(&mut self, tables: TableRows) -> Result<()> {
+        for (table, rows) in tables {
+            let n = append_rows(self.conn, table, rows)?;
+            self.counts.rows_written += n;
+            if table == "run" {
+                self.counts.runs_written += n;
+            }
+        }
         Ok(())
     }
 
@@ -265,19 +264,24 @@ impl<'c> BatchWriter<'c> {
         batch: &BatchInfo,
         errors: &[IngestErrorRec],
         touched: &[(String, i64)],
+        clock: &mut crate::ingest::timings::Timings,
     ) -> Result<WriteCounts> {
         let conn = self.conn;
         {
             let mut stmt =
-                conn.prepare("INSERT INTO ingest_error VALUES (?, ?, ?, ?, now()::TIMESTAMP)")?;
+                conn.prepare("INSERT INTO ingest_error (batch_id, path, stage, reason, occurred_at, hint) VALUES (?, ?, ?, ?, now()::TIMESTAMP, ?)")?;
             for e in errors {
-                stmt.execute(params![self.batch_id, e.path, e.stage, e.reason])?;
+                let hint = crate::ingest::hints::hint(&e.stage, &e.reason);
+                stmt.execute(params![self.batch_id, e.path, e.stage, e.reason, hint])?;
             }
         }
         update_mtimes(conn, touched)?;
+        clock.mark("errors + mtimes");
         crate::stats::materialize::refresh(conn)?;
+        clock.mark("lift_stats");
         crate::stats::ablation::refresh(conn)?;
         crate::stats::trend::refresh(conn)?;
+        clock.mark("ablation + trend stats");
         conn.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
                     files_unchanged = ?, runs_written = ?, errors = ? WHERE batch_id = ?",
@@ -291,6 +295,7 @@ impl<'c> BatchWriter<'c> {
             ],
         )?;
         conn.execute_batch("COMMIT")?;
+        clock.mark("commit");
         self.open = false;
         self.counts.batch_id = self.batch_id;
         Ok(self.counts.clone())

@@ -92,6 +92,58 @@ fn report_filters_are_parameters_and_unknown_ones_are_refused() {
         .assert()
         .success()
         .stdout(predicates::str::is_match("^release,[^\n]*\n$").unwrap());
+    // The classic payload in every filter of every report: bound, never spliced.
+    let payload = "'; DROP TABLE run; --";
+    let count = |db: &std::path::Path| {
+        let out = liftdb_cmd(db)
+            .args(["sql", "SELECT count(*) AS n FROM run", "--format", "csv"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let before = count(&db);
+    for report in liftdb::report::all() {
+        let mut args = vec![
+            "report".to_string(),
+            report.name.to_string(),
+            "--format".into(),
+            "csv".into(),
+        ];
+        for param in &report.params {
+            args.push(format!("--{param}"));
+            args.push(payload.into());
+        }
+        liftdb_cmd(&db).args(&args).assert().success();
+    }
+    let csv = db.with_extension("csv");
+    liftdb_cmd(&db)
+        .args(["export", "runs", "--case", payload, "--out"])
+        .arg(&csv)
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap().lines().count(),
+        1,
+        "header only"
+    );
+    // The same filter with a real value selects: bound, and it works.
+    liftdb_cmd(&db)
+        .args([
+            "export",
+            "lift",
+            "--split",
+            "tune",
+            "--model",
+            "gpt-5-codex",
+            "--out",
+        ])
+        .arg(&csv)
+        .assert()
+        .success();
+    let exported = std::fs::read_to_string(&csv).unwrap();
+    assert!(exported.contains("gpt-5-codex") && !exported.contains("claude-haiku-4-5"));
+    assert_eq!(count(&db), before, "the run table survived every filter");
+    assert!(before.contains("558"), "{before}");
     liftdb_cmd(&db)
         .args(["report", "flags", "--model", "gpt-5-codex"])
         .assert()

@@ -105,7 +105,7 @@ fn planted_secrets_are_redacted_everywhere() {
     // Exports carry only what the store holds.
     for view in ["runs", "cost_ledger", "run_provenance"] {
         let out = dir.path().join(format!("{view}.json"));
-        liftdb::export::export(&ts.store.conn, view, &out).unwrap();
+        liftdb::export::export(&ts.store.conn, view, &out, &Default::default()).unwrap();
         let text = std::fs::read_to_string(&out).unwrap();
         for s in SECRETS {
             assert!(!text.contains(s), "{view} export leaks {s}");

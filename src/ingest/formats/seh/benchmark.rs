@@ -102,6 +102,30 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
             );
             continue;
         };
+        let wrong = [
+            (
+                "run_number",
+                row.get("run_number").is_some_and(|v| !v.is_i64()),
+            ),
+            (
+                "run_base",
+                row.get("run_base").is_some_and(|v| !v.is_string()),
+            ),
+            (
+                "assertions",
+                row.get("assertions").is_some_and(|v| !v.is_array()),
+            ),
+        ];
+        if let Some((field, _)) = wrong.iter().find(|(_, bad)| *bad) {
+            records.error(
+                path,
+                "parse",
+                format!(
+                    "results[{i}] ({case_id} / {arm}): '{field}' has the wrong type; row skipped"
+                ),
+            );
+            continue;
+        }
         let repetition = row.i64_at("run_number").unwrap_or(1);
         let model = row.str_at("model").filter(|m| !m.is_empty());
         let native_batch = row

@@ -253,6 +253,11 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
                     run.source_format = skill_creator::FORMAT.into();
                 }
             }
+            Ok(doc) if doc.get("expectations").is_some() => records.error(
+                &path_of("grading.json"),
+                "parse",
+                "'expectations' is not a list; the run is kept ungraded",
+            ),
             Ok(_) => {}
             Err(e) => records.error(
                 &path_of("grading.json"),
