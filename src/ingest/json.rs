@@ -106,24 +106,6 @@ fn replace_non_finite(bytes: &[u8]) -> Option<Vec<u8>> {
     changed.then_some(out)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::parse_lenient;
-
-    #[test]
-    fn python_style_numbers_become_null() {
-        let v = parse_lenient(br#"{"a": NaN, "b": -Infinity, "c": 1e400, "d": -2E+999, "e": 1.5e3, "f": "1e400 NaN"}"#).unwrap();
-        assert!(v["a"].is_null() && v["b"].is_null() && v["c"].is_null() && v["d"].is_null());
-        assert_eq!(v["e"].as_f64(), Some(1500.0));
-        assert_eq!(v["f"], "1e400 NaN");
-    }
-
-    #[test]
-    fn byte_order_mark_is_skipped() {
-        assert_eq!(parse_lenient(b"\xef\xbb\xbf{\"a\": 1}").unwrap()["a"], 1);
-    }
-}
-
 /// Parse JSON Lines, skipping blank lines; errors carry the 1-based line number.
 pub fn parse_jsonl(bytes: &[u8]) -> Result<Vec<Value>, String> {
     let text = String::from_utf8_lossy(bytes);
@@ -195,4 +177,22 @@ pub fn truthy(v: Option<&Value>) -> bool {
 /// Compact JSON text for JSON columns; None for absent/null.
 pub fn json_text(v: Option<&Value>) -> Option<String> {
     v.filter(|v| !v.is_null()).map(|v| v.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_lenient;
+
+    #[test]
+    fn python_style_numbers_become_null() {
+        let v = parse_lenient(br#"{"a": NaN, "b": -Infinity, "c": 1e400, "d": -2E+999, "e": 1.5e3, "f": "1e400 NaN"}"#).unwrap();
+        assert!(v["a"].is_null() && v["b"].is_null() && v["c"].is_null() && v["d"].is_null());
+        assert_eq!(v["e"].as_f64(), Some(1500.0));
+        assert_eq!(v["f"], "1e400 NaN");
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        assert_eq!(parse_lenient(b"\xef\xbb\xbf{\"a\": 1}").unwrap()["a"], 1);
+    }
 }
