@@ -99,7 +99,7 @@ fn the_bad_input_corpus_gives_named_errors_and_the_rest_is_ingested() {
     assert!(cases.len() >= 30, "{} cases", cases.len());
 
     let mut ts = new_store();
-    let summary = ingest_paths(&mut ts, &[root.clone()]);
+    let summary = ingest_paths(&mut ts, std::slice::from_ref(&root));
     let errors: Vec<String> = summary
         .errors
         .iter()
