@@ -29,6 +29,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "error_hints",
         sql: include_str!("../sql/migrations/0004_error_hints.sql"),
     },
+    Migration {
+        version: 5,
+        name: "settings",
+        sql: include_str!("../sql/migrations/0005_settings.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

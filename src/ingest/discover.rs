@@ -2,7 +2,7 @@
 //! (all files of one run), or one loose report/manifest file. A unit is the
 //! grain of change detection and of replacement in the store.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
@@ -89,7 +89,9 @@ fn file_info(path: &Path, meta: &std::fs::Metadata) -> FileInfo {
 
 pub fn discover(paths: &[PathBuf]) -> Discovery {
     let mut out = Discovery::default();
-    let mut files: BTreeMap<PathBuf, FileInfo> = BTreeMap::new();
+    // Walk order is sorted by name; a file under two given roots is kept once.
+    let mut files: Vec<FileInfo> = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
     for root in paths {
         let canonical = match std::fs::canonicalize(root) {
             Ok(p) => p,
@@ -112,7 +114,9 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
             match entry {
                 Ok(e) if e.file_type().is_file() => match e.metadata() {
                     Ok(m) => {
-                        files.insert(e.path().to_path_buf(), file_info(e.path(), &m));
+                        if seen.insert(e.path().to_path_buf()) {
+                            files.push(file_info(e.path(), &m));
+                        }
                     }
                     Err(err) => out.errors.push(IngestErrorRec {
                         path: e.path().display().to_string(),
@@ -140,8 +144,9 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
 
     // Run directories: a directory holding a marker file, except an
     // outputs/ or turn-N/ folder inside another run directory.
-    let mut run_dirs: BTreeSet<PathBuf> = files
-        .keys()
+    let mut run_dirs: HashSet<PathBuf> = files
+        .iter()
+        .map(|f| &f.path)
         .filter(|p| {
             p.file_name()
                 .is_some_and(|n| RUN_MARKERS.contains(&n.to_string_lossy().as_ref()))
@@ -157,32 +162,35 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
         run_dirs.remove(&d);
     }
 
-    let mut by_run: BTreeMap<PathBuf, Vec<FileInfo>> = BTreeMap::new();
-    for (path, info) in files {
-        let owner = owning_run_dir(&path, &run_dirs);
-        match owner {
+    let mut by_run: HashMap<PathBuf, Vec<FileInfo>> = HashMap::new();
+    for info in files {
+        match owning_run_dir(&info.path, &run_dirs) {
             Some(dir) => by_run.entry(dir).or_default().push(info),
-            None if is_json_like(&path) => out.units.push(Unit {
+            None if is_json_like(&info.path) => out.units.push(Unit {
                 kind: UnitKind::LooseFile,
-                path: path.clone(),
+                path: info.path.clone(),
                 files: vec![info],
             }),
-            None => out.ignored.push(path),
+            None => out.ignored.push(info.path),
         }
     }
-    for (dir, files) in by_run {
-        out.units.push(Unit {
+    let mut run_units: Vec<Unit> = by_run
+        .into_iter()
+        .map(|(dir, files)| Unit {
             kind: UnitKind::RunDir,
             path: dir,
             files,
-        });
-    }
+        })
+        .collect();
+    // Hash order is arbitrary: keep units in path order, as the walk found them.
+    run_units.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    out.units.extend(run_units);
     out
 }
 
 /// The run directory a file belongs to: its own directory, or the run
 /// directory above an outputs/ or turn-N/ folder.
-fn owning_run_dir(path: &Path, run_dirs: &BTreeSet<PathBuf>) -> Option<PathBuf> {
+fn owning_run_dir(path: &Path, run_dirs: &HashSet<PathBuf>) -> Option<PathBuf> {
     let dir = path.parent()?;
     if run_dirs.contains(dir) {
         return Some(dir.to_path_buf());

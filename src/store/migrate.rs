@@ -115,7 +115,8 @@ pub fn check_writable(conn: &Connection, path: &Path) -> Result<()> {
 }
 
 /// Apply pending migrations up to `target` (tests build older stores with it).
-pub fn migrate_up_to(conn: &Connection, path: &Path, target: i64) -> Result<()> {
+/// Apply pending migrations up to `target`; true when any was applied.
+pub fn migrate_up_to(conn: &Connection, path: &Path, target: i64) -> Result<bool> {
     conn.execute_batch(LEDGER_DDL)?;
     let applied = applied_migrations(conn)?;
     verify(&applied, path)?;
@@ -124,7 +125,7 @@ pub fn migrate_up_to(conn: &Connection, path: &Path, target: i64) -> Result<()> 
         .filter(|m| m.version <= target && !applied.iter().any(|a| a.version == m.version))
         .collect();
     if pending.is_empty() {
-        return Ok(());
+        return Ok(false);
     }
     if let Some(current) = applied.last() {
         backup_before_migration(conn, path, current.version)?;
@@ -149,7 +150,7 @@ pub fn migrate_up_to(conn: &Connection, path: &Path, target: i64) -> Result<()> 
             }
         }
     }
-    Ok(())
+    Ok(true)
 }
 
 /// An older store is copied aside (`NAME.duckdb.bak-vN`, N = its version)

@@ -45,14 +45,14 @@ pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
         }
     }
     let conn = Connection::open(path).map_err(|e| lock_or_db(path, e))?;
-    migrate::migrate_up_to(&conn, path, version)?;
+    let migrated = migrate::migrate_up_to(&conn, path, version)?;
     if version < i64::MAX {
         return Ok(Store {
             conn,
             path: path.to_path_buf(),
         });
     }
-    views::recreate_views(&conn)?;
+    views::ensure_views(&conn, migrated)?;
     crate::stats::sql_functions::register(&conn)?;
     Ok(Store {
         conn,

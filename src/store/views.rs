@@ -1,10 +1,55 @@
-//! Views are re-created on every write-open (they are not dependency-checked
-//! by DuckDB), then each is probed so a broken view fails loudly here.
+//! Views are re-created on a write-open when their SQL changed (a new liftdb)
+//! or the schema did (a migration ran), then each is probed so a broken view
+//! fails loudly here. Otherwise the stored views are current and kept.
 
 use duckdb::Connection;
 
 use crate::sqlfiles::VIEWS;
 use crate::{Error, Result};
+
+/// The hash of every view definition this binary ships.
+fn views_sha256() -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for (name, sql) in VIEWS {
+        h.update(name.as_bytes());
+        h.update([0]);
+        h.update(sql.as_bytes());
+        h.update([0]);
+    }
+    format!("{:x}", h.finalize())
+}
+
+fn view_count(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row(
+        "SELECT count(*) FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
+/// Re-create the views unless the store already holds exactly these (same
+/// definitions, none dropped by hand since).
+pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<()> {
+    let wanted = format!("{}:{}", views_sha256(), view_count(conn)?);
+    let stored: Option<String> = conn
+        .query_row(
+            "SELECT value FROM liftdb_settings WHERE key = 'views_sha256'",
+            [],
+            |r| r.get(0),
+        )
+        .ok();
+    if !schema_changed && stored.as_deref() == Some(wanted.as_str()) {
+        return Ok(());
+    }
+    recreate_views(conn)?;
+    let now = format!("{}:{}", views_sha256(), view_count(conn)?);
+    conn.execute(
+        "INSERT OR REPLACE INTO liftdb_settings VALUES ('views_sha256', ?)",
+        [now],
+    )?;
+    Ok(())
+}
 
 pub fn recreate_views(conn: &Connection) -> Result<()> {
     for (name, sql) in VIEWS {

@@ -300,7 +300,13 @@ fn skill_creator_runs_and_expectations_match() {
 
 #[test]
 fn one_ingest_of_all_corpora_detects_every_format() {
-    let ts = store_of(&[fixture("")]);
+    // The four harness corpora in one call (tests/fixtures/bad/ is not one).
+    let ts = store_of(&[
+        fixture("seed000-skill-eval"),
+        fixture("skill-eval-harness"),
+        fixture("skill-creator"),
+        fixture("promptfoo"),
+    ]);
     let formats: Vec<String> = rows(
         &ts.store,
         "SELECT source_format, count(*) AS n FROM runs GROUP BY 1 ORDER BY 1",
