@@ -13,7 +13,7 @@ const SECRETS: &[&str] = &[
     "plantedBearerToken123456",
 ];
 
-/// A tree holding one run of three formats, each carrying the planted secrets.
+/// A tree holding runs of every harness format, each carrying the planted secrets.
 fn planted_tree() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -54,6 +54,18 @@ fn planted_tree() -> (tempfile::TempDir, PathBuf) {
     copy_tree(&seed_src, &seed);
     let out = seed.join("sql-migration-review/iteration-1/eval-1/with_skill/output.txt");
     std::fs::write(&out, &secret_text).unwrap();
+
+    // skill-creator: a grading's evidence and the answer it graded.
+    let creator = root.join("creator/enum-add-value/gpt-5-codex/with_skill/run-1");
+    copy_tree(
+        &fixtures.join("skill-creator/runs/workspace/enum-add-value/gpt-5-codex/with_skill/run-1"),
+        &creator,
+    );
+    let mut grading: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(creator.join("grading.json")).unwrap()).unwrap();
+    grading["expectations"][0]["evidence"] = serde_json::Value::String(secret_text.clone());
+    std::fs::write(creator.join("grading.json"), grading.to_string()).unwrap();
+    std::fs::write(creator.join("output.md"), &secret_text).unwrap();
     (dir, root)
 }
 
@@ -92,6 +104,11 @@ fn planted_secrets_are_redacted_everywhere() {
     .unwrap();
     assert!(summary.errors.is_empty(), "{:?}", summary.errors);
     assert!(summary.runs_written >= 60);
+    assert_eq!(
+        scalar(&ts.store, "SELECT count(DISTINCT source_format) FROM run").as_i64(),
+        Some(4),
+        "secrets planted in all four harness formats"
+    );
     assert_eq!(leaked(&ts.store), Vec::<String>::new());
     let redacted = scalar(
         &ts.store,
