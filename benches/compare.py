@@ -109,10 +109,19 @@ def bench_size(args, runs, work):
         grades = work / f"peer-benchmark-{runs}.json"
         record("g", measure([args.liftdb, "--db", str(store), "ingest", "--quiet", str(grades)]))
         record("d", measure([args.liftdb, "--db", str(store), "--format", "csv", "report", "lift"]))
+        slowest = max(
+            (measure([args.liftdb, "--db", str(store), "--format", "csv", "report", name]) + (name,)
+             for name in REPORTS),
+            key=lambda m: m[0],
+        )
+        record("r", slowest[:2])
+        results.setdefault("r_name", []).append(slowest[2])
         record("e", measure([args.liftdb, "--db", str(store), "ingest", "--quiet", str(tree)]))
         if rnd + 1 < args.rounds:
             store.unlink(missing_ok=True)
+    slowest_names = results.pop("r_name")
     best = {k: (min(s for s, _ in v), max(m for _, m in v)) for k, v in results.items()}
+    best["r_name"] = slowest_names
     return {"runs": runs, "files": files, "tree_mb": size_mb, "best": best, "all": results}
 
 
@@ -135,6 +144,9 @@ def machine():
     return f"{os.cpu_count()} cores ({cpu}), {mem} RAM, {platform.system()} {platform.release()}"
 
 
+REPORTS = ["lift", "pairs", "blocked", "flags", "reliability", "cost", "ledger", "cost-per-lift",
+           "triggers", "trend", "runs", "formats", "reconcile"]
+
 LABELS = {
     "a": "(a) liftdb ingest, new store",
     "b1": "(b1) DuckDB read_json → table",
@@ -143,6 +155,7 @@ LABELS = {
     "g": "(g) liftdb ingest of the peer's grades",
     "d": "(d) liftdb report lift",
     "e": "(e) liftdb re-ingest, unchanged tree",
+    "r": "(r) slowest canned report",
 }
 
 
@@ -170,7 +183,7 @@ def write_markdown(args, sizes, path):
         out.append(f"\n## {s['runs']:,} runs ({s['files']:,} files, {s['tree_mb']:.0f} MB)\n")
         out.append("| step | seconds | peak RSS (MB) | ÷ b1 | ÷ b2 | ÷ c |")
         out.append("|---|---:|---:|---:|---:|---:|")
-        for k in ("a", "b1", "b2", "c", "g", "d", "e"):
+        for k in ("a", "b1", "b2", "c", "g", "d", "e", "r"):
             secs, rss = b[k]
             out.append(
                 f"| {LABELS[k]} | {secs:.2f} | {rss:.0f} | {secs / b1:.3f} | {secs / b2:.3f} | {secs / c:.4f} |"
@@ -185,6 +198,8 @@ def write_markdown(args, sizes, path):
         out.append(f"- (d) ≥ 100× faster than (c): c/d = {c / d:.0f} — {verdict(c >= 100 * d)}")
         out.append(f"- (e) under 10% of (a): e/a = {e / a:.3f} — {verdict(e < 0.1 * a)}")
         out.append(f"- peak RSS of (a): {b['a'][1]:.0f} MB")
+        out.append(f"- slowest of the {len(REPORTS)} canned reports: {b['r'][0]:.2f} s ({', '.join(sorted(set(b['r_name'])))}) — "
+                   f"{verdict(b['r'][0] < 1.0)} (under 1 s)")
         out.append("")
         out.append("All rounds (seconds, MB): " + json.dumps({k: [[round(x, 2), round(m)] for x, m in v] for k, v in s["all"].items()}))
     out.append(
@@ -220,7 +235,7 @@ def main():
     for runs in args.sizes:
         print(f"== {runs} runs", flush=True)
         s = bench_size(args, runs, work)
-        print(json.dumps({k: [round(v[0], 2), round(v[1])] for k, v in s["best"].items()}), flush=True)
+        print(json.dumps({k: [round(v[0], 2), round(v[1])] for k, v in s["best"].items() if k != "r_name"}), flush=True)
         sizes.append(s)
         write_markdown(args, sizes, args.out)
     print(f"wrote {args.out}")

@@ -2,7 +2,7 @@
 //! the new rows through DuckDB appenders, record files and the batch, all in
 //! one transaction. Any failure rolls back and leaves the store unchanged.
 
-use duckdb::{appender_params_from_iter, params, Connection};
+use duckdb::{params, Connection};
 
 use crate::ingest::records::{text, IngestErrorRec, Records, Row};
 use crate::{Error, Result};
@@ -122,18 +122,24 @@ fn append_rows<I>(conn: &Connection, table: &str, rows: I) -> Result<u64>
 where
     I: IntoIterator<Item = Row>,
 {
+    let rows: Vec<Row> = rows.into_iter().collect();
+    let Some(width) = rows.first().map(Vec::len) else {
+        return Ok(0);
+    };
     let mut appender = conn.appender(table)?;
-    let mut n = 0u64;
-    for row in rows {
-        appender.append_row(appender_params_from_iter(row))?;
-        n += 1;
+    // Whole columns per call; DuckDB casts each to the table's column type.
+    for slice in rows.chunks(APPEND_BATCH_ROWS) {
+        appender.append_record_batch(super::arrow_rows::record_batch(slice, width)?)?;
     }
     // Constraint violations surface at flush, not at append.
     appender
         .flush()
         .map_err(|e| Error::Invalid(format!("writing {table}: {e}")))?;
-    Ok(n)
+    Ok(rows.len() as u64)
 }
+
+/// Rows per record batch: bounds the Arrow copy of a chunk's largest table.
+const APPEND_BATCH_ROWS: usize = 8192;
 
 /// One batch being written: opened with the units it replaces, fed with
 /// records chunk by chunk (memory stays bounded by the chunk), committed by
