@@ -26,3 +26,37 @@ CREATE OR REPLACE MACRO liftdb_arm_order(arm, ablation_ids) AS
             THEN 10 + list_position(ablation_ids, substr(arm, 10))
         ELSE 100000
     END;
+
+-- The mean of a list of non-negative doubles exactly as Python's
+-- statistics.mean gives it (the harness's mean): the sum is exact (each value
+-- scaled by 2^100 into a HUGEINT, exact for every value above 2^-47 — rates
+-- and scores), and the division by n is rounded once, to nearest even. So it
+-- does not depend on summation order, and equal sums give equal means: the
+-- harness compares means exactly (w < n marks a negative case, W == 1 saturates).
+CREATE OR REPLACE MACRO liftdb_bitlen(q) AS
+    CASE WHEN q <= 0 THEN 0 ELSE
+        (CAST(floor(log2(CAST(q AS DOUBLE))) AS INTEGER) + 1)
+        -- the double may round q up to the next power of two
+        - CASE WHEN (q >> CAST(floor(log2(CAST(q AS DOUBLE))) AS INTEGER)) = 0 THEN 1 ELSE 0 END
+    END;
+
+-- (q + r/n) rounded to nearest even at bit k, for q >= 0, 0 <= r < n.
+CREATE OR REPLACE MACRO liftdb_round_shift(q, r, n, k) AS
+    ((q >> k) + CASE
+        WHEN 2 * ((q - ((q >> k) << k)) * n + r) > ((CAST(1 AS HUGEINT) << k) * n) THEN 1
+        WHEN 2 * ((q - ((q >> k) << k)) * n + r) = ((CAST(1 AS HUGEINT) << k) * n) AND (q >> k) % 2 = 1 THEN 1
+        ELSE 0 END) << k;
+
+-- s / n as the nearest double (53 significant bits), for HUGEINT s >= 0.
+CREATE OR REPLACE MACRO liftdb_div(s, n) AS
+    CAST(liftdb_round_shift(s // n, s % n, n, greatest(liftdb_bitlen(s // n) - 53, 0)) AS DOUBLE);
+
+-- NULLs are skipped, as avg() skips them.
+CREATE OR REPLACE MACRO liftdb_exact_mean(xs) AS
+    CASE WHEN len(xs) > 0 THEN
+        liftdb_div(list_sum(list_transform(xs, lambda x: CAST(x * 1267650600228229401496703205376.0 AS HUGEINT))), len(xs))
+            / 1267650600228229401496703205376.0
+    END;
+
+CREATE OR REPLACE MACRO liftdb_mean(xs) AS
+    liftdb_exact_mean(list_filter(xs, lambda x: x IS NOT NULL));

@@ -37,9 +37,13 @@ SELECT
     model,
     count(*) FILTER (WHERE usable) AS eligible_pairs,
     count(*) FILTER (WHERE NOT usable) AS blocked_pairs,
-    avg(with_value) FILTER (WHERE usable) AS with_rate,
-    avg(control_value) FILTER (WHERE usable) AS without_rate,
-    avg(with_value) FILTER (WHERE usable) - avg(control_value) FILTER (WHERE usable) AS delta
+    -- Exact means (liftdb_mean, as statistics.mean): with avg() the last bit
+    -- would follow DuckDB's summation order, and a unit with equal arms could
+    -- come out negative.
+    liftdb_mean(list(with_value) FILTER (WHERE usable)) AS with_rate,
+    liftdb_mean(list(control_value) FILTER (WHERE usable)) AS without_rate,
+    liftdb_mean(list(with_value) FILTER (WHERE usable))
+        - liftdb_mean(list(control_value) FILTER (WHERE usable)) AS delta
 FROM channels
 GROUP BY ALL;
 

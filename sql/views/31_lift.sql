@@ -27,8 +27,8 @@ agg AS (
         count(*) FILTER (WHERE eligible_pairs > 0) AS units,
         sum(eligible_pairs) AS eligible_pairs,
         sum(blocked_pairs) AS blocked_pairs,
-        avg(with_rate) AS with_rate,
-        avg(without_rate) AS without_rate,
+        liftdb_mean(list(with_rate)) AS with_rate,
+        liftdb_mean(list(without_rate)) AS without_rate,
         count(*) FILTER (WHERE with_rate < without_rate) AS negative_delta_units,
         list({'case_id': case_id, 'model': model, 'with_rate': with_rate, 'without_rate': without_rate, 'delta': delta}
              ORDER BY model NULLS LAST, case_id, native_batch) FILTER (WHERE with_rate < without_rate) AS negative_delta_cases,

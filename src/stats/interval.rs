@@ -3,6 +3,7 @@
 
 use super::rounding::py_round;
 use super::sign_flip::{p_value, EXACT_MAX_N, SAMPLES};
+use super::sign_table::SignTable;
 
 pub const ALPHA: f64 = 0.05;
 const BISECTION_STEPS: usize = 60;
@@ -24,17 +25,53 @@ fn p_for_inversion(d: &[f64]) -> f64 {
     match p_value(d) {
         None => 1.0,
         Some((p, "sign-flip-exact")) => p,
-        Some((p, _)) => {
-            let m = SAMPLES as f64;
-            let hits = p * (m + 1.0) - 1.0;
-            (hits / m + ((1.0f64 / 0.001).ln() / (2.0 * m)).sqrt()).min(1.0)
-        }
+        Some((p, _)) => p_upper(p),
     }
 }
 
-fn accepted(d: &[f64], delta: f64) -> bool {
-    let shifted: Vec<f64> = d.iter().map(|v| v - delta).collect();
-    p_for_inversion(&shifted) > ALPHA
+/// The test on `d - δ` for many δ. Exact tests (n <= 14) enumerate as
+/// usual; sampled ones reuse each pattern's signed sums `a` and sign count
+/// `b`, so a pattern's total is `a - δ·b` in O(1) instead of a pass over d.
+/// (The hit threshold keeps the 1e-12 slack of the test, far above the
+/// rounding difference between the two ways of summing.)
+struct Shifted<'a> {
+    d: &'a [f64],
+    sums: Option<(Vec<f64>, Vec<f64>)>,
+}
+
+impl<'a> Shifted<'a> {
+    fn new(d: &'a [f64]) -> Self {
+        let sums = (d.len() > EXACT_MAX_N).then(|| SignTable::for_len(d.len()).signed_sums(d));
+        Shifted { d, sums }
+    }
+
+    fn accepted(&self, delta: f64) -> bool {
+        let shifted: Vec<f64> = self.d.iter().map(|v| v - delta).collect();
+        let Some((a, b)) = &self.sums else {
+            return p_for_inversion(&shifted) > ALPHA;
+        };
+        if shifted.iter().all(|v| v.abs() < 1e-12) {
+            return true; // p = 1
+        }
+        let n = shifted.len() as f64;
+        let threshold = (shifted.iter().sum::<f64>() / n).abs() - 1e-12;
+        let hits = a
+            .iter()
+            .zip(b)
+            .filter(|(a, b)| (*a - delta * *b).abs() / n >= threshold)
+            .count();
+        let m = SAMPLES as f64;
+        let p = (hits + 1) as f64 / (m + 1.0);
+        p_upper(p) > ALPHA
+    }
+}
+
+/// Main's decision rule for a sampled p: the upper confidence bound of the
+/// Monte-Carlo estimate.
+fn p_upper(p: f64) -> f64 {
+    let m = SAMPLES as f64;
+    let hits = p * (m + 1.0) - 1.0;
+    (hits / m + ((1.0f64 / 0.001).ln() / (2.0 * m)).sqrt()).min(1.0)
 }
 
 pub fn interval(d: &[f64]) -> Interval {
@@ -60,7 +97,8 @@ pub fn interval(d: &[f64]) -> Interval {
     let max = d.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let reach = (max - min).max(1.0);
     let (far_low, far_high) = (min - reach, max + reach);
-    if accepted(d, far_low) || accepted(d, far_high) {
+    let test = Shifted::new(d);
+    if test.accepted(far_low) || test.accepted(far_high) {
         return Interval {
             method,
             confidence: 1.0 - ALPHA,
@@ -75,7 +113,7 @@ pub fn interval(d: &[f64]) -> Interval {
         let (mut inside, mut outside) = (centre, far);
         for _ in 0..BISECTION_STEPS {
             let mid = (inside + outside) / 2.0;
-            if accepted(d, mid) {
+            if test.accepted(mid) {
                 inside = mid;
             } else {
                 outside = mid;
@@ -168,6 +206,55 @@ pub fn noise_check(
 
 #[cfg(test)]
 mod tests {
+    use super::super::mt19937::PyRandom;
+
+    /// The test exactly as the harness runs it: shift, then the whole test.
+    fn accepted_by_full_test(d: &[f64], delta: f64) -> bool {
+        let shifted: Vec<f64> = d.iter().map(|v| v - delta).collect();
+        p_for_inversion(&shifted) > ALPHA
+    }
+
+    /// The signed-sum shortcut accepts exactly the shifts the full test does,
+    /// on deltas shaped like real ones (rate differences) and at the
+    /// bisection points both searches visit.
+    #[test]
+    fn shortcut_agrees_with_the_full_test() {
+        let mut rng = PyRandom::new(42);
+        for trial in 0..12 {
+            let n = 15 + trial * 7;
+            let reps = [3.0, 5.0, 6.0][trial % 3];
+            let d: Vec<f64> = (0..n)
+                .map(|_| ((rng.random() * 7.0).floor() - 3.0) / reps + 0.1 * (trial % 2) as f64)
+                .collect();
+            let fast = Shifted::new(&d);
+            let centre = d.iter().sum::<f64>() / n as f64;
+            for step in 0..120 {
+                let delta = centre + (step as f64 - 60.0) / 40.0;
+                assert_eq!(
+                    fast.accepted(delta),
+                    accepted_by_full_test(&d, delta),
+                    "n={n} delta={delta}"
+                );
+            }
+            let full = {
+                let mut lo = (
+                    centre,
+                    d.iter().cloned().fold(f64::INFINITY, f64::min) - 1.0,
+                );
+                for _ in 0..60 {
+                    let mid = (lo.0 + lo.1) / 2.0;
+                    if accepted_by_full_test(&d, mid) {
+                        lo.0 = mid
+                    } else {
+                        lo.1 = mid
+                    }
+                }
+                py_round(lo.0, 6) + 0.0
+            };
+            assert_eq!(interval(&d).lower, Some(full), "n={n}");
+        }
+    }
+
     use super::*;
 
     #[test]

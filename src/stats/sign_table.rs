@@ -57,6 +57,25 @@ impl SignTable {
         table
     }
 
+    /// Per pattern, the signed sum of `d` (in input order) and the sum of the
+    /// signs: the pattern's sum over `d - δ` is then `a - δ·b` (see `Shifted`).
+    pub fn signed_sums(&self, d: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let mut a = vec![0.0f64; SAMPLES];
+        let mut b = vec![0.0f64; SAMPLES];
+        for (i, v) in d.iter().enumerate() {
+            let v = v.to_bits();
+            let row = &self.bits[i * WORDS..(i + 1) * WORDS];
+            for (w, word) in row.iter().enumerate() {
+                for bit in 0..64 {
+                    let flip = ((word >> bit) & 1) << 63;
+                    a[w * 64 + bit] += f64::from_bits(v ^ flip);
+                    b[w * 64 + bit] += f64::from_bits(1.0f64.to_bits() ^ flip);
+                }
+            }
+        }
+        (a, b)
+    }
+
     /// Patterns whose |sum of signed deltas| / n reaches `threshold`.
     pub fn hits(&self, d: &[f64], threshold: f64) -> usize {
         debug_assert_eq!(d.len(), self.n);
