@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use walkdir::WalkDir;
 
 use super::records::IngestErrorRec;
@@ -90,7 +91,9 @@ fn file_info(path: &Path, meta: &std::fs::Metadata) -> FileInfo {
 pub fn discover(paths: &[PathBuf]) -> Discovery {
     let mut out = Discovery::default();
     // Walk order is sorted by name; a file under two given roots is kept once.
-    let mut files: Vec<FileInfo> = Vec::new();
+    // The walk only reads directories; the files are stat'ed afterwards on
+    // every core (a 100,000-run tree is half a million stat calls).
+    let mut found_files: Vec<PathBuf> = Vec::new();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     for root in paths {
         let canonical = match std::fs::canonicalize(root) {
@@ -112,18 +115,11 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
             .sort_by_file_name()
         {
             match entry {
-                Ok(e) if e.file_type().is_file() => match e.metadata() {
-                    Ok(m) => {
-                        if seen.insert(e.path().to_path_buf()) {
-                            files.push(file_info(e.path(), &m));
-                        }
+                Ok(e) if e.file_type().is_file() => {
+                    if paths.len() == 1 || seen.insert(e.path().to_path_buf()) {
+                        found_files.push(e.into_path());
                     }
-                    Err(err) => out.errors.push(IngestErrorRec {
-                        path: e.path().display().to_string(),
-                        stage: "read".into(),
-                        reason: err.to_string(),
-                    }),
-                },
+                }
                 Ok(e) if e.path_is_symlink() => out.errors.push(IngestErrorRec {
                     path: e.path().display().to_string(),
                     stage: "read".into(),
@@ -139,6 +135,25 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
                     reason: err.to_string(),
                 }),
             }
+        }
+    }
+    let stats: Vec<Result<FileInfo, IngestErrorRec>> = found_files
+        .par_iter()
+        .map(|path| {
+            std::fs::symlink_metadata(path)
+                .map(|m| file_info(path, &m))
+                .map_err(|err| IngestErrorRec {
+                    path: path.display().to_string(),
+                    stage: "read".into(),
+                    reason: err.to_string(),
+                })
+        })
+        .collect();
+    let mut files: Vec<FileInfo> = Vec::with_capacity(stats.len());
+    for stat in stats {
+        match stat {
+            Ok(info) => files.push(info),
+            Err(e) => out.errors.push(e),
         }
     }
 

@@ -344,6 +344,8 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     if doomed.is_empty() && records.errors.is_empty() && !opts.dry_run {
         // Nothing new: no batch is recorded; only moved mtimes are refreshed.
         writer::touch(&store.conn, &touched)?;
+        clock.mark("nothing new");
+        clock.report();
         return Ok(summary);
     }
     let mut errors = std::mem::take(&mut records.errors);

@@ -3,6 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use duckdb::arrow::array::{Array, AsArray};
+use duckdb::arrow::datatypes::Int64Type;
 use duckdb::Connection;
 
 use crate::Result;
@@ -30,27 +32,38 @@ impl StoredState {
     pub fn load(conn: &Connection) -> Result<Self> {
         let mut files = HashMap::new();
         let mut files_by_owner: HashMap<String, HashSet<String>> = HashMap::new();
+        let mut file_releases = HashMap::new();
+        // One pass over source_file (it holds every file of every run).
         let mut stmt = conn.prepare(
-            "SELECT path, sha256, size_bytes, coalesce(mtime_ns, 0), owner_key FROM source_file",
+            "SELECT f.path, f.sha256, f.size_bytes::BIGINT, coalesce(f.mtime_ns, 0)::BIGINT, f.owner_key, b.release_label
+             FROM source_file f LEFT JOIN ingest_batch b USING (batch_id)",
         )?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let path: String = r.get(0)?;
-            let owner: Option<String> = r.get(4)?;
-            if let Some(owner) = owner {
-                files_by_owner
-                    .entry(owner)
-                    .or_default()
-                    .insert(path.clone());
+        // Whole columns at a time (Arrow): this table is the largest the state reads.
+        for batch in stmt.query_arrow([])? {
+            let text = |i: usize| batch.column(i).as_string::<i32>().clone();
+            let int = |i: usize| batch.column(i).as_primitive::<Int64Type>().clone();
+            let (paths, shas, owners, releases) = (text(0), text(1), text(4), text(5));
+            let (sizes, mtimes) = (int(2), int(3));
+            for i in 0..batch.num_rows() {
+                let path = paths.value(i).to_string();
+                if !releases.is_null(i) {
+                    file_releases.insert(path.clone(), releases.value(i).to_string());
+                }
+                if !owners.is_null(i) {
+                    files_by_owner
+                        .entry(owners.value(i).to_string())
+                        .or_default()
+                        .insert(path.clone());
+                }
+                files.insert(
+                    path,
+                    KnownFile {
+                        sha256: shas.value(i).to_string(),
+                        size: sizes.value(i),
+                        mtime_ns: mtimes.value(i),
+                    },
+                );
             }
-            files.insert(
-                path,
-                KnownFile {
-                    sha256: r.get(1)?,
-                    size: r.get(2)?,
-                    mtime_ns: r.get(3)?,
-                },
-            );
         }
 
         let mut run_dirs = HashMap::new();
@@ -75,14 +88,6 @@ impl StoredState {
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             definition_sources.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
-        }
-        let mut file_releases = HashMap::new();
-        let mut stmt = conn.prepare(
-            "SELECT f.path, b.release_label FROM source_file f JOIN ingest_batch b USING (batch_id)",
-        )?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            file_releases.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
         }
         Ok(StoredState {
             files,
