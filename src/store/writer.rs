@@ -161,6 +161,11 @@ impl<'c> BatchWriter<'c> {
         replaced_units: &[String],
         redact: bool,
     ) -> Result<Self> {
+        // A batch can be a whole tree: let DuckDB spill what it holds for the
+        // open transaction instead of growing with the tree.
+        if let Ok(limit) = std::env::var("LIFTDB_MEMORY_LIMIT") {
+            conn.execute_batch(&format!("SET memory_limit = '{}'", limit.replace('\'', "")))?;
+        }
         conn.execute_batch("BEGIN TRANSACTION")?;
         let mut writer = BatchWriter {
             conn,
