@@ -47,16 +47,15 @@ CREATE OR REPLACE MACRO liftdb_round_shift(q, r, n, k) AS
         WHEN 2 * ((q - ((q >> k) << k)) * n + r) = ((CAST(1 AS HUGEINT) << k) * n) AND (q >> k) % 2 = 1 THEN 1
         ELSE 0 END) << k;
 
--- s / n as the nearest double (53 significant bits), for HUGEINT s >= 0.
-CREATE OR REPLACE MACRO liftdb_div(s, n) AS
-    CAST(liftdb_round_shift(s // n, s % n, n, greatest(liftdb_bitlen(s // n) - 53, 0)) AS DOUBLE);
-
--- NULLs are skipped, as avg() skips them.
-CREATE OR REPLACE MACRO liftdb_exact_mean(xs) AS
-    CASE WHEN len(xs) > 0 THEN
-        liftdb_div(list_sum(list_transform(xs, lambda x: CAST(x * 1267650600228229401496703205376.0 AS HUGEINT))), len(xs))
-            / 1267650600228229401496703205376.0
-    END;
-
+-- Each value scaled to a HUGEINT once (v), its sum and length bound once
+-- (p), so nothing is recomputed when the macros expand. NULLs are skipped,
+-- as avg() skips them.
 CREATE OR REPLACE MACRO liftdb_mean(xs) AS
-    liftdb_exact_mean(list_filter(xs, lambda x: x IS NOT NULL));
+    list_transform(
+        [list_transform(list_filter(xs, lambda x: x IS NOT NULL),
+                        lambda x: CAST(x * 1267650600228229401496703205376.0 AS HUGEINT))],
+        lambda v: CASE WHEN len(v) > 0 THEN
+            list_transform([{'q': list_sum(v) // len(v), 'r': list_sum(v) % len(v), 'n': len(v)}],
+                lambda p: CAST(liftdb_round_shift(p.q, p.r, p.n, greatest(liftdb_bitlen(p.q) - 53, 0)) AS DOUBLE))[1]
+                / 1267650600228229401496703205376.0
+        END)[1];

@@ -7,7 +7,9 @@ WITH p AS (
     SELECT * FROM pairs WHERE control_arm = 'without_skill'
 ),
 metrics AS (
-    SELECT unnest(['cost', 'total_tokens', 'input_tokens', 'output_tokens']) AS metric
+    -- A constant table, so a filter on metric (cost_per_lift has one per
+    -- quantity) reaches it before the joins.
+    SELECT * FROM (VALUES ('cost'), ('total_tokens'), ('input_tokens'), ('output_tokens')) v(metric)
 ),
 sides AS (
     SELECT
