@@ -63,7 +63,9 @@ SELECT
     with_graded_score,
     control_graded_score,
     with_combined_rate,
-    control_combined_rate
+    control_combined_rate,
+    with_scorable,
+    control_scorable
 FROM (
     SELECT *,
         CASE

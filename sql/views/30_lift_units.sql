@@ -19,12 +19,10 @@ WITH channels AS (
     UNION ALL
     SELECT p.*, 'graded',
            p.with_run_id IS NOT NULL AND p.control_run_id IS NOT NULL
-           AND w.scorable AND c.scorable
+           AND p.with_scorable AND p.control_scorable
            AND p.with_graded_score BETWEEN 0 AND 1 AND p.control_graded_score BETWEEN 0 AND 1,
            p.with_graded_score, p.control_graded_score
     FROM pairs p
-    LEFT JOIN runs w ON w.run_id = p.with_run_id
-    LEFT JOIN runs c ON c.run_id = p.control_run_id
 )
 SELECT
     release_label,

@@ -16,7 +16,7 @@ sides AS (
         p.release_label, p.native_batch, p.skill_name, p.case_id, p.split, p.model, p.repetition,
         p.with_run_id, p.control_run_id, p.eligible AS objective_eligible, p.delta AS objective_delta,
         mt.metric,
-        w.scorable AND c.scorable AS both_scorable,
+        p.with_scorable AND p.control_scorable AS both_scorable,
         lm.availability AS l_availability, rm.availability AS r_availability,
         lm.value AS l_value, rm.value AS r_value,
         lm.amount AS l_amount, rm.amount AS r_amount,
@@ -25,8 +25,6 @@ sides AS (
         lm.basis AS l_basis, rm.basis AS r_basis
     FROM p
     CROSS JOIN metrics mt
-    LEFT JOIN runs w ON w.run_id = p.with_run_id
-    LEFT JOIN runs c ON c.run_id = p.control_run_id
     LEFT JOIN measurement lm ON lm.run_id = p.with_run_id AND lm.metric = mt.metric
     LEFT JOIN measurement rm ON rm.run_id = p.control_run_id AND rm.metric = mt.metric
 ),
