@@ -74,11 +74,7 @@ pub fn export(conn: &Connection, what: &str, out: &Path, filters: &Filters) -> R
         quote_literal(&out.display().to_string())
     );
     let mut stmt = conn.prepare(&sql)?;
-    let mut values: Vec<Option<String>> = Vec::with_capacity(stmt.parameter_count());
-    for i in 1..=stmt.parameter_count() {
-        let name = stmt.parameter_name(i)?;
-        values.push(filters.get(name.trim_start_matches('$')).cloned());
-    }
+    let values = report::bound_values(&stmt, filters)?;
     let rows = stmt.execute(params_from_iter(values))?;
     Ok(rows as u64)
 }

@@ -68,14 +68,21 @@ pub fn run(conn: &Connection, report: &Report, filters: &Filters) -> Result<Resu
     query(conn, report.sql, filters)
 }
 
+/// The value of each `$name` parameter of a prepared statement, in order:
+/// the filter of that name, or NULL when absent.
+pub fn bound_values(stmt: &duckdb::Statement, named: &Filters) -> Result<Vec<Option<String>>> {
+    (1..=stmt.parameter_count())
+        .map(|i| {
+            let name = stmt.parameter_name(i)?;
+            Ok(named.get(name.trim_start_matches('$')).cloned())
+        })
+        .collect()
+}
+
 /// Run one statement, binding each `$name` parameter from `named` (NULL when absent).
 pub fn query(conn: &Connection, sql: &str, named: &Filters) -> Result<ResultSet> {
     let mut stmt = conn.prepare(sql)?;
-    let mut values: Vec<Option<String>> = Vec::with_capacity(stmt.parameter_count());
-    for i in 1..=stmt.parameter_count() {
-        let name = stmt.parameter_name(i)?;
-        values.push(named.get(name.trim_start_matches('$')).cloned());
-    }
+    let values = bound_values(&stmt, named)?;
     let arrow = stmt.query_arrow(params_from_iter(values))?;
     let schema = arrow.get_schema();
     let batches = arrow.collect();

@@ -2,7 +2,7 @@
 //! (formats.md M7, skill-eval-harness main `effect_estimates`).
 
 use super::rounding::py_round;
-use super::sign_flip::{p_value, EXACT_MAX_N, SAMPLES};
+use super::sign_flip::{p_value, EPS, EXACT_MAX_N, SAMPLES};
 use super::sign_table::SignTable;
 
 pub const ALPHA: f64 = 0.05;
@@ -50,11 +50,11 @@ impl<'a> Shifted<'a> {
         let Some((a, b)) = &self.sums else {
             return p_for_inversion(&shifted) > ALPHA;
         };
-        if shifted.iter().all(|v| v.abs() < 1e-12) {
+        if shifted.iter().all(|v| v.abs() < EPS) {
             return true; // p = 1
         }
         let n = shifted.len() as f64;
-        let threshold = (shifted.iter().sum::<f64>() / n).abs() - 1e-12;
+        let threshold = (shifted.iter().sum::<f64>() / n).abs() - EPS;
         let hits = a
             .iter()
             .zip(b)

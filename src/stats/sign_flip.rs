@@ -7,7 +7,8 @@ use super::sign_table::SignTable;
 
 pub const EXACT_MAX_N: usize = 14;
 pub use super::sign_table::SAMPLES;
-const EPS: f64 = 1e-12;
+/// Slack of the test's comparisons (the harness's 1e-12).
+pub const EPS: f64 = 1e-12;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SignFlip {

@@ -60,6 +60,7 @@ impl SignTable {
     /// Per pattern, the signed sum of `d` (in input order) and the sum of the
     /// signs: the pattern's sum over `d - δ` is then `a - δ·b` (see `Shifted`).
     pub fn signed_sums(&self, d: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        debug_assert_eq!(d.len(), self.n);
         let mut a = vec![0.0f64; SAMPLES];
         let mut b = vec![0.0f64; SAMPLES];
         for (i, v) in d.iter().enumerate() {
@@ -78,19 +79,8 @@ impl SignTable {
 
     /// Patterns whose |sum of signed deltas| / n reaches `threshold`.
     pub fn hits(&self, d: &[f64], threshold: f64) -> usize {
-        debug_assert_eq!(d.len(), self.n);
-        let mut totals = vec![0.0f64; SAMPLES];
-        for (i, v) in d.iter().enumerate() {
-            let v = v.to_bits();
-            let row = &self.bits[i * WORDS..(i + 1) * WORDS];
-            for (word, chunk) in row.iter().zip(totals.chunks_exact_mut(64)) {
-                for (bit, total) in chunk.iter_mut().enumerate() {
-                    // Flipping the sign bit is exactly `-v`.
-                    *total += f64::from_bits(v ^ (((word >> bit) & 1) << 63));
-                }
-            }
-        }
         let n = self.n as f64;
+        let (totals, _) = self.signed_sums(d);
         totals.iter().filter(|t| t.abs() / n >= threshold).count()
     }
 }

@@ -9,15 +9,11 @@ use crate::{Error, Result};
 
 /// The hash of every view definition this binary ships.
 fn views_sha256() -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    for (name, sql) in VIEWS {
-        h.update(name.as_bytes());
-        h.update([0]);
-        h.update(sql.as_bytes());
-        h.update([0]);
-    }
-    format!("{:x}", h.finalize())
+    let all: Vec<u8> = VIEWS
+        .iter()
+        .flat_map(|(name, sql)| [name.as_bytes(), b"\0", sql.as_bytes(), b"\0"].concat())
+        .collect();
+    crate::ingest::json::sha256_hex(&all)
 }
 
 fn view_count(conn: &Connection) -> Result<i64> {

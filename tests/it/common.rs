@@ -16,9 +16,13 @@ pub fn seh_root() -> PathBuf {
 
 /// A report of the tool, as it wrote it (gzipped ones are inflated).
 pub fn reference(name: &str) -> Value {
-    let path = seh_root().join("reference").join(name);
-    let raw = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let text = if name.ends_with(".gz") {
+    read_report(&seh_root().join("reference").join(name))
+}
+
+/// A JSON report file (inflated when `*.gz`).
+pub fn read_report(path: &Path) -> Value {
+    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = if path.extension().is_some_and(|e| e == "gz") {
         let mut out = String::new();
         flate2::read::GzDecoder::new(&raw[..])
             .read_to_string(&mut out)
@@ -123,7 +127,10 @@ pub fn copy_tree(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from) {
         let entry = entry.unwrap();
         let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
+        if entry.path_is_symlink() {
+            // Links are copied as links (the bad-input corpus holds a loop).
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path()).unwrap(), &target).unwrap();
+        } else if entry.file_type().is_dir() {
             std::fs::create_dir_all(&target).unwrap();
         } else {
             std::fs::copy(entry.path(), &target).unwrap();

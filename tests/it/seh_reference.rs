@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use crate::common::{
-    assert_close, corpus_store, f, ingest_paths, new_store, reference, rows, scalar, seh_root,
-    sql_str, TestStore,
+    assert_close, corpus_store, f, ingest_paths, new_store, read_report, reference, rows, scalar,
+    seh_root, sql_str, TestStore,
 };
 
 /// paired_summary (and its by_model blocks) of one report against the lift view.
@@ -464,13 +464,7 @@ fn generated_tree_matches_skill_benchmark() {
     let mut ts = new_store();
     let summary = ingest_paths(&mut ts, &[tree, fixture.join("benchmark.json.gz")]);
     assert!(summary.errors.is_empty(), "{:?}", summary.errors);
-    let report = {
-        let raw = std::fs::read(fixture.join("benchmark.json.gz")).unwrap();
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&raw[..]), &mut text)
-            .unwrap();
-        serde_json::from_str::<Value>(&text).unwrap()
-    };
+    let report = read_report(&fixture.join("benchmark.json.gz"));
     let tiny: Vec<&Value> = report["paired_summary"]["negative_delta_cases"]
         .as_array()
         .unwrap()
