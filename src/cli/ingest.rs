@@ -13,7 +13,8 @@ pub struct IngestArgs {
     /// Run trees, runs roots, manifests and report files (directories are walked).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// Release label for these runs (default: "default").
+    /// Release label for these runs (default: derived — the label these files had before, the
+    /// release of the runs a report grades, the skill tree hash, the report date, else "default").
     #[arg(long)]
     pub release: Option<String>,
     /// Read every file as this format: auto (detect), seh, handbook, skill-creator, promptfoo.
