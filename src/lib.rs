@@ -8,6 +8,7 @@
 pub mod error;
 #[cfg(feature = "store")]
 pub mod export;
+pub mod grade;
 pub mod ingest;
 #[cfg(feature = "store")]
 pub mod output;

@@ -1,0 +1,409 @@
+//! liftdb's own grader for skill-eval-harness runs: from a manifest case and
+//! a run directory, the assertion rows `skill-benchmark benchmark` 0.6.0
+//! writes (name, type, passed, score, severity, oracle, evidence, skipped),
+//! so the views compute the same rates as the harness without its report.
+//! Where liftdb cannot be sure of the harness's verdict (a regex whose
+//! engines disagree on the text, a type it does not grade) the row says so
+//! instead of guessing (`Row::unavailable`).
+
+pub mod assertion;
+pub mod pyregex;
+pub mod pyvalue;
+pub mod script;
+pub mod similarity;
+pub mod tables;
+pub mod text;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::ingest::kernel::run_files::OUTPUT_ALIASES;
+use crate::ingest::kernel::RunFiles;
+use assertion::{evaluate, Evidence};
+use pyvalue::{py_eq, str_of, truthy};
+
+/// The grader's version: part of every grading's key, so a new grader regrades.
+pub const GRADER_VERSION: &str = "liftdb-grade-1 (skill-benchmark 0.6.0, Python 3.11)";
+
+/// The harness flags that change verdicts.
+#[derive(Debug, Clone, Default)]
+pub struct GradeOptions {
+    /// `--allow-scripts`: run `script` assertions.
+    pub allow_scripts: bool,
+    /// `--strict`: soft assertions count as gates.
+    pub strict: bool,
+}
+
+/// One assertion row of a graded run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub name: Option<String>,
+    pub kind: Option<String>,
+    pub passed: bool,
+    pub score: f64,
+    pub severity: &'static str,
+    pub oracle: String,
+    pub evidence: String,
+    pub skipped: bool,
+    pub skip_reason: Option<String>,
+    pub turn: Option<i64>,
+    /// Why liftdb gives no verdict for this row (the run's rates then are unknown).
+    pub unavailable: Option<String>,
+}
+
+/// A graded run: its rows in the harness's order, and what the harness
+/// reports about the run itself.
+#[derive(Debug, Clone, Default)]
+pub struct GradedRun {
+    pub rows: Vec<Row>,
+    /// Judge assertions with no stored verdict: no row, as in the harness.
+    pub deferred_judge_tasks: i64,
+    pub missing_output: bool,
+    pub execution_valid: bool,
+}
+
+const QUALITATIVE: &[&str] = &["judge", "rubric", "factuality"];
+const PROCESS: &[&str] = &[
+    "skill_invoked",
+    "command_ran",
+    "command_not_ran",
+    "command_order",
+    "tool_call",
+    "tool_count_le",
+    "no_repeated_command_loop",
+];
+const EFFICIENCY: &[&str] = &["total_tokens_le", "elapsed_seconds_le", "command_count_le"];
+
+/// The assertion row's channel, as liftdb's views count them.
+pub fn channel_of(kind: Option<&str>) -> &'static str {
+    match kind {
+        Some(k) if QUALITATIVE.contains(&k) => "qualitative",
+        Some(k) if PROCESS.contains(&k) => "process",
+        Some(k) if EFFICIENCY.contains(&k) => "efficiency",
+        _ => "objective",
+    }
+}
+
+/// `assertion_severity`: explicit, else the boolean shorthands or `atLeast`,
+/// else soft for judges and similarity, gate for the rest.
+fn severity(a: &Value, strict: bool) -> &'static str {
+    let explicit = a.get("severity").and_then(Value::as_str);
+    let kind = a.get("type").and_then(Value::as_str);
+    let s = match explicit {
+        Some("critical") => "critical",
+        Some("gate") => "gate",
+        Some("soft") => "soft",
+        _ if a.get("critical") == Some(&Value::Bool(true)) => "critical",
+        _ if a.get("gate") == Some(&Value::Bool(true)) => "gate",
+        _ if a.get("soft") == Some(&Value::Bool(true)) || a.get("atLeast").is_some() => "soft",
+        _ if kind.is_some_and(|k| QUALITATIVE.contains(&k) || k == "similarity") => "soft",
+        _ => "gate",
+    };
+    if strict && s == "soft" {
+        "gate"
+    } else {
+        s
+    }
+}
+
+fn oracle(a: &Value) -> String {
+    match a.get("oracle").and_then(Value::as_str) {
+        Some(t @ ("strong" | "demo" | "live")) => t.to_string(),
+        _ => match a.get("type").and_then(Value::as_str) {
+            Some(k) if QUALITATIVE.contains(&k) => "live".into(),
+            Some("script") => "demo".into(),
+            _ => "strong".into(),
+        },
+    }
+}
+
+/// `assertion_label`: name, else description, else type, else "assertion".
+fn label(a: &Value) -> String {
+    ["name", "description", "type"]
+        .iter()
+        .filter_map(|k| a.get(*k))
+        .find(|v| truthy(Some(v)))
+        .map(str_of)
+        .unwrap_or_else(|| "assertion".into())
+}
+
+/// The row name the harness writes: name or description or type (raw).
+fn row_name(a: &Value) -> Option<String> {
+    ["name", "description", "type"]
+        .iter()
+        .filter_map(|k| a.get(*k))
+        .find(|v| truthy(Some(v)))
+        .map(str_of)
+}
+
+fn applies_to(a: &Value, variant: &str) -> bool {
+    let only = a.get("variants").or_else(|| a.get("only_variants"));
+    if let Some(Value::Array(list)) = only {
+        if !list.iter().any(|v| v.as_str() == Some(variant)) {
+            return false;
+        }
+    }
+    if let Some(Value::Array(list)) = a.get("except_variants") {
+        if list.iter().any(|v| v.as_str() == Some(variant)) {
+            return false;
+        }
+    }
+    true
+}
+
+fn depends_on(a: &Value) -> Vec<String> {
+    match a.get("depends_on") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(items)) => items.iter().map(str_of).collect(),
+        Some(other) => vec![str_of(other)],
+    }
+}
+
+/// `read_output_base` over a unit's files below `prefix` ("" or "turn-N/").
+fn output_text(files: &RunFiles, prefix: &str) -> Option<String> {
+    for name in OUTPUT_ALIASES {
+        if let Some(bytes) = files.get(&format!("{prefix}{name}")) {
+            return Some(text::decode(bytes));
+        }
+    }
+    const EXTS: &[&str] = &[
+        "md", "txt", "json", "jsonl", "html", "css", "js", "ts", "py", "vue", "yml", "yaml",
+    ];
+    let outputs = format!("{prefix}outputs/");
+    let mut found: Vec<(&String, &Vec<u8>)> = files
+        .iter()
+        .filter(|(k, _)| k.starts_with(&outputs))
+        .filter(|(k, _)| {
+            Path::new(k.as_str())
+                .extension()
+                .is_some_and(|e| EXTS.contains(&e.to_string_lossy().to_lowercase().as_str()))
+        })
+        .collect();
+    if found.is_empty() {
+        return None;
+    }
+    // PurePath order: component by component, not the whole string.
+    found.sort_by(|(a, _), (b, _)| a.split('/').cmp(b.split('/')));
+    let chunks: Vec<String> = found
+        .iter()
+        .take(100)
+        .map(|(k, v)| format!("\n--- {} ---\n{}", &k[prefix.len()..], text::decode(v)))
+        .collect();
+    Some(text::py_strip(&chunks.join("\n")).to_string())
+}
+
+/// `read_metadata_base`: the first existing metadata file, as Python reads it.
+fn grading_metadata(files: &RunFiles) -> Value {
+    for name in [
+        "metadata.json",
+        "timing.json",
+        "metrics.json",
+        "outputs/metrics.json",
+    ] {
+        if let Some(bytes) = files.get(name) {
+            let parsed = std::str::from_utf8(bytes)
+                .ok()
+                .filter(|t| !t.starts_with('\u{feff}'))
+                .and_then(|t| crate::ingest::json::parse_lenient(t.as_bytes()).ok());
+            return match parsed {
+                Some(v @ Value::Object(_)) => v,
+                Some(_) => Value::Object(Default::default()),
+                None => serde_json::json!({ "metadata_error": format!("invalid JSON in {name}") }),
+            };
+        }
+    }
+    Value::Object(Default::default())
+}
+
+/// The five runner failure markers of 0.6.0 (`RUNNER_FAILURE_MARKERS`).
+const FAILURE_MARKERS: &[&str] = &[
+    "[CODEX FAILURE",
+    "[JETTY FAILURE",
+    "[CLAUDE FAILURE",
+    "[VIBE FAILURE",
+    "[TIMEOUT",
+];
+
+/// `ablation_model.execution_valid`.
+fn execution_valid(meta: &Value, text: Option<&str>) -> bool {
+    let rc_ok = match meta.get("returncode") {
+        None | Some(Value::Null) => true,
+        Some(v) => py_eq(v, &Value::from(0)),
+    };
+    let timed_out = truthy(meta.get("timed_out")) || truthy(meta.get("timeout"));
+    let body = text::py_lstrip(text.unwrap_or_default());
+    rc_ok && !timed_out && !FAILURE_MARKERS.iter().any(|m| body.starts_with(m))
+}
+
+/// Grade one run of `case` on `variant` (`grade_case_variant`).
+pub fn grade_run(
+    case: &Value,
+    variant: &str,
+    run_dir: &Path,
+    files: &RunFiles,
+    manifest_dir: &Path,
+    options: &GradeOptions,
+) -> GradedRun {
+    let mut text = output_text(files, "");
+    // Multi-turn: each turn's assertions grade `turn-N/`; the last existing
+    // turn is the answer of record when the run has no top-level output.
+    let turns: Vec<&Value> = case
+        .get("turns")
+        .and_then(Value::as_array)
+        .map(|t| t.iter().filter(|x| x.is_object()).collect())
+        .unwrap_or_default();
+    let mut turn_texts = Vec::new();
+    for n in 1..=turns.len() {
+        let t = output_text(files, &format!("turn-{n}/"));
+        turn_texts.push(t);
+    }
+    if text.is_none() {
+        text = turn_texts.iter().rev().flatten().next().cloned();
+    }
+    let missing_output = text.is_none();
+    let meta = grading_metadata(files);
+    let valid = execution_valid(&meta, text.as_deref());
+    let scorable = !missing_output && valid;
+    let text = text.unwrap_or_default();
+    let ev = Evidence {
+        run_dir,
+        manifest_dir,
+        options,
+    };
+    let mut out = GradedRun {
+        missing_output,
+        execution_valid: valid,
+        ..Default::default()
+    };
+    let case_assertions: Vec<&Value> = case
+        .get("assertions")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter(|x| x.is_object()).collect())
+        .unwrap_or_default();
+    let uses_depends_on = case_assertions.iter().any(|a| !depends_on(a).is_empty());
+    // label -> passed, for prerequisites already resolved.
+    let mut satisfied: std::collections::HashMap<String, bool> = Default::default();
+    // (row index, label) of case-level rows, for the depends_on post-pass.
+    let mut labelled: Vec<(usize, String)> = Vec::new();
+    let mut grade_one = |a: &Value, unit_text: &str, turn: Option<i64>, out: &mut GradedRun| {
+        if !applies_to(a, variant) {
+            return;
+        }
+        let kind = a.get("type").and_then(Value::as_str).map(str::to_string);
+        let sev = severity(a, options.strict);
+        let lbl = label(a);
+        if turn.is_none() {
+            let failed = depends_on(a)
+                .into_iter()
+                .find(|t| satisfied.get(t) == Some(&false));
+            if let Some(failed) = failed {
+                out.rows.push(Row {
+                    name: Some(lbl.clone()),
+                    kind,
+                    passed: false,
+                    score: 0.0,
+                    severity: sev,
+                    oracle: oracle(a),
+                    evidence: "skipped: prerequisite not satisfied".into(),
+                    skipped: true,
+                    skip_reason: Some(format!("prerequisite '{failed}' not satisfied")),
+                    turn: None,
+                    unavailable: None,
+                });
+                satisfied.insert(lbl.clone(), false);
+                labelled.push((out.rows.len() - 1, lbl));
+                return;
+            }
+        }
+        if kind.as_deref().is_some_and(|k| QUALITATIVE.contains(&k)) {
+            // Judge verdicts are merged from stored judge results; without
+            // one the harness writes no row and defers the task.
+            if scorable {
+                out.deferred_judge_tasks += 1;
+            }
+            return;
+        }
+        let verdict = evaluate(a, unit_text, &ev);
+        let name = match turn {
+            Some(n) => Some(format!("turn-{n}: {lbl}")),
+            None => row_name(a),
+        };
+        out.rows.push(Row {
+            name,
+            kind,
+            passed: verdict.passed,
+            score: verdict.score(),
+            severity: sev,
+            oracle: oracle(a),
+            evidence: verdict.evidence,
+            skipped: false,
+            skip_reason: None,
+            turn,
+            unavailable: verdict.unavailable,
+        });
+        if turn.is_none() {
+            satisfied.insert(lbl.clone(), verdict.passed);
+            if uses_depends_on {
+                labelled.push((out.rows.len() - 1, lbl));
+            }
+        }
+    };
+    for a in &case_assertions {
+        grade_one(a, &text, None, &mut out);
+    }
+    for (n, turn) in turns.iter().enumerate() {
+        let turn_text = turn_texts[n].clone().unwrap_or_default();
+        for a in turn
+            .get("assertions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|x| x.is_object())
+        {
+            grade_one(a, &turn_text, Some(n as i64 + 1), &mut out);
+        }
+    }
+    if uses_depends_on {
+        resolve_dependencies(&case_assertions, &labelled, &mut out.rows);
+    }
+    out
+}
+
+/// The post-pass fix point: a dependent whose prerequisite failed or was
+/// skipped is skipped (and leaves every count).
+fn resolve_dependencies(assertions: &[&Value], labelled: &[(usize, String)], rows: &mut [Row]) {
+    let index_of = |lbl: &str| {
+        labelled
+            .iter()
+            .rev()
+            .find(|(_, l)| l == lbl)
+            .map(|(i, _)| *i)
+    };
+    for _ in 0..=assertions.len() {
+        let mut changed = false;
+        for a in assertions {
+            let targets = depends_on(a);
+            let Some(i) = index_of(&label(a)) else {
+                continue;
+            };
+            if targets.is_empty() || rows[i].skipped {
+                continue;
+            }
+            for t in targets {
+                let Some(p) = index_of(&t) else { continue };
+                if rows[p].skipped || !rows[p].passed {
+                    let why = if rows[p].skipped { "skipped" } else { "failed" };
+                    rows[i].skipped = true;
+                    rows[i].skip_reason = Some(format!("prerequisite '{t}' {why}"));
+                    changed = true;
+                    break;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
