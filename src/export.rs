@@ -38,13 +38,7 @@ fn quote_literal(text: &str) -> String {
 fn source_query(conn: &Connection, what: &str, filters: &Filters) -> Result<String> {
     let trimmed = what.trim().trim_end_matches(';');
     if let Ok(rep) = report::find(trimmed) {
-        if let Some(name) = filters.keys().find(|k| !rep.params.contains(k)) {
-            return Err(Error::UnsupportedFilter {
-                report: rep.name.clone(),
-                filter: name.clone(),
-                accepted: rep.params.join(", "),
-            });
-        }
+        rep.check_filters(filters)?;
         return Ok(rep.sql.trim().trim_end_matches(';').to_string());
     }
     if let Some(name) = filters.keys().next() {

@@ -34,6 +34,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "settings",
         sql: include_str!("../sql/migrations/0005_settings.sql"),
     },
+    Migration {
+        version: 6,
+        name: "source_file_owners",
+        sql: include_str!("../sql/migrations/0006_source_file_owners.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
@@ -56,6 +61,10 @@ pub const VIEWS: &[(&str, &str)] = &[
     (
         "cost_per_lift",
         include_str!("../sql/views/62_cost_per_lift.sql"),
+    ),
+    (
+        "trigger_rates",
+        include_str!("../sql/views/65_trigger_rates.sql"),
     ),
     (
         "ablation_evidence",

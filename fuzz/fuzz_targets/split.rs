@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use liftdb::ingest::formats::seh::run_dir::{RunContext, RunFiles, RunOutcome};
+use liftdb::ingest::kernel::{RunContext, RunFiles, RunOutcome};
 use liftdb::ingest::formats::{self, Format};
 use liftdb::ingest::loose;
 
@@ -31,6 +31,7 @@ pub fn run_dir(dir: &str, names: &[&str], bodies: &[&[u8]], forced: Format) {
         forced: Some(forced),
         known_cases: &known_cases,
         declared_arms: &declared_arms,
+        grading: &Default::default(),
     };
     match formats::parse_run_dir(Path::new(dir), &files, &ctx) {
         RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {

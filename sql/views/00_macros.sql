@@ -11,7 +11,7 @@ CREATE OR REPLACE MACRO liftdb_comb(n, k) AS
             lambda acc, i: acc * (n - k + i) // i)
     END;
 
--- A run succeeds for reliability when its rate is (numerically) 1 (formats.md M1).
+-- A run succeeds for reliability when its rate is (numerically) 1 (docs/metrics.md §M1).
 CREATE OR REPLACE MACRO liftdb_is_success(rate) AS rate >= 1 - 1e-12;
 
 -- Manifest arm order: with_skill, without_skill, old_skill, then ablations in

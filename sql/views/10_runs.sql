@@ -1,9 +1,9 @@
 -- runs: one row per run with everything an analyst usually needs, no joins.
 -- Rates are recomputed from the assertion rows of the run's grading
--- (formats.md M1); the harness's own per-run figures are kept as peer_*.
+-- (docs/metrics.md §M1); the harness's own per-run figures are kept as peer_*.
 -- Tools whose unit of success is the run (handbook, promptfoo: pass/fail;
 -- skill-creator: the grader's pass_rate) set rate_basis, and objective_pass_rate
--- then follows that definition (formats.md M1, last bullet).
+-- then follows that definition (docs/metrics.md §M1, other harnesses).
 CREATE OR REPLACE VIEW runs AS
 WITH chosen_grading AS (
     -- A run graded by several reports (e.g. a per-split and an all-split
@@ -145,3 +145,65 @@ LEFT JOIN metric m ON m.run_id = r.run_id
 LEFT JOIN activation act ON act.run_id = r.run_id;
 
 COMMENT ON VIEW runs IS 'One row per run: identity, split, scorable, recomputed pass rates, tokens, cost, time, availability.';
+
+-- Columns
+COMMENT ON COLUMN runs.run_id IS 'Deterministic run key: hash of release, native batch, skill, case, model, arm, repetition.';
+COMMENT ON COLUMN runs.release_label IS 'Release the run belongs to (--release, or derived at ingest).';
+COMMENT ON COLUMN runs.native_batch IS 'The tool''s own batch: seh runs root, handbook run id, skill-creator iteration, promptfoo eval id.';
+COMMENT ON COLUMN runs.source_format IS 'Harness that wrote the run: A_handbook, B_skill_evals, C_seh, D_skill_creator, E_promptfoo.';
+COMMENT ON COLUMN runs.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN runs.case_id IS 'Eval case id.';
+COMMENT ON COLUMN runs.split IS 'Case split from the manifest: tune, holdout, holdback (NULL when undefined).';
+COMMENT ON COLUMN runs.kind IS 'Case kind from the manifest (trigger cases are not answer runs).';
+COMMENT ON COLUMN runs.eval_intent IS 'capability (default) or regression, from the manifest.';
+COMMENT ON COLUMN runs.population IS 'answer or trigger.';
+COMMENT ON COLUMN runs.model IS 'Model of the run (layout, else metadata); NULL when the harness records none.';
+COMMENT ON COLUMN runs.arm IS 'with_skill, without_skill, old_skill, ablation:<id>, or the tool''s own label.';
+COMMENT ON COLUMN runs.repetition IS 'Repetition number (run-N, or 1 for a single run).';
+COMMENT ON COLUMN runs.provider IS 'Provider the runner reported.';
+COMMENT ON COLUMN runs.scorable IS 'Has an output and executed validly: the runs every rate and pair counts (docs/metrics.md, conventions).';
+COMMENT ON COLUMN runs.output_present IS 'An output file (or outputs/ text) exists.';
+COMMENT ON COLUMN runs.execution_valid IS 'No invalid metadata, non-zero return code, timeout or runner failure marker.';
+COMMENT ON COLUMN runs.unscorable_reason IS 'Why the run is not scorable: missing_output, returncode_N, timed_out, failure_marker:..., invalid_metadata.';
+COMMENT ON COLUMN runs.returncode IS 'Runner return code from metadata.';
+COMMENT ON COLUMN runs.timed_out IS 'The runner timed out (metadata timed_out or timeout).';
+COMMENT ON COLUMN runs.graded IS 'A grading exists for the run.';
+COMMENT ON COLUMN runs.grading_id IS 'The grading the rates come from (the newest when several reports graded it).';
+COMMENT ON COLUMN runs.objective_passed IS 'Passed gate and critical objective results (objective, process, efficiency channels; skipped excluded).';
+COMMENT ON COLUMN runs.objective_total IS 'Gate and critical objective results counted.';
+COMMENT ON COLUMN runs.objective_pass_rate IS 'passed / total, 0 when vetoed, NULL when nothing counts (docs/metrics.md §M1); the tool''s own rate for run-outcome and summary bases.';
+COMMENT ON COLUMN runs.rate_basis IS 'How the tool defines a run''s rate: assertions, run_outcome (pass/fail), summary (a grader''s pass_rate).';
+COMMENT ON COLUMN runs.peer_pass IS 'The tool''s own pass/fail for the run, when it gives one.';
+COMMENT ON COLUMN runs.process_pass_rate IS 'Rate over gate process results (NULL when none).';
+COMMENT ON COLUMN runs.efficiency_pass_rate IS 'Rate over gate efficiency results (NULL when none).';
+COMMENT ON COLUMN runs.qualitative_pass_rate IS 'Rate over gate judge results (NULL when none, even if vetoed).';
+COMMENT ON COLUMN runs.combined_pass_rate IS 'Objective and qualitative results counted together.';
+COMMENT ON COLUMN runs.vetoed IS 'A critical result failed: every rate is 0 and the graded score NULL.';
+COMMENT ON COLUMN runs.critical_failures IS 'Names of the failed critical results, sorted.';
+COMMENT ON COLUMN runs.soft_total IS 'Soft results (they feed only graded_score).';
+COMMENT ON COLUMN runs.soft_passed IS 'Soft results that passed.';
+COMMENT ON COLUMN runs.graded_score IS 'Mean score of the soft results, rounded 4; NULL when none or vetoed.';
+COMMENT ON COLUMN runs.peer_objective_pass_rate IS 'The harness''s own objective_pass_rate for the run, as its report printed it.';
+COMMENT ON COLUMN runs.peer_combined_pass_rate IS 'The harness''s own combined_pass_rate for the run.';
+COMMENT ON COLUMN runs.peer_vetoed IS 'The harness''s own vetoed flag for the run.';
+COMMENT ON COLUMN runs.input_tokens IS 'Input tokens (NULL when unavailable).';
+COMMENT ON COLUMN runs.output_tokens IS 'Output tokens (NULL when unavailable).';
+COMMENT ON COLUMN runs.total_tokens IS 'Total tokens (NULL when unavailable).';
+COMMENT ON COLUMN runs.cache_read_tokens IS 'Cache-read input tokens (NULL when unavailable).';
+COMMENT ON COLUMN runs.tokens_availability IS 'available or unavailable.';
+COMMENT ON COLUMN runs.tokens_provenance IS 'Where the token count comes from: provider_reported, trace_normalized, legacy_unverified, ...';
+COMMENT ON COLUMN runs.cost IS 'Exact cost amount (DECIMAL) in cost_currency; NULL when unavailable.';
+COMMENT ON COLUMN runs.cost_currency IS 'Currency of cost.';
+COMMENT ON COLUMN runs.cost_usd IS 'cost when it is in USD, else NULL.';
+COMMENT ON COLUMN runs.cost_availability IS 'available or unavailable.';
+COMMENT ON COLUMN runs.cost_provenance IS 'Where the cost comes from.';
+COMMENT ON COLUMN runs.cost_reason IS 'Why cost is unavailable.';
+COMMENT ON COLUMN runs.elapsed_ms IS 'Wall time of the run in milliseconds (NULL when unavailable).';
+COMMENT ON COLUMN runs.elapsed_availability IS 'available or unavailable.';
+COMMENT ON COLUMN runs.tool_calls IS 'Tool calls counted from the trace.';
+COMMENT ON COLUMN runs.commands IS 'Commands counted from the trace.';
+COMMENT ON COLUMN runs.trace_counters_availability IS 'Whether the trace counters could be observed.';
+COMMENT ON COLUMN runs.skill_invoked IS 'The skill loaded during the run (NULL when not observable).';
+COMMENT ON COLUMN runs.skill_tree_hash IS 'Hash of the skill tree the run mounted.';
+COMMENT ON COLUMN runs.run_dir IS 'The run directory (or results file#row) it was read from.';
+COMMENT ON COLUMN runs.batch_id IS 'Ingest batch that wrote the run.';

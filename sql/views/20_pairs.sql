@@ -1,4 +1,4 @@
--- pairs: validated with/without pairs (formats.md M2). One row per
+-- pairs: validated with/without pairs (docs/metrics.md §M2). One row per
 -- (release, native batch, skill, case, model, repetition, control arm). The treatment is
 -- always with_skill; control_arm is without_skill, old_skill or an ablation
 -- arm. A pair is eligible when both arms are scorable and have a numeric
@@ -81,3 +81,26 @@ FROM (
 );
 
 COMMENT ON VIEW pairs IS 'Validated with_skill/control pairs per case, model and repetition; eligible or blocked with the reason.';
+
+-- Columns
+COMMENT ON COLUMN pairs.release_label IS 'Release of the pair.';
+COMMENT ON COLUMN pairs.native_batch IS 'The tool''s batch both arms come from.';
+COMMENT ON COLUMN pairs.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN pairs.case_id IS 'Eval case.';
+COMMENT ON COLUMN pairs.split IS 'Case split.';
+COMMENT ON COLUMN pairs.model IS 'Model of both arms (NULL when unknown).';
+COMMENT ON COLUMN pairs.repetition IS 'Repetition both arms share.';
+COMMENT ON COLUMN pairs.control_arm IS 'The arm compared with with_skill: without_skill, or an ablation arm.';
+COMMENT ON COLUMN pairs.with_run_id IS 'The with_skill run (NULL when missing).';
+COMMENT ON COLUMN pairs.control_run_id IS 'The control run (NULL when missing).';
+COMMENT ON COLUMN pairs.with_rate IS 'with_skill objective_pass_rate.';
+COMMENT ON COLUMN pairs.control_rate IS 'Control objective_pass_rate.';
+COMMENT ON COLUMN pairs.delta IS 'with_rate - control_rate, for eligible pairs.';
+COMMENT ON COLUMN pairs.eligible IS 'Both arms scorable with a valid rate (docs/metrics.md §M2).';
+COMMENT ON COLUMN pairs.blocked_reason IS 'Why the pair is blocked: unscorable_arm, missing_objective_pass_rate, invalid_..., missing_with_skill, missing_without_skill.';
+COMMENT ON COLUMN pairs.with_graded_score IS 'with_skill graded_score.';
+COMMENT ON COLUMN pairs.control_graded_score IS 'Control graded_score.';
+COMMENT ON COLUMN pairs.with_combined_rate IS 'with_skill combined_pass_rate.';
+COMMENT ON COLUMN pairs.control_combined_rate IS 'Control combined_pass_rate.';
+COMMENT ON COLUMN pairs.with_scorable IS 'The with_skill run is scorable.';
+COMMENT ON COLUMN pairs.control_scorable IS 'The control run is scorable.';

@@ -1,4 +1,4 @@
--- lift_units: the unit of the paired lift (formats.md M3) is (case, model),
+-- lift_units: the unit of the paired lift (docs/metrics.md §M3) is (case, model),
 -- or the case alone for runs whose model is unknown, within one native batch
 -- of the tool (a handbook run id, a promptfoo eval). Repetitions are averaged
 -- inside a unit over its eligible pairs, on three channels:

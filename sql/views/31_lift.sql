@@ -1,4 +1,4 @@
--- lift: paired lift of with_skill over a control arm (formats.md M3), at
+-- lift: paired lift of with_skill over a control arm (docs/metrics.md §M3), at
 -- three scopes: 'overall', per 'model', per 'case', for each channel of
 -- lift_units ('objective' is the headline lift). split = 'all' pools every
 -- split; each split also gets its own rows. Units without an eligible pair
@@ -61,3 +61,24 @@ SELECT
 FROM agg;
 
 COMMENT ON VIEW lift IS 'Paired lift overall, per model and per case, per split and pooled, per channel, with normalized gain and unit deltas.';
+
+-- Columns
+COMMENT ON COLUMN lift.release_label IS 'Release.';
+COMMENT ON COLUMN lift.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN lift.control_arm IS 'Arm compared with with_skill.';
+COMMENT ON COLUMN lift.channel IS 'objective (pass rates) or graded (graded scores).';
+COMMENT ON COLUMN lift.split IS 'Case split, or ''all'' for every split pooled.';
+COMMENT ON COLUMN lift.scope IS 'overall, model or case.';
+COMMENT ON COLUMN lift.model IS 'The model of a model row.';
+COMMENT ON COLUMN lift.case_id IS 'The case of a case row.';
+COMMENT ON COLUMN lift.units IS '(case, model) units with at least one eligible pair (docs/metrics.md §M3).';
+COMMENT ON COLUMN lift.eligible_pairs IS 'Eligible pairs behind the units.';
+COMMENT ON COLUMN lift.blocked_pairs IS 'Blocked pairs in scope.';
+COMMENT ON COLUMN lift.with_rate IS 'Mean over units of the with_skill unit means.';
+COMMENT ON COLUMN lift.without_rate IS 'Mean over units of the control unit means.';
+COMMENT ON COLUMN lift.absolute_delta IS 'Lift: with_rate - without_rate (= mean unit delta).';
+COMMENT ON COLUMN lift.normalized_gain IS '(with - without) / (1 - without) when with >= without and without < 1.';
+COMMENT ON COLUMN lift.negative_delta_units IS 'Units whose with_skill mean is below the control mean.';
+COMMENT ON COLUMN lift.negative_delta_cases IS 'The cases of those units.';
+COMMENT ON COLUMN lift.deltas IS 'Unit deltas in the harness''s unit order (input of the sign-flip test).';
+COMMENT ON COLUMN lift.unit_without_rates IS 'Control unit means, same order (the noise check''s headroom).';

@@ -1,4 +1,4 @@
--- case_flags: the harness's case-level findings (formats.md M4, 0.6.0
+-- case_flags: the harness's case-level findings (docs/metrics.md §M4, 0.6.0
 -- labels), all models pooled. W and N are pair-weighted means over the
 -- case's eligible with_skill/without_skill pairs; cases with no eligible
 -- pair get no row. Flag order follows the harness: saturated, forgettable,
@@ -89,3 +89,15 @@ LEFT JOIN arm_flags af USING (release_label, skill_name, case_id)
 LEFT JOIN floor_flags ff USING (release_label, skill_name, case_id);
 
 COMMENT ON VIEW case_flags IS 'Case-level findings with the harness labels: saturated, no lift, with-skill failure, flaky, critical.';
+
+-- Columns
+COMMENT ON COLUMN case_flags.release_label IS 'Release.';
+COMMENT ON COLUMN case_flags.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN case_flags.case_id IS 'Eval case.';
+COMMENT ON COLUMN case_flags.split IS 'Case split.';
+COMMENT ON COLUMN case_flags.eval_intent IS 'capability or regression.';
+COMMENT ON COLUMN case_flags.with_skill IS 'Pair-weighted with_skill rate over the case''s eligible pairs, models pooled.';
+COMMENT ON COLUMN case_flags.without_skill IS 'Pair-weighted control rate.';
+COMMENT ON COLUMN case_flags.eligible_pairs IS 'Eligible pairs of the case.';
+COMMENT ON COLUMN case_flags.blocked_pairs IS 'Blocked pairs of the case.';
+COMMENT ON COLUMN case_flags.flags IS 'The harness''s findings, its labels and order (docs/metrics.md §M4).';

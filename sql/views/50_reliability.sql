@@ -1,5 +1,5 @@
 -- reliability: pass@k and pass^k per (case, arm), all models pooled
--- (formats.md M5). n = scorable runs with a valid rate, c = successes
+-- (docs/metrics.md §M5). n = scorable runs with a valid rate, c = successes
 -- (rate >= 1 - 1e-12). One row per k = 1..n. Values are exact (unrounded);
 -- the harness prints them rounded to 6 decimals.
 CREATE OR REPLACE VIEW reliability AS
@@ -23,3 +23,15 @@ FROM counts, (SELECT unnest(range(1, n + 1)) AS k)
 ORDER BY release_label, skill_name, case_id, arm, k;
 
 COMMENT ON VIEW reliability IS 'pass@k and pass^k per case and arm (models pooled), one row per k.';
+
+-- Columns
+COMMENT ON COLUMN reliability.release_label IS 'Release.';
+COMMENT ON COLUMN reliability.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN reliability.case_id IS 'Eval case.';
+COMMENT ON COLUMN reliability.split IS 'Case split.';
+COMMENT ON COLUMN reliability.arm IS 'Arm.';
+COMMENT ON COLUMN reliability.n IS 'Scorable runs with a valid rate, models pooled.';
+COMMENT ON COLUMN reliability.c IS 'Of those, successes (rate >= 1 - 1e-12).';
+COMMENT ON COLUMN reliability.k IS 'Attempts, 1..n.';
+COMMENT ON COLUMN reliability.pass_at_k IS '1 - C(n-c, k)/C(n, k), rounded 6 (docs/metrics.md §M5).';
+COMMENT ON COLUMN reliability.pass_hat_k IS 'pass^k: C(c, k)/C(n, k), rounded 6.';

@@ -31,3 +31,30 @@ SELECT
 FROM runs;
 
 COMMENT ON VIEW cost_ledger IS 'Per-run tokens, cost (exact DECIMAL) and time, each with availability and provenance.';
+
+-- Columns
+COMMENT ON COLUMN cost_ledger.run_id IS 'Run key.';
+COMMENT ON COLUMN cost_ledger.release_label IS 'Release.';
+COMMENT ON COLUMN cost_ledger.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN cost_ledger.case_id IS 'Eval case.';
+COMMENT ON COLUMN cost_ledger.split IS 'Case split.';
+COMMENT ON COLUMN cost_ledger.model IS 'Model.';
+COMMENT ON COLUMN cost_ledger.arm IS 'Arm.';
+COMMENT ON COLUMN cost_ledger.repetition IS 'Repetition.';
+COMMENT ON COLUMN cost_ledger.provider IS 'Provider.';
+COMMENT ON COLUMN cost_ledger.scorable IS 'The run is scorable.';
+COMMENT ON COLUMN cost_ledger.input_tokens IS 'Input tokens (NULL when unavailable).';
+COMMENT ON COLUMN cost_ledger.output_tokens IS 'Output tokens.';
+COMMENT ON COLUMN cost_ledger.total_tokens IS 'Total tokens.';
+COMMENT ON COLUMN cost_ledger.cache_read_tokens IS 'Cache-read input tokens.';
+COMMENT ON COLUMN cost_ledger.tokens_availability IS 'available or unavailable.';
+COMMENT ON COLUMN cost_ledger.tokens_provenance IS 'Where the tokens come from.';
+COMMENT ON COLUMN cost_ledger.cost_amount IS 'Exact cost (DECIMAL) in cost_currency; NULL when unavailable, never 0.';
+COMMENT ON COLUMN cost_ledger.cost_currency IS 'Currency.';
+COMMENT ON COLUMN cost_ledger.cost_usd IS 'Cost when in USD.';
+COMMENT ON COLUMN cost_ledger.cost_availability IS 'available or unavailable.';
+COMMENT ON COLUMN cost_ledger.cost_provenance IS 'Where the cost comes from: provider_reported, estimated, legacy_unverified, ...';
+COMMENT ON COLUMN cost_ledger.cost_reason IS 'Why the cost is unavailable.';
+COMMENT ON COLUMN cost_ledger.elapsed_ms IS 'Wall time in milliseconds.';
+COMMENT ON COLUMN cost_ledger.elapsed_availability IS 'available or unavailable.';
+COMMENT ON COLUMN cost_ledger.run_dir IS 'Where the run was read from.';

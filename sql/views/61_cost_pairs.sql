@@ -1,6 +1,6 @@
 -- cost_pairs: per with_skill/without_skill pair and measured quantity (cost,
 -- total/input/output tokens), whether the two arms' measurements are
--- comparable under the harness's rule (formats.md M9 compare_cost_pair) and
+-- comparable under the harness's rule (docs/metrics.md §M9 compare_cost_pair) and
 -- their delta. Blocked comparisons carry the harness's reason code.
 CREATE OR REPLACE VIEW cost_pairs AS
 WITH p AS (

@@ -1,5 +1,5 @@
 -- cost_per_lift: per with_skill/without_skill pair, the objective delta beside
--- the cost and token deltas, with the harness's ratios (formats.md M9,
+-- the cost and token deltas, with the harness's ratios (docs/metrics.md §M9,
 -- token-overhead): lift per dollar only when the cost delta is positive, lift
 -- per 1k total tokens only when the token delta is positive, and the inverse
 -- cost per unit of lift when the objective delta is positive.

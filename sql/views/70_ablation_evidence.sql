@@ -1,5 +1,5 @@
 -- ablation_evidence: per expected regression of a manifest ablation, per
--- cited case and model cohort (formats.md M8): pairs of with_skill and
+-- cited case and model cohort (docs/metrics.md §M8): pairs of with_skill and
 -- ablation:<id> runs on combined_pass_rate, whether a named assertion flipped
 -- (lower pass rate in the ablation arm over pairs where both arms have exactly
 -- one boolean result for it), whether the score dropped, and the per-pair

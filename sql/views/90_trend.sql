@@ -85,3 +85,28 @@ LEFT JOIN trend_stats t
 WINDOW w AS (PARTITION BY l.skill_name, l.scope, l.model ORDER BY l.ordinal);
 
 COMMENT ON VIEW trend IS 'Per skill (and model) per release: pass rates, lift with p and interval, cost, change from the previous release with its significance.';
+
+-- Columns
+COMMENT ON COLUMN trend.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN trend.scope IS 'overall or model.';
+COMMENT ON COLUMN trend.model IS 'The model of a model row.';
+COMMENT ON COLUMN trend.release_order IS 'Position of the release in ingest order (releases.ordinal).';
+COMMENT ON COLUMN trend.release_label IS 'Release.';
+COMMENT ON COLUMN trend.units IS '(case, model) units of the lift.';
+COMMENT ON COLUMN trend.eligible_pairs IS 'Eligible pairs.';
+COMMENT ON COLUMN trend.with_rate IS 'with_skill rate (docs/metrics.md §M3).';
+COMMENT ON COLUMN trend.without_rate IS 'Control rate.';
+COMMENT ON COLUMN trend.lift IS 'with_rate - without_rate.';
+COMMENT ON COLUMN trend.p_value IS 'Sign-flip p of the lift, as the harness prints it.';
+COMMENT ON COLUMN trend.ci_lower IS 'Lower end of the 95% interval (NULL when unbounded).';
+COMMENT ON COLUMN trend.ci_upper IS 'Upper end of the 95% interval.';
+COMMENT ON COLUMN trend.noise_verdict IS 'Noise check: resolvable, too-few-cases-moved, unbounded, noise-exceeds-headroom, ...';
+COMMENT ON COLUMN trend.runs IS 'Runs in the release.';
+COMMENT ON COLUMN trend.runs_with_cost IS 'Runs with an available cost.';
+COMMENT ON COLUMN trend.known_cost_usd IS 'Sum of the available USD costs (a lower bound when some are missing).';
+COMMENT ON COLUMN trend.known_total_tokens IS 'Sum of the available total tokens.';
+COMMENT ON COLUMN trend.previous_release IS 'The release before this one.';
+COMMENT ON COLUMN trend.lift_change IS 'Mean change of matched units'' deltas since the previous release (docs/metrics.md §M11).';
+COMMENT ON COLUMN trend.change_matched_units IS 'Units present in both releases.';
+COMMENT ON COLUMN trend.change_p_value IS 'Sign-flip p of that change.';
+COMMENT ON COLUMN trend.change_significant IS 'change_p_value <= 0.05.';

@@ -20,7 +20,7 @@ pub fn run(db: &Path, args: &SqlArgs) -> anyhow::Result<i32> {
     let store = super::open_read(db)?;
     let result = report::query(&store.conn, &args.statement, &Filters::new());
     let rs = match result {
-        Err(e) if e.to_string().contains("read-only") => {
+        Err(e) if liftdb::store::is_write_refusal(&e) => {
             // The statement writes: reopen for writing (which also takes the lock).
             drop(store);
             let store = liftdb::store::open_write(db)

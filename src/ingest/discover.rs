@@ -8,21 +8,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use walkdir::WalkDir;
 
-use super::records::IngestErrorRec;
-
-/// Files whose presence makes a directory a run directory (formats.md C.3/C.4).
-pub const RUN_MARKERS: &[&str] = &[
-    "metadata.json",
-    "metrics.json",
-    "events.json",
-    "timing.json",
-    "output.md",
-    "output.txt",
-    "response.md",
-    "response.txt",
-    "final.md",
-    "final.txt",
-];
+use super::errors::{ErrorKind, IngestErrorRec};
+use super::kernel::run_files::{marks_run_dir, CONTEXT_FILES};
 
 #[derive(Debug, Clone)]
 pub struct FileInfo {
@@ -74,17 +61,19 @@ fn is_nested_run_part(dir: &Path) -> bool {
             .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
-fn file_info(path: &Path, meta: &std::fs::Metadata) -> FileInfo {
-    let mtime_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0);
-    FileInfo {
-        path: path.to_path_buf(),
-        size: meta.len(),
-        mtime_ns,
+impl FileInfo {
+    pub fn of(path: &Path, meta: &std::fs::Metadata) -> FileInfo {
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i64)
+            .unwrap_or(0);
+        FileInfo {
+            path: path.to_path_buf(),
+            size: meta.len(),
+            mtime_ns,
+        }
     }
 }
 
@@ -99,11 +88,11 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
         let canonical = match std::fs::canonicalize(root) {
             Ok(p) => p,
             Err(e) => {
-                out.errors.push(IngestErrorRec {
-                    path: root.display().to_string(),
-                    stage: "read".into(),
-                    reason: format!("cannot open: {e}"),
-                });
+                out.errors.push(IngestErrorRec::new(
+                    root.display().to_string(),
+                    ErrorKind::Unreadable,
+                    format!("cannot open: {e}"),
+                ));
                 continue;
             }
         };
@@ -120,20 +109,19 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
                         found_files.push(e.into_path());
                     }
                 }
-                Ok(e) if e.path_is_symlink() => out.errors.push(IngestErrorRec {
-                    path: e.path().display().to_string(),
-                    stage: "read".into(),
-                    reason: "symbolic link not followed: liftdb reads only the files inside the paths it is given (link the target's directory in explicitly to ingest it)".into(),
-                }),
+                Ok(e) if e.path_is_symlink() => out.errors.push(IngestErrorRec::new(
+                    e.path().display().to_string(),
+                    ErrorKind::SymlinkNotFollowed,
+                    "symbolic link not followed: liftdb reads only the files inside the paths it is given (link the target's directory in explicitly to ingest it)",
+                )),
                 Ok(_) => {}
-                Err(err) => out.errors.push(IngestErrorRec {
-                    path: err
-                        .path()
+                Err(err) => out.errors.push(IngestErrorRec::new(
+                    err.path()
                         .map(|p| p.display().to_string())
                         .unwrap_or_else(|| canonical.display().to_string()),
-                    stage: "read".into(),
-                    reason: err.to_string(),
-                }),
+                    ErrorKind::Unreadable,
+                    err.to_string(),
+                )),
             }
         }
     }
@@ -141,11 +129,13 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
         .par_iter()
         .map(|path| {
             std::fs::symlink_metadata(path)
-                .map(|m| file_info(path, &m))
-                .map_err(|err| IngestErrorRec {
-                    path: path.display().to_string(),
-                    stage: "read".into(),
-                    reason: err.to_string(),
+                .map(|m| FileInfo::of(path, &m))
+                .map_err(|err| {
+                    IngestErrorRec::new(
+                        path.display().to_string(),
+                        ErrorKind::Unreadable,
+                        err.to_string(),
+                    )
                 })
         })
         .collect();
@@ -164,7 +154,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
         .map(|f| &f.path)
         .filter(|p| {
             p.file_name()
-                .is_some_and(|n| RUN_MARKERS.contains(&n.to_string_lossy().as_ref()))
+                .is_some_and(|n| marks_run_dir(&n.to_string_lossy()))
         })
         .filter_map(|p| p.parent().map(Path::to_path_buf))
         .collect();
@@ -178,29 +168,62 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
     }
 
     let mut by_run: HashMap<PathBuf, Vec<FileInfo>> = HashMap::new();
+    let mut loose_files: HashMap<PathBuf, FileInfo> = HashMap::new();
     for info in files {
         match owning_run_dir(&info.path, &run_dirs) {
             Some(dir) => by_run.entry(dir).or_default().push(info),
-            None if is_json_like(&info.path) => out.units.push(Unit {
-                kind: UnitKind::LooseFile,
-                path: info.path.clone(),
-                files: vec![info],
-            }),
+            None if is_json_like(&info.path) => {
+                loose_files.insert(info.path.clone(), info.clone());
+                out.units.push(Unit {
+                    kind: UnitKind::LooseFile,
+                    path: info.path.clone(),
+                    files: vec![info],
+                });
+            }
             None => out.ignored.push(info.path),
         }
     }
     let mut run_units: Vec<Unit> = by_run
         .into_iter()
-        .map(|(dir, files)| Unit {
-            kind: UnitKind::RunDir,
-            path: dir,
-            files,
+        .map(|(dir, mut files)| {
+            files.extend(context_files(&dir, &loose_files, &out.dir_roots));
+            Unit {
+                kind: UnitKind::RunDir,
+                path: dir,
+                files,
+            }
         })
         .collect();
     // Hash order is arbitrary: keep units in path order, as the walk found them.
     run_units.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     out.units.extend(run_units);
     out
+}
+
+/// The files above a run directory that its adapter reads with it
+/// (`formats::CONTEXT_FILES`): found by the walk, or stat'ed when they lie
+/// outside every walked directory (a single run directory given by name).
+fn context_files(
+    dir: &Path,
+    walked: &HashMap<PathBuf, FileInfo>,
+    roots: &[PathBuf],
+) -> Vec<FileInfo> {
+    CONTEXT_FILES
+        .iter()
+        .filter_map(|rel| {
+            let ups = rel.matches("../").count();
+            let name = rel.trim_start_matches("../");
+            let path = dir.ancestors().nth(ups)?.join(name);
+            if let Some(info) = walked.get(&path) {
+                return Some(info.clone());
+            }
+            if roots.iter().any(|r| path.starts_with(r)) {
+                return None; // walked, and not there
+            }
+            let meta = std::fs::metadata(&path).ok().filter(|m| m.is_file())?;
+            Some(FileInfo::of(&path, &meta))
+        })
+        .collect()
 }
 
 /// The run directory a file belongs to: its own directory, or the run

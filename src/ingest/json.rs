@@ -8,14 +8,18 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::errors::ReadError;
+
 /// Read a file once: its bytes (gunzipped for `*.gz`) and the sha256 of what
 /// is on disk (compressed files are hashed as stored).
-pub fn read_hashed(path: &Path) -> std::io::Result<(Vec<u8>, String)> {
+pub fn read_hashed(path: &Path) -> Result<(Vec<u8>, String), ReadError> {
     let raw = std::fs::read(path)?;
     let sha = sha256_hex(&raw);
     if path.extension().is_some_and(|e| e == "gz") {
         let mut out = Vec::with_capacity(raw.len() * 6);
-        flate2::read::GzDecoder::new(&raw[..]).read_to_end(&mut out)?;
+        flate2::read::GzDecoder::new(&raw[..])
+            .read_to_end(&mut out)
+            .map_err(ReadError::NotGzip)?;
         Ok((out, sha))
     } else {
         Ok((raw, sha))
@@ -24,10 +28,18 @@ pub fn read_hashed(path: &Path) -> std::io::Result<(Vec<u8>, String)> {
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    Sha256::digest(bytes)
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lower-case hex of bytes (hashes, keys, checksums).
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
         .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 /// Parse JSON leniently: NaN, Infinity, -Infinity and numbers that overflow

@@ -1,15 +1,20 @@
 //! Loose files (not inside a run directory): detect what they are from
-//! their content and hand them to the matching parser.
+//! their content with one table of detectors, and hand them to the matching
+//! parser.
 
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::formats::seh::{self, benchmark, judge, manifest, peer, trigger};
+use super::formats::seh::{self, benchmark, judge, manifest, trigger};
 use super::formats::{allows, promptfoo, seed, skill_creator, Format};
+use super::formats::{PROMPTFOO, SEED_HANDBOOK, SKILL_CREATOR, SKILL_EVALS};
 use super::json::{parse_jsonl, parse_lenient, Get};
-use super::records::{CaseRec, Records, SuiteRec};
+use super::kernel::unit::{DeclaredFile, DeclaredReader};
+use super::kernel::{peer, suite_id};
+use super::records::{CaseRec, ErrorKind, Records, SuiteRec};
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LooseKind {
     Manifest,
     Benchmark,
@@ -25,7 +30,8 @@ pub enum LooseKind {
     Informational,
     /// Parsing failed; the records hold the error.
     Invalid,
-    Unrecognized(String),
+    /// No detector claimed the file.
+    Unrecognized,
 }
 
 impl LooseKind {
@@ -43,7 +49,7 @@ impl LooseKind {
             LooseKind::PromptfooResults => "promptfoo_results",
             LooseKind::Informational => "informational",
             LooseKind::Invalid => "invalid",
-            LooseKind::Unrecognized(_) => "unrecognized",
+            LooseKind::Unrecognized => "unrecognized",
         }
     }
 }
@@ -59,25 +65,182 @@ pub struct LooseParse {
     pub case_skills: Vec<(String, String)>,
     /// The harness format, for `source_file.source_format`.
     pub source_format: &'static str,
+    /// Files the parse read besides this one (hashed with it).
+    pub declared: Vec<DeclaredFile>,
 }
 
-fn parsed(kind: LooseKind, records: Records) -> LooseParse {
-    LooseParse {
-        kind,
-        records,
-        row_cases: Vec::new(),
-        row_suite: None,
-        case_skills: Vec::new(),
-        source_format: seh::SOURCE_FORMAT,
+impl LooseParse {
+    fn new(kind: LooseKind, source_format: &'static str, records: Records) -> Self {
+        LooseParse {
+            kind,
+            records,
+            row_cases: Vec::new(),
+            row_suite: None,
+            case_skills: Vec::new(),
+            source_format,
+            declared: Vec::new(),
+        }
     }
 }
 
-fn with_format(mut p: LooseParse, format: &'static str) -> LooseParse {
-    p.source_format = format;
-    p
+/// What a detector and its parser see of a loose file.
+struct Input<'a> {
+    doc: &'a Value,
+    path: &'a str,
+    sha256: &'a str,
+    release: &'a str,
+    /// Other files the parse reads, recorded into `LooseParse::declared`.
+    files: &'a DeclaredReader,
 }
 
-const HINT: &str = "not a file liftdb reads (expected a skill-eval-harness manifest, benchmark/grade report, cost-summary, token-overhead, trigger report, judge results, or a run directory)";
+/// One kind of loose file: the format that may claim it (None: any, even
+/// when another is forced), how it is recognised, and how it is parsed.
+struct LooseAdapter {
+    format: Option<Format>,
+    detect: fn(&Input) -> bool,
+    parse: fn(&Input) -> LooseParse,
+}
+
+/// In detection order, which matters where shapes overlap: a manifest and a
+/// benchmark report both carry `skill_name` + a list (manifests come first,
+/// they define the cases); promptfoo results come before skill-creator's
+/// trigger output, which also has `results[]`; the handbook's case.json has
+/// `checks` the seh detectors ignore; skill-creator's run_eval output
+/// (`query`/`trigger_rate` rows) precedes the seh trigger matrix; judge rows
+/// and the peer-report shapes (cost, token overhead) are the least specific;
+/// informational shapes only after every readable one.
+const LOOSE_ADAPTERS: &[LooseAdapter] = &[
+    LooseAdapter {
+        format: Some(Format::Seh),
+        detect: |i| manifest::looks_like_manifest(i.doc),
+        parse: |i| {
+            let mut records = Records::default();
+            manifest::parse(i.doc, i.path, i.sha256, i.release, &mut records);
+            LooseParse::new(LooseKind::Manifest, seh::SOURCE_FORMAT, records)
+        },
+    },
+    LooseAdapter {
+        format: Some(Format::Seh),
+        detect: |i| benchmark::looks_like_report(i.doc),
+        parse: parse_seh_benchmark,
+    },
+    LooseAdapter {
+        format: Some(Format::Promptfoo),
+        detect: |i| promptfoo::looks_like_results(i.doc),
+        parse: |i| {
+            let mut records = Records::default();
+            promptfoo::parse_results(i.doc, i.path, i.sha256, i.release, i.files, &mut records);
+            LooseParse::new(LooseKind::PromptfooResults, PROMPTFOO, records)
+        },
+    },
+    LooseAdapter {
+        format: Some(Format::Promptfoo),
+        detect: |i| {
+            i.doc
+                .as_array()
+                .is_some_and(|rows| !rows.is_empty() && rows.iter().all(promptfoo::looks_like_row))
+        },
+        parse: parse_promptfoo_rows,
+    },
+    LooseAdapter {
+        format: Some(Format::Handbook),
+        detect: |i| seed::looks_like_case(i.doc),
+        parse: |i| {
+            let mut records = Records::default();
+            seed::parse_case(i.doc, Path::new(i.path), i.release, &mut records);
+            LooseParse::new(LooseKind::HandbookCase, SEED_HANDBOOK, records)
+        },
+    },
+    LooseAdapter {
+        format: Some(Format::Handbook),
+        detect: |i| seed::looks_like_benchmark(i.doc),
+        parse: |i| {
+            let mut records = Records::default();
+            let suite = seed::parse_benchmark(i.doc, i.path, i.sha256, i.release, &mut records);
+            let mut p = LooseParse::new(LooseKind::HandbookBenchmark, SEED_HANDBOOK, records);
+            p.row_suite = Some(suite);
+            p
+        },
+    },
+    LooseAdapter {
+        format: Some(Format::SkillCreator),
+        detect: |i| skill_creator::looks_like_trigger_eval(i.doc),
+        parse: |i| {
+            let mut records = Records::default();
+            skill_creator::parse_trigger_eval(i.doc, i.path, i.release, &mut records);
+            LooseParse::new(LooseKind::TriggerReport, SKILL_CREATOR, records)
+        },
+    },
+    LooseAdapter {
+        format: Some(Format::SkillCreator),
+        detect: |i| skill_creator::looks_like_benchmark(i.doc),
+        parse: parse_skill_creator_benchmark,
+    },
+    LooseAdapter {
+        format: Some(Format::Seh),
+        detect: |i| trigger::looks_like_trigger_report(i.doc),
+        parse: |i| {
+            let mut records = Records::default();
+            trigger::parse(i.doc, i.path, i.release, &mut records);
+            LooseParse::new(LooseKind::TriggerReport, seh::SOURCE_FORMAT, records)
+        },
+    },
+    LooseAdapter {
+        format: Some(Format::Seh),
+        detect: |i| judge::verdict_rows(i.doc).is_some(),
+        parse: |i| {
+            let mut records = Records::default();
+            let rows = judge::verdict_rows(i.doc).unwrap_or_default();
+            judge::parse(&rows, i.path, &mut records);
+            LooseParse::new(LooseKind::JudgeResults, seh::SOURCE_FORMAT, records)
+        },
+    },
+    LooseAdapter {
+        format: Some(Format::Seh),
+        detect: |i| i.doc.get("runs_root").is_some() && i.doc.get("top_expensive_cases").is_some(),
+        parse: |i| flattened(i, LooseKind::CostSummary),
+    },
+    LooseAdapter {
+        format: Some(Format::Seh),
+        detect: |i| {
+            i.doc
+                .get("reports")
+                .and_then(Value::as_array)
+                .is_some_and(|r| {
+                    r.iter()
+                        .any(|x| x.get("pairs").is_some() || x.get("profile").is_some())
+                })
+        },
+        parse: |i| flattened(i, LooseKind::TokenOverhead),
+    },
+    LooseAdapter {
+        // Agent Skill Evals evidence / meta files are read through the results row that points to them.
+        format: None,
+        detect: |i| {
+            i.doc
+                .str_at("schemaVersion")
+                .is_some_and(|v| v.starts_with("agent-skill-evals.evidence"))
+                || i.doc.get("evidencePath").is_some()
+        },
+        parse: |_| LooseParse::new(LooseKind::Informational, SKILL_EVALS, Records::default()),
+    },
+    LooseAdapter {
+        // Prepared tasks, manifest audits and ablation materialization records:
+        // real harness output with nothing for the store.
+        format: None,
+        detect: |i| is_seh_informational(i.doc),
+        parse: |_| {
+            LooseParse::new(
+                LooseKind::Informational,
+                seh::SOURCE_FORMAT,
+                Records::default(),
+            )
+        },
+    },
+];
+
+/// Why an unclaimed file is not read (the hint says what to do).
+pub const UNRECOGNIZED: &str = "not a file liftdb reads (expected a skill-eval-harness manifest, benchmark/grade report, cost-summary, token-overhead, trigger report, judge results, or a run directory)";
 
 pub fn parse(
     path: &str,
@@ -86,189 +249,137 @@ pub fn parse(
     release: &str,
     forced: Option<Format>,
 ) -> LooseParse {
-    use Format::{Handbook, Promptfoo, Seh, SkillCreator};
-    let allow = |f: Format| allows(forced, f);
-    let mut records = Records::default();
-    let is_jsonl = path.ends_with(".jsonl");
-    let doc = if is_jsonl {
-        match parse_jsonl(bytes) {
-            Ok(rows) => Value::Array(rows),
-            Err(e) => {
-                records.error(path, "parse", format!("invalid JSON Lines: {e}"));
-                return parsed(LooseKind::Invalid, records);
-            }
-        }
+    let doc = if path.ends_with(".jsonl") {
+        parse_jsonl(bytes).map(Value::Array).map_err(|e| {
+            (
+                ErrorKind::InvalidJsonLines,
+                format!("invalid JSON Lines: {e}"),
+            )
+        })
     } else {
-        match parse_lenient(bytes) {
-            Ok(v) => v,
-            Err(e) => {
-                records.error(path, "parse", format!("invalid JSON: {e}"));
-                return parsed(LooseKind::Invalid, records);
-            }
-        }
+        parse_lenient(bytes).map_err(|e| (ErrorKind::InvalidJson, format!("invalid JSON: {e}")))
     };
+    let doc = match doc {
+        Ok(doc) => doc,
+        Err((kind, reason)) => return invalid(path, kind, reason),
+    };
+    let files = DeclaredReader::default();
+    let input = Input {
+        doc: &doc,
+        path,
+        sha256,
+        release,
+        files: &files,
+    };
+    let claimed = LOOSE_ADAPTERS
+        .iter()
+        .filter(|a| a.format.is_none_or(|f| allows(forced, f)))
+        .find(|a| (a.detect)(&input));
+    if let Some(adapter) = claimed {
+        let mut parsed = (adapter.parse)(&input);
+        parsed.declared = files.into_files();
+        return parsed;
+    }
+    match near_miss(&doc) {
+        Some(problem) => invalid(path, ErrorKind::WrongShape, problem),
+        None => LooseParse::new(
+            LooseKind::Unrecognized,
+            seh::SOURCE_FORMAT,
+            Records::default(),
+        ),
+    }
+}
 
-    if allow(Seh) && manifest::looks_like_manifest(&doc) {
-        manifest::parse(&doc, path, sha256, release, &mut records);
-        return parsed(LooseKind::Manifest, records);
-    }
-    if allow(Seh) && benchmark::looks_like_report(&doc) {
-        let report = benchmark::parse(&doc, path, release);
-        let skill = doc.str_at("skill_name").unwrap_or("(unknown skill)");
-        let suite = SuiteRec {
-            suite_id: manifest::suite_id(release, skill),
-            release_label: release.to_string(),
-            skill_name: skill.to_string(),
-            source_format: seh::SOURCE_FORMAT.into(),
-            harness_name: Some("skill-eval-harness".into()),
-            harness_version: None,
-            manifest_path: Some(path.to_string()),
-            manifest_sha256: Some(sha256.to_string()),
-            skill_tree_hash: None,
-            variants: None,
-            ablations: None,
-        };
-        return LooseParse {
-            kind: LooseKind::Benchmark,
-            records: report.records,
-            row_cases: report.row_cases,
-            row_suite: Some(suite),
-            case_skills: Vec::new(),
-            source_format: seh::SOURCE_FORMAT,
-        };
-    }
-    if allow(Promptfoo) && promptfoo::looks_like_results(&doc) {
-        promptfoo::parse_results(&doc, path, sha256, release, &mut records);
-        return with_format(
-            parsed(LooseKind::PromptfooResults, records),
-            super::formats::PROMPTFOO,
-        );
-    }
-    if let Some(rows) = doc
-        .as_array()
-        .filter(|r| allow(Promptfoo) && !r.is_empty() && r.iter().all(promptfoo::looks_like_row))
-    {
-        if promptfoo::has_json_sibling(Path::new(path)) {
-            return with_format(
-                parsed(LooseKind::Informational, records),
-                super::formats::PROMPTFOO,
-            );
-        }
-        let src = promptfoo::Source {
-            path,
-            sha256,
-            release,
-            eval_id: None,
-            config: None,
-        };
-        promptfoo::parse_rows(rows, &src, &mut records);
-        return with_format(
-            parsed(LooseKind::PromptfooResults, records),
-            super::formats::PROMPTFOO,
-        );
-    }
-    if allow(Handbook) && seed::looks_like_case(&doc) {
-        seed::parse_case(&doc, Path::new(path), release, &mut records);
-        return with_format(
-            parsed(LooseKind::HandbookCase, records),
-            super::formats::SEED_HANDBOOK,
-        );
-    }
-    if allow(Handbook) && seed::looks_like_benchmark(&doc) {
-        let suite = seed::parse_benchmark(&doc, path, sha256, release, &mut records);
-        let mut p = with_format(
-            parsed(LooseKind::HandbookBenchmark, records),
-            super::formats::SEED_HANDBOOK,
-        );
-        p.row_suite = Some(suite);
-        return p;
-    }
-    if allow(SkillCreator) && skill_creator::looks_like_trigger_eval(&doc) {
-        skill_creator::parse_trigger_eval(&doc, path, release, &mut records);
-        return with_format(
-            parsed(LooseKind::TriggerReport, records),
-            super::formats::SKILL_CREATOR,
-        );
-    }
-    if allow(SkillCreator) && skill_creator::looks_like_benchmark(&doc) {
-        let suite = skill_creator::parse_benchmark(&doc, path, sha256, release, &mut records);
-        let skill = suite.skill_name.clone();
-        let mut p = with_format(
-            parsed(LooseKind::SkillCreatorBenchmark, records),
-            super::formats::SKILL_CREATOR,
-        );
-        p.case_skills = skill_creator::benchmark_cases(&doc)
-            .into_iter()
-            .map(|c| (c, skill.clone()))
-            .collect();
-        p.row_suite = Some(suite);
-        return p;
-    }
-    if allow(Seh) && trigger::looks_like_trigger_report(&doc) {
-        trigger::parse(&doc, path, release, &mut records);
-        return parsed(LooseKind::TriggerReport, records);
-    }
-    if let Some(rows) = judge::verdict_rows(&doc).filter(|_| allow(Seh)) {
-        judge::parse(&rows, path, &mut records);
-        return parsed(LooseKind::JudgeResults, records);
-    }
-    let skill = doc.str_at("skill_name");
-    let flatten_as = |kind: &str, records: &mut Records| {
-        let src = peer::PeerSource {
-            path,
-            report_kind: kind,
-            release,
-            skill_name: skill,
-        };
-        peer::flatten(&doc, &src, &[], &mut records.peer_metrics);
+fn invalid(path: &str, kind: ErrorKind, reason: String) -> LooseParse {
+    let mut records = Records::default();
+    records.error(path, kind, reason);
+    LooseParse::new(LooseKind::Invalid, seh::SOURCE_FORMAT, records)
+}
+
+fn parse_seh_benchmark(i: &Input) -> LooseParse {
+    let report = benchmark::parse(i.doc, i.path, i.release);
+    let skill = i.doc.str_at("skill_name").unwrap_or("(unknown skill)");
+    let suite = SuiteRec {
+        suite_id: suite_id(i.release, skill),
+        release_label: i.release.to_string(),
+        skill_name: skill.to_string(),
+        source_format: seh::SOURCE_FORMAT.into(),
+        harness_name: Some("skill-eval-harness".into()),
+        harness_version: None,
+        manifest_path: Some(i.path.to_string()),
+        manifest_sha256: Some(i.sha256.to_string()),
+        skill_tree_hash: None,
+        variants: None,
+        ablations: None,
     };
-    if allow(Seh) && doc.get("runs_root").is_some() && doc.get("top_expensive_cases").is_some() {
-        flatten_as("cost_summary", &mut records);
-        return parsed(LooseKind::CostSummary, records);
+    let mut p = LooseParse::new(LooseKind::Benchmark, seh::SOURCE_FORMAT, report.records);
+    p.row_cases = report.row_cases;
+    p.row_suite = Some(suite);
+    p
+}
+
+/// promptfoo's results.jsonl: read only when no results.json sits beside it
+/// (the JSON has everything the lines have, and more).
+fn parse_promptfoo_rows(i: &Input) -> LooseParse {
+    let mut records = Records::default();
+    if promptfoo::has_json_sibling(Path::new(i.path)) {
+        return LooseParse::new(LooseKind::Informational, PROMPTFOO, records);
     }
-    if allow(Seh)
-        && doc
-            .get("reports")
-            .and_then(Value::as_array)
-            .is_some_and(|r| {
-                r.iter()
-                    .any(|x| x.get("pairs").is_some() || x.get("profile").is_some())
-            })
-    {
-        flatten_as("token_overhead", &mut records);
-        return parsed(LooseKind::TokenOverhead, records);
-    }
+    let src = promptfoo::Source {
+        path: i.path,
+        sha256: i.sha256,
+        release: i.release,
+        eval_id: None,
+        config: None,
+        files: i.files,
+    };
+    promptfoo::parse_rows(
+        i.doc.as_array().map_or(&[], Vec::as_slice),
+        &src,
+        &mut records,
+    );
+    LooseParse::new(LooseKind::PromptfooResults, PROMPTFOO, records)
+}
+
+fn parse_skill_creator_benchmark(i: &Input) -> LooseParse {
+    let mut records = Records::default();
+    let suite = skill_creator::parse_benchmark(i.doc, i.path, i.sha256, i.release, &mut records);
+    let skill = suite.skill_name.clone();
+    let mut p = LooseParse::new(LooseKind::SkillCreatorBenchmark, SKILL_CREATOR, records);
+    p.case_skills = skill_creator::benchmark_cases(i.doc)
+        .into_iter()
+        .map(|c| (c, skill.clone()))
+        .collect();
+    p.row_suite = Some(suite);
+    p
+}
+
+/// A skill-eval-harness report kept whole in `peer_metric`.
+fn flattened(i: &Input, kind: LooseKind) -> LooseParse {
+    let mut records = Records::default();
+    let src = peer::PeerSource {
+        path: i.path,
+        report_kind: kind.label(),
+        release: i.release,
+        skill_name: i.doc.str_at("skill_name"),
+    };
+    peer::flatten(i.doc, &src, &[], &mut records.peer_metrics);
+    LooseParse::new(kind, seh::SOURCE_FORMAT, records)
+}
+
+/// Prepared task lists, readiness audits, ablation materialization records.
+fn is_seh_informational(doc: &Value) -> bool {
     let is_task_list = doc.as_array().is_some_and(|rows| {
         !rows.is_empty()
             && rows
                 .iter()
                 .all(|r| r.get("run_dir").is_some() && r.get("case_id").is_some())
     });
-    let is_evidence = doc
-        .str_at("schemaVersion")
-        .is_some_and(|v| v.starts_with("agent-skill-evals.evidence"))
-        || doc.get("evidencePath").is_some();
-    if is_evidence {
-        // Agent Skill Evals evidence / meta files are read through the results row that points to them.
-        return with_format(
-            parsed(LooseKind::Informational, records),
-            super::formats::SKILL_EVALS,
-        );
-    }
-    // Prepared tasks, manifest audits and ablation materialization records:
-    // real harness output with nothing for the store.
     let is_materialization = doc
         .get("ablations")
         .and_then(Value::as_array)
         .is_some_and(|a| a.iter().any(|x| x.get("skill_hash").is_some()));
-    if is_task_list || doc.get("readiness").is_some() || is_materialization {
-        return parsed(LooseKind::Informational, records);
-    }
-    if let Some(problem) = near_miss(&doc) {
-        records.error(path, "parse", problem);
-        return parsed(LooseKind::Invalid, records);
-    }
-    parsed(LooseKind::Unrecognized(HINT.to_string()), records)
+    is_task_list || doc.get("readiness").is_some() || is_materialization
 }
 
 /// A file shaped like a report liftdb reads except for the one field that

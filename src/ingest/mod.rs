@@ -3,12 +3,14 @@
 //! feature the pipeline that writes them as one batch per call.
 
 pub mod discover;
+pub mod errors;
 pub mod formats;
-pub mod hints;
 pub mod json;
+pub mod kernel;
 pub mod loose;
 pub mod records;
 pub mod redact;
+pub mod table;
 
 #[cfg(feature = "store")]
 mod pipeline;

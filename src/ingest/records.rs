@@ -1,18 +1,23 @@
-//! The normalized model, and (with the `store` feature) its rows ready for DuckDB appenders. Each struct maps
-//! to one table of `sql/migrations/0001_core.sql`; `row()` yields the values
-//! in the table's column order.
+//! The normalized model: one record per table of the raw layer
+//! (`sql/migrations/`), each declared once with `table!` (its columns in DDL
+//! order, checked against the migrated store by a test), and `Records`, the
+//! rows one unit gives, table by table.
 
 use sha2::{Digest, Sha256};
+
+pub use super::errors::{ErrorKind, IngestErrorRec};
+pub use super::table::EpochSeconds;
+use super::table::{record_tables, table, Cell, Kind};
 
 #[cfg(feature = "store")]
 pub use cells::*;
 #[cfg(feature = "store")]
 use duckdb::types::Value;
 
-/// Typed DuckDB values (NULL for absent or non-finite), for `row()`.
+/// Typed DuckDB values (NULL for absent or non-finite), for the statistics tables' rows.
 #[cfg(feature = "store")]
 mod cells {
-    use duckdb::types::{TimeUnit, Value};
+    use duckdb::types::Value;
 
     pub type Row = Vec<Value>;
 
@@ -28,11 +33,6 @@ mod cells {
     }
     pub fn boolean(v: Option<bool>) -> Value {
         v.map_or(Value::Null, Value::Boolean)
-    }
-    pub fn epoch_seconds(v: Option<f64>) -> Value {
-        v.map_or(Value::Null, |s| {
-            Value::Timestamp(TimeUnit::Microsecond, (s * 1_000_000.0) as i64)
-        })
     }
 }
 
@@ -50,190 +50,110 @@ pub fn key(parts: &[Option<&str>]) -> String {
         }
         h.update([0x1f]);
     }
-    h.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    super::json::hex(&h.finalize()[..16])
 }
 
-#[derive(Debug, Clone)]
-pub struct SuiteRec {
-    pub suite_id: String,
-    pub release_label: String,
-    pub skill_name: String,
-    pub source_format: String,
-    pub harness_name: Option<String>,
-    pub harness_version: Option<String>,
-    pub manifest_path: Option<String>,
-    pub manifest_sha256: Option<String>,
-    pub skill_tree_hash: Option<String>,
-    pub variants: Option<String>,
-    pub ablations: Option<String>,
-}
-
-impl SuiteRec {
-    #[cfg(feature = "store")]
-    pub fn row(&self, batch_id: i64) -> Row {
-        vec![
-            text(Some(&self.suite_id)),
-            text(Some(&self.release_label)),
-            text(Some(&self.skill_name)),
-            text(Some(&self.source_format)),
-            text(self.harness_name.as_ref()),
-            text(self.harness_version.as_ref()),
-            text(self.manifest_path.as_ref()),
-            text(self.manifest_sha256.as_ref()),
-            text(self.skill_tree_hash.as_ref()),
-            text(self.variants.as_ref()),
-            text(self.ablations.as_ref()),
-            Value::BigInt(batch_id),
-        ]
+table! {
+    #[derive(Debug, Clone)]
+    pub struct SuiteRec in "suite" {
+        suite_id: String => "VARCHAR",
+        release_label: String => "VARCHAR",
+        skill_name: String => "VARCHAR",
+        source_format: String => "VARCHAR",
+        harness_name: Option<String> => "VARCHAR",
+        harness_version: Option<String> => "VARCHAR",
+        manifest_path: Option<String> => "VARCHAR",
+        manifest_sha256: Option<String> => "VARCHAR",
+        skill_tree_hash: Option<String> => "VARCHAR",
+        variants: Option<String> => "JSON",
+        ablations: Option<String> => "JSON",
+        @batch_id,
     }
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct CaseRec {
-    pub case_pk: String,
-    pub suite_id: String,
-    pub release_label: String,
-    pub skill_name: String,
-    pub case_id: String,
-    pub split: Option<String>,
-    pub kind: Option<String>,
-    pub population: Option<String>,
-    pub polarity: Option<String>,
-    pub eval_intent: Option<String>,
-    pub domain: Option<String>,
-    pub difficulty: Option<String>,
-    pub trigger_type: Option<String>,
-    pub prompt: Option<String>,
-    pub expected_behavior: Option<String>,
-    pub success_goals: Option<String>,
-    pub tags: Option<String>,
-    pub assertions: Option<String>,
-    pub reference_floor: Option<f64>,
-    pub raw: Option<String>,
-    /// The file that defined the case (manifest, case.json, report).
-    pub source_path: Option<String>,
-}
-
-impl CaseRec {
-    #[cfg(feature = "store")]
-    pub fn row(&self) -> Row {
-        vec![
-            text(Some(&self.case_pk)),
-            text(Some(&self.suite_id)),
-            text(Some(&self.release_label)),
-            text(Some(&self.skill_name)),
-            text(Some(&self.case_id)),
-            text(self.split.as_ref()),
-            text(self.kind.as_ref()),
-            text(self.population.as_ref()),
-            text(self.polarity.as_ref()),
-            text(self.eval_intent.as_ref()),
-            text(self.domain.as_ref()),
-            text(self.difficulty.as_ref()),
-            text(self.trigger_type.as_ref()),
-            text(self.prompt.as_ref()),
-            text(self.expected_behavior.as_ref()),
-            text(self.success_goals.as_ref()),
-            text(self.tags.as_ref()),
-            text(self.assertions.as_ref()),
-            float(self.reference_floor),
-            text(self.raw.as_ref()),
-            text(self.source_path.as_ref()),
-        ]
+table! {
+    #[derive(Debug, Clone, Default)]
+    pub struct CaseRec in "case_def" {
+        case_pk: String => "VARCHAR",
+        suite_id: String => "VARCHAR",
+        release_label: String => "VARCHAR",
+        skill_name: String => "VARCHAR",
+        case_id: String => "VARCHAR",
+        split: Option<String> => "VARCHAR",
+        kind: Option<String> => "VARCHAR",
+        population: Option<String> => "VARCHAR",
+        polarity: Option<String> => "VARCHAR",
+        eval_intent: Option<String> => "VARCHAR",
+        domain: Option<String> => "VARCHAR",
+        difficulty: Option<String> => "VARCHAR",
+        trigger_type: Option<String> => "VARCHAR",
+        prompt: Option<String> => "VARCHAR",
+        expected_behavior: Option<String> => "JSON",
+        success_goals: Option<String> => "JSON",
+        tags: Option<String> => "JSON",
+        assertions: Option<String> => "JSON",
+        reference_floor: Option<f64> => "DOUBLE",
+        raw: Option<String> => "JSON",
+        /// The file that defined the case (manifest, case.json, report).
+        source_path: Option<String> => "VARCHAR",
     }
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct RunRec {
-    pub run_id: String,
-    pub release_label: String,
-    pub native_batch: Option<String>,
-    pub source_format: String,
-    pub skill_name: String,
-    pub case_id: String,
-    pub model: Option<String>,
-    pub model_source: Option<String>,
-    pub arm: String,
-    pub repetition: i64,
-    pub repetition_source: String,
-    pub provider: Option<String>,
-    pub population: Option<String>,
-    pub run_dir: String,
-    pub output_file: Option<String>,
-    pub output_present: bool,
-    pub output_text: Option<String>,
-    pub failure_marker: Option<String>,
-    pub returncode: Option<i64>,
-    pub timed_out: Option<bool>,
-    pub observation_complete: Option<bool>,
-    pub trace_observation_complete: Option<bool>,
-    pub execution_valid: bool,
-    pub unscorable_reason: Option<String>,
-    pub skill_tree_hash: Option<String>,
-    pub metadata_error: Option<String>,
-    pub identity_conflicts: Option<String>,
-    pub raw_metadata: Option<String>,
-    pub environment: Option<String>,
-}
-
-impl RunRec {
-    #[cfg(feature = "store")]
-    pub fn row(&self, batch_id: i64) -> Row {
-        vec![
-            text(Some(&self.run_id)),
-            Value::BigInt(batch_id),
-            text(Some(&self.release_label)),
-            text(self.native_batch.as_ref()),
-            text(Some(&self.source_format)),
-            text(Some(&self.skill_name)),
-            text(Some(&self.case_id)),
-            text(self.model.as_ref()),
-            text(self.model_source.as_ref()),
-            text(Some(&self.arm)),
-            Value::BigInt(self.repetition),
-            text(Some(&self.repetition_source)),
-            text(self.provider.as_ref()),
-            text(self.population.as_ref()),
-            text(Some(&self.run_dir)),
-            text(self.output_file.as_ref()),
-            Value::Boolean(self.output_present),
-            text(self.output_text.as_ref()),
-            text(self.failure_marker.as_ref()),
-            int(self.returncode),
-            boolean(self.timed_out),
-            boolean(self.observation_complete),
-            boolean(self.trace_observation_complete),
-            Value::Boolean(self.execution_valid),
-            text(self.unscorable_reason.as_ref()),
-            text(self.skill_tree_hash.as_ref()),
-            text(self.metadata_error.as_ref()),
-            text(self.identity_conflicts.as_ref()),
-            text(self.raw_metadata.as_ref()),
-            text(self.environment.as_ref()),
-        ]
+table! {
+    #[derive(Debug, Clone, Default)]
+    pub struct RunRec in "run" {
+        run_id: String => "VARCHAR",
+        @batch_id,
+        release_label: String => "VARCHAR",
+        native_batch: Option<String> => "VARCHAR",
+        source_format: String => "VARCHAR",
+        skill_name: String => "VARCHAR",
+        case_id: String => "VARCHAR",
+        model: Option<String> => "VARCHAR",
+        model_source: Option<String> => "VARCHAR",
+        arm: String => "VARCHAR",
+        repetition: i64 => "INTEGER",
+        repetition_source: String => "VARCHAR",
+        provider: Option<String> => "VARCHAR",
+        population: Option<String> => "VARCHAR",
+        run_dir: String => "VARCHAR",
+        output_file: Option<String> => "VARCHAR",
+        output_present: bool => "BOOLEAN",
+        output_text: Option<String> => "VARCHAR",
+        failure_marker: Option<String> => "VARCHAR",
+        returncode: Option<i64> => "INTEGER",
+        timed_out: Option<bool> => "BOOLEAN",
+        observation_complete: Option<bool> => "BOOLEAN",
+        trace_observation_complete: Option<bool> => "BOOLEAN",
+        execution_valid: bool => "BOOLEAN",
+        unscorable_reason: Option<String> => "VARCHAR",
+        skill_tree_hash: Option<String> => "VARCHAR",
+        metadata_error: Option<String> => "VARCHAR",
+        identity_conflicts: Option<String> => "JSON",
+        raw_metadata: Option<String> => "JSON",
+        environment: Option<String> => "JSON",
     }
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct GradingRec {
-    pub grading_id: String,
-    pub run_id: String,
-    pub report_path: String,
-    pub generated_at: Option<f64>,
-    pub peer_missing_output: Option<bool>,
-    pub peer_execution_valid: Option<bool>,
-    pub peer_objective_pass_rate: Option<f64>,
-    pub peer_combined_pass_rate: Option<f64>,
-    pub peer_vetoed: Option<bool>,
-    pub peer_graded_score: Option<f64>,
-    pub below_reference_floor: Option<String>,
-    pub deferred_judge_tasks: Option<i64>,
-    pub rate_basis: RateBasis,
-    pub peer_pass: Option<bool>,
-    pub peer_pass_rate: Option<f64>,
+table! {
+    #[derive(Debug, Clone, Default)]
+    pub struct GradingRec in "grading" {
+        grading_id: String => "VARCHAR",
+        run_id: String => "VARCHAR",
+        report_path: String => "VARCHAR",
+        generated_at: EpochSeconds => "TIMESTAMP",
+        peer_missing_output: Option<bool> => "BOOLEAN",
+        peer_execution_valid: Option<bool> => "BOOLEAN",
+        peer_objective_pass_rate: Option<f64> => "DOUBLE",
+        peer_combined_pass_rate: Option<f64> => "DOUBLE",
+        peer_vetoed: Option<bool> => "BOOLEAN",
+        peer_graded_score: Option<f64> => "DOUBLE",
+        below_reference_floor: Option<String> => "JSON",
+        deferred_judge_tasks: Option<i64> => "INTEGER",
+        rate_basis: RateBasis => "VARCHAR",
+        peer_pass: Option<bool> => "BOOLEAN",
+        peer_pass_rate: Option<f64> => "DOUBLE",
+    }
 }
 
 /// How a tool defines a run's rate (see `grading.rate_basis`).
@@ -243,6 +163,15 @@ pub enum RateBasis {
     Assertions,
     RunOutcome,
     Summary,
+}
+
+impl Cell for RateBasis {
+    const KIND: Kind = Kind::Text;
+    const NULLABLE: bool = false;
+    #[cfg(feature = "store")]
+    fn cell(&self) -> Value {
+        Value::Text(self.code().to_string())
+    }
 }
 
 impl RateBasis {
@@ -255,221 +184,110 @@ impl RateBasis {
     }
 }
 
-impl GradingRec {
-    #[cfg(feature = "store")]
-    pub fn row(&self) -> Row {
-        vec![
-            text(Some(&self.grading_id)),
-            text(Some(&self.run_id)),
-            text(Some(&self.report_path)),
-            epoch_seconds(self.generated_at),
-            boolean(self.peer_missing_output),
-            boolean(self.peer_execution_valid),
-            float(self.peer_objective_pass_rate),
-            float(self.peer_combined_pass_rate),
-            boolean(self.peer_vetoed),
-            float(self.peer_graded_score),
-            text(self.below_reference_floor.as_ref()),
-            int(self.deferred_judge_tasks),
-            text(Some(self.rate_basis.code())),
-            boolean(self.peer_pass),
-            float(self.peer_pass_rate),
-        ]
+table! {
+    #[derive(Debug, Clone, Default)]
+    pub struct AssertionRec in "assertion_result" {
+        grading_id: String => "VARCHAR",
+        run_id: String => "VARCHAR",
+        seq: i64 => "INTEGER",
+        name: Option<String> => "VARCHAR",
+        r#type: Option<String> => "VARCHAR",
+        channel: String => "VARCHAR",
+        severity: Option<String> => "VARCHAR",
+        oracle_tier: Option<String> => "VARCHAR",
+        passed: Option<bool> => "BOOLEAN",
+        score: Option<f64> => "DOUBLE",
+        skipped: bool => "BOOLEAN",
+        skip_reason: Option<String> => "VARCHAR",
+        turn: Option<i64> => "INTEGER",
+        evidence: Option<String> => "VARCHAR",
+        judge_task_id: Option<String> => "VARCHAR",
+        availability: String => "VARCHAR",
     }
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct AssertionRec {
-    pub grading_id: String,
-    pub run_id: String,
-    pub seq: i64,
-    pub name: Option<String>,
-    pub kind: Option<String>,
-    pub channel: String,
-    pub severity: Option<String>,
-    pub oracle_tier: Option<String>,
-    pub passed: Option<bool>,
-    pub score: Option<f64>,
-    pub skipped: bool,
-    pub skip_reason: Option<String>,
-    pub turn: Option<i64>,
-    pub evidence: Option<String>,
-    pub judge_task_id: Option<String>,
-    pub availability: String,
-}
-
-impl AssertionRec {
-    #[cfg(feature = "store")]
-    pub fn row(&self) -> Row {
-        vec![
-            text(Some(&self.grading_id)),
-            text(Some(&self.run_id)),
-            Value::BigInt(self.seq),
-            text(self.name.as_ref()),
-            text(self.kind.as_ref()),
-            text(Some(&self.channel)),
-            text(self.severity.as_ref()),
-            text(self.oracle_tier.as_ref()),
-            boolean(self.passed),
-            float(self.score),
-            Value::Boolean(self.skipped),
-            text(self.skip_reason.as_ref()),
-            int(self.turn),
-            text(self.evidence.as_ref()),
-            text(self.judge_task_id.as_ref()),
-            text(Some(&self.availability)),
-        ]
+table! {
+    #[derive(Debug, Clone, Default)]
+    pub struct JudgeVerdictRec in "judge_verdict" {
+        judge_task_id: String => "VARCHAR",
+        source_path: String => "VARCHAR",
+        case_id: Option<String> => "VARCHAR",
+        model: Option<String> => "VARCHAR",
+        arm: Option<String> => "VARCHAR",
+        repetition: Option<i64> => "INTEGER",
+        assertion_name: Option<String> => "VARCHAR",
+        judge_model: Option<String> => "VARCHAR",
+        judge_backend: Option<String> => "VARCHAR",
+        verdict_kind: Option<String> => "VARCHAR",
+        passed: Option<bool> => "BOOLEAN",
+        score: Option<f64> => "DOUBLE",
+        threshold: Option<f64> => "DOUBLE",
+        dimension_scores: Option<String> => "JSON",
+        criteria: Option<String> => "JSON",
+        minimum_criteria: Option<i64> => "INTEGER",
+        agreement: Option<String> => "JSON",
+        evidence: Option<String> => "VARCHAR",
+        schema_errors: Option<String> => "JSON",
+        cost_usd: Option<f64> => "DOUBLE",
+        raw: Option<String> => "JSON",
     }
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct JudgeVerdictRec {
-    pub judge_task_id: String,
-    pub source_path: String,
-    pub case_id: Option<String>,
-    pub model: Option<String>,
-    pub arm: Option<String>,
-    pub repetition: Option<i64>,
-    pub assertion_name: Option<String>,
-    pub judge_model: Option<String>,
-    pub judge_backend: Option<String>,
-    pub verdict_kind: Option<String>,
-    pub passed: Option<bool>,
-    pub score: Option<f64>,
-    pub threshold: Option<f64>,
-    pub dimension_scores: Option<String>,
-    pub criteria: Option<String>,
-    pub minimum_criteria: Option<i64>,
-    pub agreement: Option<String>,
-    pub evidence: Option<String>,
-    pub schema_errors: Option<String>,
-    pub cost_usd: Option<f64>,
-    pub raw: Option<String>,
-}
-
-impl JudgeVerdictRec {
-    #[cfg(feature = "store")]
-    pub fn row(&self) -> Row {
-        vec![
-            text(Some(&self.judge_task_id)),
-            text(Some(&self.source_path)),
-            text(self.case_id.as_ref()),
-            text(self.model.as_ref()),
-            text(self.arm.as_ref()),
-            int(self.repetition),
-            text(self.assertion_name.as_ref()),
-            text(self.judge_model.as_ref()),
-            text(self.judge_backend.as_ref()),
-            text(self.verdict_kind.as_ref()),
-            boolean(self.passed),
-            float(self.score),
-            float(self.threshold),
-            text(self.dimension_scores.as_ref()),
-            text(self.criteria.as_ref()),
-            int(self.minimum_criteria),
-            text(self.agreement.as_ref()),
-            text(self.evidence.as_ref()),
-            text(self.schema_errors.as_ref()),
-            float(self.cost_usd),
-            text(self.raw.as_ref()),
-        ]
+table! {
+    #[derive(Debug, Clone, Default)]
+    pub struct TraceEventRec in "trace_event" {
+        run_id: String => "VARCHAR",
+        seq: i64 => "INTEGER",
+        event_type: String => "VARCHAR",
+        status: Option<String> => "VARCHAR",
+        state_source: Option<String> => "VARCHAR",
+        name: Option<String> => "VARCHAR",
+        input_summary: Option<String> => "VARCHAR",
+        output_summary: Option<String> => "VARCHAR",
+        exit_code: Option<i64> => "INTEGER",
+        duration_ms: Option<f64> => "DOUBLE",
+        ts: Option<String> => "VARCHAR",
+        turn: Option<i64> => "INTEGER",
+        tokens: Option<String> => "JSON",
+        raw_ref: Option<String> => "JSON",
+        source: Option<String> => "VARCHAR",
     }
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct TraceEventRec {
-    pub run_id: String,
-    pub seq: i64,
-    pub event_type: String,
-    pub status: Option<String>,
-    pub state_source: Option<String>,
-    pub name: Option<String>,
-    pub input_summary: Option<String>,
-    pub output_summary: Option<String>,
-    pub exit_code: Option<i64>,
-    pub duration_ms: Option<f64>,
-    pub ts: Option<String>,
-    pub turn: Option<i64>,
-    pub tokens: Option<String>,
-    pub raw_ref: Option<String>,
-    pub source: Option<String>,
-}
-
-impl TraceEventRec {
-    #[cfg(feature = "store")]
-    pub fn row(&self) -> Row {
-        vec![
-            text(Some(&self.run_id)),
-            Value::BigInt(self.seq),
-            text(Some(&self.event_type)),
-            text(self.status.as_ref()),
-            text(self.state_source.as_ref()),
-            text(self.name.as_ref()),
-            text(self.input_summary.as_ref()),
-            text(self.output_summary.as_ref()),
-            int(self.exit_code),
-            float(self.duration_ms),
-            text(self.ts.as_ref()),
-            int(self.turn),
-            text(self.tokens.as_ref()),
-            text(self.raw_ref.as_ref()),
-            text(self.source.as_ref()),
-        ]
+table! {
+    #[derive(Debug, Clone, Default)]
+    pub struct TraceLineRec in "trace_line" {
+        run_id: String => "VARCHAR",
+        line_no: i64 => "INTEGER",
+        line: String => "VARCHAR",
     }
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct TraceLineRec {
-    pub run_id: String,
-    pub line_no: i64,
-    pub line: String,
-}
-
-impl TraceLineRec {
-    #[cfg(feature = "store")]
-    pub fn row(&self) -> Row {
-        vec![
-            text(Some(&self.run_id)),
-            Value::BigInt(self.line_no),
-            text(Some(&self.line)),
-        ]
+table! {
+    #[derive(Debug, Clone, Default)]
+    pub struct ActivationRec in "skill_activation" {
+        run_id: String => "VARCHAR",
+        skill_name: Option<String> => "VARCHAR",
+        loaded: Option<bool> => "BOOLEAN",
+        evidence: Option<String> => "JSON",
+        source: String => "VARCHAR",
     }
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct ActivationRec {
-    pub run_id: String,
-    pub skill_name: Option<String>,
-    pub loaded: Option<bool>,
-    pub evidence: Option<String>,
-    pub source: String,
-}
-
-impl ActivationRec {
-    #[cfg(feature = "store")]
-    pub fn row(&self) -> Row {
-        vec![
-            text(Some(&self.run_id)),
-            text(self.skill_name.as_ref()),
-            boolean(self.loaded),
-            text(self.evidence.as_ref()),
-            text(Some(&self.source)),
-        ]
+table! {
+    #[derive(Debug, Clone, Default)]
+    pub struct MeasurementRec in "measurement" {
+        run_id: String => "VARCHAR",
+        metric: String => "VARCHAR",
+        value: Option<f64> => "DOUBLE",
+        /// Exact decimal text for money (Python Decimal strings are kept verbatim).
+        amount: Option<String> => "DECIMAL(38,12)",
+        currency: Option<String> => "VARCHAR",
+        availability: String => "VARCHAR",
+        provenance: Option<String> => "VARCHAR",
+        reason: Option<String> => "VARCHAR",
+        basis: Option<String> => "JSON",
     }
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct MeasurementRec {
-    pub run_id: String,
-    pub metric: String,
-    pub value: Option<f64>,
-    /// Exact decimal text for money (Python Decimal strings are kept verbatim).
-    pub amount: Option<String>,
-    pub currency: Option<String>,
-    pub availability: String,
-    pub provenance: Option<String>,
-    pub reason: Option<String>,
-    pub basis: Option<String>,
 }
 
 impl MeasurementRec {
@@ -506,158 +324,89 @@ impl MeasurementRec {
             None => Self::unavailable(run_id, metric, "missing"),
         }
     }
+}
 
-    #[cfg(feature = "store")]
-    pub fn row(&self) -> Row {
-        vec![
-            text(Some(&self.run_id)),
-            text(Some(&self.metric)),
-            float(self.value),
-            text(self.amount.as_ref()),
-            text(self.currency.as_ref()),
-            text(Some(&self.availability)),
-            text(self.provenance.as_ref()),
-            text(self.reason.as_ref()),
-            text(self.basis.as_ref()),
-        ]
+table! {
+    #[derive(Debug, Clone, Default)]
+    pub struct TriggerObsRec in "trigger_observation" {
+        obs_id: String => "VARCHAR",
+        source_path: String => "VARCHAR",
+        release_label: String => "VARCHAR",
+        skill_name: Option<String> => "VARCHAR",
+        agent: Option<String> => "VARCHAR",
+        model: Option<String> => "VARCHAR",
+        query_id: Option<String> => "VARCHAR",
+        query_text: Option<String> => "VARCHAR",
+        should_trigger: Option<bool> => "BOOLEAN",
+        repetition: Option<i64> => "INTEGER",
+        repetition_source: Option<String> => "VARCHAR",
+        runs: i64 => "INTEGER",
+        triggered_runs: Option<i64> => "INTEGER",
+        triggered: Option<bool> => "BOOLEAN",
+        observation_complete: Option<bool> => "BOOLEAN",
+        passed: Option<bool> => "BOOLEAN",
+        evidence: Option<String> => "JSON",
+        elapsed_ms: Option<f64> => "DOUBLE",
+        ablation: Option<String> => "JSON",
+        skill_tree_hash: Option<String> => "VARCHAR",
+        evidence_class: Option<String> => "VARCHAR",
+        trace_dir: Option<String> => "VARCHAR",
     }
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct TriggerObsRec {
-    pub obs_id: String,
-    pub source_path: String,
-    pub release_label: String,
-    pub skill_name: Option<String>,
-    pub agent: Option<String>,
-    pub model: Option<String>,
-    pub query_id: Option<String>,
-    pub query_text: Option<String>,
-    pub should_trigger: Option<bool>,
-    pub repetition: Option<i64>,
-    pub repetition_source: Option<String>,
-    pub runs: i64,
-    pub triggered_runs: Option<i64>,
-    pub triggered: Option<bool>,
-    pub observation_complete: Option<bool>,
-    pub passed: Option<bool>,
-    pub evidence: Option<String>,
-    pub elapsed_ms: Option<f64>,
-    pub ablation: Option<String>,
-    pub skill_tree_hash: Option<String>,
-    pub evidence_class: Option<String>,
-    pub trace_dir: Option<String>,
-}
-
-impl TriggerObsRec {
-    #[cfg(feature = "store")]
-    pub fn row(&self) -> Row {
-        vec![
-            text(Some(&self.obs_id)),
-            text(Some(&self.source_path)),
-            text(Some(&self.release_label)),
-            text(self.skill_name.as_ref()),
-            text(self.agent.as_ref()),
-            text(self.model.as_ref()),
-            text(self.query_id.as_ref()),
-            text(self.query_text.as_ref()),
-            boolean(self.should_trigger),
-            int(self.repetition),
-            text(self.repetition_source.as_ref()),
-            Value::BigInt(self.runs),
-            int(self.triggered_runs),
-            boolean(self.triggered),
-            boolean(self.observation_complete),
-            boolean(self.passed),
-            text(self.evidence.as_ref()),
-            float(self.elapsed_ms),
-            text(self.ablation.as_ref()),
-            text(self.skill_tree_hash.as_ref()),
-            text(self.evidence_class.as_ref()),
-            text(self.trace_dir.as_ref()),
-        ]
+table! {
+    #[derive(Debug, Clone, Default)]
+    pub struct PeerMetricRec in "peer_metric" {
+        source_path: String => "VARCHAR",
+        report_kind: String => "VARCHAR",
+        release_label: String => "VARCHAR",
+        skill_name: Option<String> => "VARCHAR",
+        json_path: String => "VARCHAR",
+        metric_name: String => "VARCHAR",
+        value: Option<f64> => "DOUBLE",
+        value_text: Option<String> => "VARCHAR",
+        availability: String => "VARCHAR",
     }
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct PeerMetricRec {
-    pub source_path: String,
-    pub report_kind: String,
-    pub release_label: String,
-    pub skill_name: Option<String>,
-    pub json_path: String,
-    pub metric_name: String,
-    pub value: Option<f64>,
-    pub value_text: Option<String>,
-    pub availability: String,
-}
-
-impl PeerMetricRec {
-    #[cfg(feature = "store")]
-    pub fn row(&self) -> Row {
-        vec![
-            text(Some(&self.source_path)),
-            text(Some(&self.report_kind)),
-            text(Some(&self.release_label)),
-            text(self.skill_name.as_ref()),
-            text(Some(&self.json_path)),
-            text(Some(&self.metric_name)),
-            float(self.value),
-            text(self.value_text.as_ref()),
-            text(Some(&self.availability)),
-        ]
+table! {
+    /// An ingested file: which unit read it, with the hash change detection compares.
+    #[derive(Debug, Clone)]
+    pub struct SourceFileRec in "source_file" {
+        path: String => "VARCHAR",
+        sha256: String => "VARCHAR",
+        size_bytes: i64 => "BIGINT",
+        mtime_ns: i64 => "BIGINT",
+        kind: String => "VARCHAR",
+        source_format: String => "VARCHAR",
+        owner_key: String => "VARCHAR",
+        @batch_id,
     }
 }
 
-/// A file that could not be read or understood; the rest of the batch goes on.
-#[derive(Debug, Clone)]
-pub struct IngestErrorRec {
-    pub path: String,
-    pub stage: String,
-    pub reason: String,
+/// One table's rows, ready for its appender.
+#[cfg(feature = "store")]
+pub struct TableBatch {
+    pub table: &'static str,
+    pub columns: &'static [super::table::Column],
+    pub rows: Vec<Row>,
 }
 
-/// Everything parsed from one unit (a run directory, a report, a manifest).
-#[derive(Debug, Default)]
-pub struct Records {
-    pub suites: Vec<SuiteRec>,
-    pub cases: Vec<CaseRec>,
-    pub runs: Vec<RunRec>,
-    pub gradings: Vec<GradingRec>,
-    pub assertions: Vec<AssertionRec>,
-    pub judge_verdicts: Vec<JudgeVerdictRec>,
-    pub trace_events: Vec<TraceEventRec>,
-    pub trace_lines: Vec<TraceLineRec>,
-    pub activations: Vec<ActivationRec>,
-    pub measurements: Vec<MeasurementRec>,
-    pub trigger_observations: Vec<TriggerObsRec>,
-    pub peer_metrics: Vec<PeerMetricRec>,
-    pub errors: Vec<IngestErrorRec>,
-}
+/// Rows per table, in the order they are appended.
+#[cfg(feature = "store")]
+pub type TableRows = Vec<TableBatch>;
 
-impl Records {
-    pub fn error(&mut self, path: &str, stage: &str, reason: impl Into<String>) {
-        self.errors.push(IngestErrorRec {
-            path: path.to_string(),
-            stage: stage.to_string(),
-            reason: reason.into(),
-        });
-    }
-
-    pub fn append(&mut self, mut other: Records) {
-        self.suites.append(&mut other.suites);
-        self.cases.append(&mut other.cases);
-        self.runs.append(&mut other.runs);
-        self.gradings.append(&mut other.gradings);
-        self.assertions.append(&mut other.assertions);
-        self.judge_verdicts.append(&mut other.judge_verdicts);
-        self.trace_events.append(&mut other.trace_events);
-        self.trace_lines.append(&mut other.trace_lines);
-        self.activations.append(&mut other.activations);
-        self.measurements.append(&mut other.measurements);
-        self.trigger_observations
-            .append(&mut other.trigger_observations);
-        self.peer_metrics.append(&mut other.peer_metrics);
-        self.errors.append(&mut other.errors);
-    }
+record_tables! {
+    suites: SuiteRec,
+    cases: CaseRec,
+    runs: RunRec,
+    gradings: GradingRec,
+    assertions: AssertionRec,
+    judge_verdicts: JudgeVerdictRec,
+    trace_events: TraceEventRec,
+    trace_lines: TraceLineRec,
+    activations: ActivationRec,
+    measurements: MeasurementRec,
+    trigger_observations: TriggerObsRec,
+    peer_metrics: PeerMetricRec,
 }

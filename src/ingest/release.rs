@@ -12,8 +12,8 @@ use regex::bytes::Regex;
 use serde_json::Value;
 
 use super::json::{parse_lenient, Get};
+use super::pipeline::ReadUnit;
 use super::state::StoredState;
-use super::ReadUnit;
 
 pub const DEFAULT_RELEASE: &str = "default";
 
@@ -65,7 +65,7 @@ fn graded_runs_release(report: &Path, bytes: &[u8], known: &StoredState) -> Opti
     bases
         .iter()
         .find_map(|base| {
-            ["metadata.json", "output.md", "metrics.json"]
+            crate::ingest::kernel::run_files::RELEASE_WITNESSES
                 .iter()
                 .find_map(|file| {
                     known

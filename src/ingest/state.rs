@@ -1,7 +1,7 @@
 //! What the store already holds, loaded once per ingest for change
 //! detection and identity checks.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use duckdb::arrow::array::{Array, AsArray};
 use duckdb::arrow::datatypes::Int64Type;
@@ -16,8 +16,8 @@ pub struct KnownFile {
 }
 
 pub struct StoredState {
-    pub files: HashMap<String, KnownFile>,
-    pub files_by_owner: HashMap<String, HashSet<String>>,
+    /// owner (run directory or loose file) -> its files: own and declared from elsewhere.
+    pub files_by_owner: HashMap<String, HashMap<String, KnownFile>>,
     /// run_id -> run_dir, to refuse two trees claiming one identity.
     pub run_dirs: HashMap<String, String>,
     /// case_id -> skill_name for the release (any release as a fallback).
@@ -30,8 +30,7 @@ pub struct StoredState {
 
 impl StoredState {
     pub fn load(conn: &Connection) -> Result<Self> {
-        let mut files = HashMap::new();
-        let mut files_by_owner: HashMap<String, HashSet<String>> = HashMap::new();
+        let mut files_by_owner: HashMap<String, HashMap<String, KnownFile>> = HashMap::new();
         let mut file_releases = HashMap::new();
         // One pass over source_file (it holds every file of every run).
         let mut stmt = conn.prepare(
@@ -49,13 +48,11 @@ impl StoredState {
                 if !releases.is_null(i) {
                     file_releases.insert(path.clone(), releases.value(i).to_string());
                 }
-                if !owners.is_null(i) {
-                    files_by_owner
-                        .entry(owners.value(i).to_string())
-                        .or_default()
-                        .insert(path.clone());
-                }
-                files.insert(
+                let owner = match owners.is_null(i) {
+                    true => path.clone(),
+                    false => owners.value(i).to_string(),
+                };
+                files_by_owner.entry(owner).or_default().insert(
                     path,
                     KnownFile {
                         sha256: shas.value(i).to_string(),
@@ -90,7 +87,6 @@ impl StoredState {
             definition_sources.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
         }
         Ok(StoredState {
-            files,
             files_by_owner,
             run_dirs,
             case_skills,

@@ -128,15 +128,7 @@ pub fn run(
                     .ok_or_else(|| Error::Invalid(format!("filter '{kv}' is not key=value")))?;
                 filters.insert(k.to_string(), v.to_string());
             }
-            for k in filters.keys() {
-                if !rep.params.contains(k) {
-                    return Err(Error::UnsupportedFilter {
-                        report: rep.name.clone(),
-                        filter: k.clone(),
-                        accepted: rep.params.join(", "),
-                    });
-                }
-            }
+            rep.check_filters(&filters)?;
             let rs = session.query(rep.sql, &filters)?;
             session.show(&rs)?;
         }

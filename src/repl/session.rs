@@ -69,7 +69,7 @@ impl Session {
     /// Run a statement; a write on the read-only store reopens it for writing once.
     pub fn query(&mut self, sql: &str, params: &Filters) -> Result<ResultSet> {
         match self.query_interruptible(sql, params) {
-            Err(e) if !self.writable && e.to_string().contains("read-only") => {
+            Err(e) if !self.writable && store::is_write_refusal(&e) => {
                 self.reopen_for_writing()?;
                 self.query_interruptible(sql, params)
             }

@@ -55,16 +55,22 @@ pub fn find(name: &str) -> Result<Report> {
 /// Filters by parameter name (skill, model, split, case, arm, release).
 pub type Filters = BTreeMap<String, String>;
 
-pub fn run(conn: &Connection, report: &Report, filters: &Filters) -> Result<ResultSet> {
-    for name in filters.keys() {
-        if !report.params.contains(name) {
-            return Err(Error::UnsupportedFilter {
-                report: report.name.clone(),
+impl Report {
+    /// Refuse a filter this report has no parameter for (it would be ignored silently).
+    pub fn check_filters(&self, filters: &Filters) -> Result<()> {
+        match filters.keys().find(|name| !self.params.contains(name)) {
+            Some(name) => Err(Error::UnsupportedFilter {
+                report: self.name.clone(),
                 filter: name.clone(),
-                accepted: report.params.join(", "),
-            });
+                accepted: self.params.join(", "),
+            }),
+            None => Ok(()),
         }
     }
+}
+
+pub fn run(conn: &Connection, report: &Report, filters: &Filters) -> Result<ResultSet> {
+    report.check_filters(filters)?;
     query(conn, report.sql, filters)
 }
 

@@ -1,4 +1,4 @@
-//! Ablation regression confirmation (formats.md M8), from the
+//! Ablation regression confirmation (docs/metrics.md §M8), from the
 //! `ablation_evidence` view into `ablation_stats`.
 
 use std::collections::BTreeMap;

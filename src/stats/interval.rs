@@ -1,5 +1,5 @@
 //! Interval by inverting the sign-flip test and the noise check
-//! (formats.md M7, skill-eval-harness main `effect_estimates`).
+//! (docs/metrics.md §M7, skill-eval-harness main `effect_estimates`).
 
 use super::rounding::py_round;
 use super::sign_flip::{p_value, EPS, EXACT_MAX_N, SAMPLES};

@@ -1,4 +1,4 @@
-//! The paired sign-flip test of skill-eval-harness 0.6.0 (formats.md M6):
+//! The paired sign-flip test of skill-eval-harness 0.6.0 (docs/metrics.md §M6):
 //! exact enumeration for n <= 14, else 4096 sign patterns drawn from
 //! Python's `random.Random(0)` in input order, p = (hits + 1) / 4097.
 

@@ -1,6 +1,6 @@
 //! Rows as one Arrow record batch, so the appender copies whole columns
-//! (DuckDB casts each column to the table's type) instead of one FFI call per
-//! value.
+//! (DuckDB casts each column to the table's type) instead of one FFI call
+//! per value. Each column's builder follows the kind its table declares.
 
 use std::sync::Arc;
 
@@ -10,118 +10,102 @@ use duckdb::arrow::array::{
 };
 use duckdb::arrow::datatypes::{DataType, Field, Schema, TimeUnit as ArrowTimeUnit};
 use duckdb::arrow::record_batch::RecordBatch;
-use duckdb::types::{TimeUnit, Value};
+use duckdb::types::Value;
 
 use crate::ingest::records::Row;
+use crate::ingest::table::{Column, Kind};
 use crate::{Error, Result};
 
-/// The Arrow type a column's values share; None when they differ (or are all
-/// NULL), and the column then travels as text for DuckDB to cast.
-fn shared_kind(rows: &[Row], col: usize) -> Option<DataType> {
-    let mut kind: Option<DataType> = None;
-    for row in rows {
-        let this = match &row[col] {
-            Value::Null => continue,
-            Value::Text(_) => DataType::Utf8,
-            Value::BigInt(_) => DataType::Int64,
-            Value::Double(_) => DataType::Float64,
-            Value::Boolean(_) => DataType::Boolean,
-            Value::Timestamp(TimeUnit::Microsecond, _) => {
-                DataType::Timestamp(ArrowTimeUnit::Microsecond, None)
-            }
-            _ => return None,
-        };
-        match &kind {
-            None => kind = Some(this),
-            Some(k) if *k != this => return None,
-            Some(_) => {}
-        }
-    }
-    kind
+/// A value that does not have its column's kind: the record and the table
+/// disagree, which `table!` and its column test exist to prevent.
+fn mismatch(column: &Column, value: &Value) -> Error {
+    Error::Invalid(format!(
+        "column {} ({:?}) given {value:?}",
+        column.name, column.kind
+    ))
 }
 
-/// A value as text, for columns whose values differ in kind.
-fn as_text(v: &Value) -> Option<String> {
-    match v {
-        Value::Null => None,
-        Value::Text(s) => Some(s.clone()),
-        Value::BigInt(i) => Some(i.to_string()),
-        Value::Double(d) => Some(d.to_string()),
-        Value::Boolean(b) => Some(b.to_string()),
-        other => Some(format!("{other:?}")),
-    }
-}
-
-fn column(rows: &[Row], col: usize) -> (DataType, ArrayRef) {
+fn column(rows: &[Row], col: usize, column: &Column) -> Result<(DataType, ArrayRef)> {
     let n = rows.len();
-    match shared_kind(rows, col) {
-        Some(DataType::Int64) => {
+    let values = rows.iter().map(|row| &row[col]);
+    Ok(match column.kind {
+        Kind::Int => {
             let mut b = Int64Builder::with_capacity(n);
-            for row in rows {
-                match row[col] {
-                    Value::BigInt(i) => b.append_value(i),
-                    _ => b.append_null(),
+            for v in values {
+                match v {
+                    Value::BigInt(i) => b.append_value(*i),
+                    Value::Null => b.append_null(),
+                    other => return Err(mismatch(column, other)),
                 }
             }
             (DataType::Int64, Arc::new(b.finish()))
         }
-        Some(DataType::Float64) => {
+        Kind::Float => {
             let mut b = Float64Builder::with_capacity(n);
-            for row in rows {
-                match row[col] {
-                    Value::Double(d) => b.append_value(d),
-                    _ => b.append_null(),
+            for v in values {
+                match v {
+                    Value::Double(d) => b.append_value(*d),
+                    Value::Null => b.append_null(),
+                    other => return Err(mismatch(column, other)),
                 }
             }
             (DataType::Float64, Arc::new(b.finish()))
         }
-        Some(DataType::Boolean) => {
+        Kind::Bool => {
             let mut b = BooleanBuilder::with_capacity(n);
-            for row in rows {
-                match row[col] {
-                    Value::Boolean(v) => b.append_value(v),
-                    _ => b.append_null(),
+            for v in values {
+                match v {
+                    Value::Boolean(x) => b.append_value(*x),
+                    Value::Null => b.append_null(),
+                    other => return Err(mismatch(column, other)),
                 }
             }
             (DataType::Boolean, Arc::new(b.finish()))
         }
-        Some(t @ DataType::Timestamp(..)) => {
+        Kind::Timestamp => {
             let mut b = TimestampMicrosecondBuilder::with_capacity(n);
-            for row in rows {
-                match row[col] {
-                    Value::Timestamp(_, us) => b.append_value(us),
-                    _ => b.append_null(),
+            for v in values {
+                match v {
+                    Value::Timestamp(_, us) => b.append_value(*us),
+                    Value::Null => b.append_null(),
+                    other => return Err(mismatch(column, other)),
                 }
             }
-            (t, Arc::new(b.finish()))
+            (
+                DataType::Timestamp(ArrowTimeUnit::Microsecond, None),
+                Arc::new(b.finish()),
+            )
         }
-        _ => {
+        Kind::Text => {
             let mut b = StringBuilder::with_capacity(n, 0);
-            for row in rows {
-                match &row[col] {
+            for v in values {
+                match v {
                     Value::Text(s) => b.append_value(s),
-                    other => b.append_option(as_text(other)),
+                    Value::Null => b.append_null(),
+                    other => return Err(mismatch(column, other)),
                 }
             }
             (DataType::Utf8, Arc::new(b.finish()))
         }
-    }
+    })
 }
 
-/// All rows (each with `width` values) as one record batch.
-pub fn record_batch(rows: &[Row], width: usize) -> Result<RecordBatch> {
-    if let Some(bad) = rows.iter().find(|r| r.len() != width) {
+/// All rows of one table as one record batch, one column per declared column.
+pub fn record_batch(rows: &[Row], columns: &[Column]) -> Result<RecordBatch> {
+    if let Some(bad) = rows.iter().find(|r| r.len() != columns.len()) {
         return Err(Error::Invalid(format!(
-            "a row of {} values for a table of {width} columns",
-            bad.len()
+            "a row of {} values for a table of {} columns",
+            bad.len(),
+            columns.len()
         )));
     }
-    let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = (0..width)
-        .map(|col| {
-            let (kind, array) = column(rows, col);
-            (Field::new(format!("c{col}"), kind, true), array)
-        })
-        .unzip();
+    let mut fields = Vec::with_capacity(columns.len());
+    let mut arrays = Vec::with_capacity(columns.len());
+    for (i, c) in columns.iter().enumerate() {
+        let (kind, array) = column(rows, i, c)?;
+        fields.push(Field::new(c.name, kind, true));
+        arrays.push(array);
+    }
     RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)
         .map_err(|e| Error::Invalid(format!("building a record batch: {e}")))
 }

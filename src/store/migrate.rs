@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use duckdb::{params, Connection};
-use sha2::{Digest, Sha256};
 
 use crate::sqlfiles::MIGRATIONS;
 use crate::{Error, Result, VERSION};
@@ -27,11 +26,7 @@ pub struct AppliedMigration {
 }
 
 pub fn checksum(sql: &str) -> String {
-    hex(&Sha256::digest(sql.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::ingest::json::sha256_hex(sql.as_bytes())
 }
 
 fn has_ledger(conn: &Connection) -> Result<bool> {
@@ -131,24 +126,22 @@ pub fn migrate_up_to(conn: &Connection, path: &Path, target: i64) -> Result<bool
         backup_before_migration(conn, path, current.version)?;
     }
     for m in pending {
-        conn.execute_batch("BEGIN TRANSACTION")?;
-        let result = conn.execute_batch(m.sql).and_then(|_| {
-            conn.execute(
-                "INSERT INTO schema_migrations VALUES (?, ?, ?, now()::TIMESTAMP, ?)",
-                params![m.version, m.name, checksum(m.sql), VERSION],
-            )
-            .map(|_| ())
-        });
-        match result {
-            Ok(()) => conn.execute_batch("COMMIT")?,
-            Err(e) => {
-                let _ = conn.execute_batch("ROLLBACK");
-                return Err(Error::Invalid(format!(
+        // Each migration is its own transaction: rolled back on drop when it fails.
+        let tx = conn.unchecked_transaction()?;
+        tx.execute_batch(m.sql)
+            .and_then(|_| {
+                tx.execute(
+                    "INSERT INTO schema_migrations VALUES (?, ?, ?, now()::TIMESTAMP, ?)",
+                    params![m.version, m.name, checksum(m.sql), VERSION],
+                )
+            })
+            .and_then(|_| tx.commit())
+            .map_err(|e| {
+                Error::Invalid(format!(
                     "migration {:04}_{} failed and was rolled back: {e}",
                     m.version, m.name
-                )));
-            }
-        }
+                ))
+            })?;
     }
     Ok(true)
 }

@@ -8,5 +8,7 @@ mod views;
 pub mod writer;
 
 pub use migrate::{applied_migrations, schema_version, AppliedMigration};
-pub use open::{open_read, open_write, open_write_up_to, open_write_waiting, Store};
+pub use open::{
+    is_write_refusal, open_read, open_write, open_write_up_to, open_write_waiting, Store,
+};
 pub use views::recreate_views;

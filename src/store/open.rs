@@ -78,6 +78,13 @@ pub fn open_read(path: &Path) -> Result<Store> {
     })
 }
 
+/// Did the statement fail because the store is open read-only? (A REPL or
+/// `liftdb sql` reopens it for writing then.) Decided here, where the store
+/// is opened, from the refusal DuckDB gives a read-only connection.
+pub fn is_write_refusal(e: &Error) -> bool {
+    matches!(e, Error::Db(db) if db.to_string().contains("read-only"))
+}
+
 /// DuckDB allows one writer process per file; say so plainly, with the PID it reports.
 fn lock_or_db(path: &Path, e: duckdb::Error) -> Error {
     let msg = e.to_string();

@@ -2,21 +2,13 @@
 //! the new rows through DuckDB appenders, record files and the batch, all in
 //! one transaction. Any failure rolls back and leaves the store unchanged.
 
-use duckdb::{params, Connection};
+use duckdb::{params, Connection, Transaction};
 
-use crate::ingest::records::{text, IngestErrorRec, Records, Row};
+use crate::ingest::records::{IngestErrorRec, Records, Row, TableBatch};
+use crate::ingest::table::{Column, TEXT_KEY};
 use crate::{Error, Result};
 
-#[derive(Debug, Clone)]
-pub struct SourceFileRow {
-    pub path: String,
-    pub sha256: String,
-    pub size_bytes: i64,
-    pub mtime_ns: i64,
-    pub kind: String,
-    pub source_format: String,
-    pub owner_key: String,
-}
+pub use crate::ingest::records::{SourceFileRec, TableRows};
 
 pub struct BatchInfo<'a> {
     pub release_label: &'a str,
@@ -26,6 +18,15 @@ pub struct BatchInfo<'a> {
     pub files_seen: i64,
     pub files_changed: i64,
     pub files_unchanged: i64,
+}
+
+impl BatchInfo<'_> {
+    pub fn with_files_changed(self, files_changed: usize) -> Self {
+        BatchInfo {
+            files_changed: files_changed as i64,
+            ..self
+        }
+    }
 }
 
 #[derive(Debug, Default, Clone)]
@@ -64,72 +65,30 @@ fn redacted(row: Row) -> Row {
         .collect()
 }
 
-/// Rows per table, in the order they are appended.
-pub type TableRows = Vec<(&'static str, Vec<Row>)>;
-
 /// The rows of `r` (all but its errors), secrets redacted unless opted out.
 /// Pure: run it on the parsing threads so the writer thread only appends.
 pub fn table_rows(r: &Records, batch_id: i64, redact: bool) -> TableRows {
-    let b = batch_id;
-    let tables: TableRows = vec![
-        ("suite", r.suites.iter().map(|x| x.row(b)).collect()),
-        ("case_def", r.cases.iter().map(|x| x.row()).collect()),
-        ("run", r.runs.iter().map(|x| x.row(b)).collect()),
-        ("grading", r.gradings.iter().map(|x| x.row()).collect()),
-        (
-            "assertion_result",
-            r.assertions.iter().map(|x| x.row()).collect(),
-        ),
-        (
-            "judge_verdict",
-            r.judge_verdicts.iter().map(|x| x.row()).collect(),
-        ),
-        (
-            "trace_event",
-            r.trace_events.iter().map(|x| x.row()).collect(),
-        ),
-        (
-            "trace_line",
-            r.trace_lines.iter().map(|x| x.row()).collect(),
-        ),
-        (
-            "skill_activation",
-            r.activations.iter().map(|x| x.row()).collect(),
-        ),
-        (
-            "measurement",
-            r.measurements.iter().map(|x| x.row()).collect(),
-        ),
-        (
-            "trigger_observation",
-            r.trigger_observations.iter().map(|x| x.row()).collect(),
-        ),
-        (
-            "peer_metric",
-            r.peer_metrics.iter().map(|x| x.row()).collect(),
-        ),
-    ];
+    let tables = r.table_rows(batch_id);
     if !redact {
         return tables;
     }
     tables
         .into_iter()
-        .map(|(table, rows)| (table, rows.into_iter().map(redacted).collect()))
+        .map(|t| TableBatch {
+            rows: t.rows.into_iter().map(redacted).collect(),
+            ..t
+        })
         .collect()
 }
 
-fn append_rows<I>(conn: &Connection, table: &str, rows: I) -> Result<u64>
-where
-    I: IntoIterator<Item = Row>,
-{
-    let rows: Vec<Row> = rows.into_iter().collect();
-    let Some(width) = rows.first().map(Vec::len) else {
+fn append_rows(conn: &Connection, table: &str, columns: &[Column], rows: Vec<Row>) -> Result<u64> {
+    if rows.is_empty() {
         return Ok(0);
-    };
+    }
     let mut appender = conn.appender(table)?;
     // Whole columns per call; DuckDB casts each to the table's column type.
     for slice in rows.chunks(APPEND_BATCH_ROWS) {
-        appender.append_record_batch(super::arrow_rows::record_batch(slice, width)?)?;
+        appender.append_record_batch(super::arrow_rows::record_batch(slice, columns)?)?;
     }
     // Constraint violations surface at flush, not at append.
     appender
@@ -138,18 +97,32 @@ where
     Ok(rows.len() as u64)
 }
 
+/// Paths into one of liftdb's temporary key tables, replacing what it held.
+fn fill_key_table(
+    conn: &Connection,
+    table: &str,
+    paths: impl Iterator<Item = String>,
+) -> Result<()> {
+    conn.execute_batch(&format!(
+        "CREATE TEMP TABLE IF NOT EXISTS {table} (path VARCHAR); DELETE FROM {table};"
+    ))?;
+    let rows = paths.map(|p| vec![duckdb::types::Value::Text(p)]).collect();
+    append_rows(conn, table, TEXT_KEY, rows)?;
+    Ok(())
+}
+
 /// Rows per record batch: bounds the Arrow copy of a chunk's largest table.
 const APPEND_BATCH_ROWS: usize = 8192;
 
 /// One batch being written: opened with the units it replaces, fed with
 /// records chunk by chunk (memory stays bounded by the chunk), committed by
-/// `finish`. Dropped unfinished, it rolls back and the store is unchanged.
+/// `finish`. Dropped unfinished, its transaction rolls back and the store is
+/// unchanged.
 pub struct BatchWriter<'c> {
-    conn: &'c Connection,
+    tx: Transaction<'c>,
     batch_id: i64,
     redact: bool,
     counts: WriteCounts,
-    open: bool,
 }
 
 impl<'c> BatchWriter<'c> {
@@ -166,30 +139,23 @@ impl<'c> BatchWriter<'c> {
         if let Ok(limit) = std::env::var("LIFTDB_MEMORY_LIMIT") {
             conn.execute_batch(&format!("SET memory_limit = '{}'", limit.replace('\'', "")))?;
         }
-        conn.execute_batch("BEGIN TRANSACTION")?;
-        let mut writer = BatchWriter {
-            conn,
-            batch_id: 0,
-            redact,
-            counts: WriteCounts::default(),
-            open: true,
-        };
-        writer.batch_id = conn.query_row(
+        let tx = conn.unchecked_transaction()?;
+        let batch_id = tx.query_row(
             "SELECT coalesce(max(batch_id), 0) + 1 FROM ingest_batch",
             [],
             |r| r.get(0),
         )?;
-        conn.execute(
+        tx.execute(
             "INSERT INTO ingest_batch (batch_id, release_label, paths, liftdb_version, started_at)
              VALUES (?, ?, ?, ?, now()::TIMESTAMP)",
             params![
-                writer.batch_id,
+                batch_id,
                 batch.release_label,
                 batch.paths_json,
                 crate::VERSION
             ],
         )?;
-        conn.execute(
+        tx.execute(
             "INSERT INTO releases
              SELECT ?, coalesce((SELECT max(ordinal) FROM releases), 0) + 1, now()::TIMESTAMP, ?
              WHERE NOT EXISTS (SELECT 1 FROM releases WHERE release_label = ?)",
@@ -199,18 +165,16 @@ impl<'c> BatchWriter<'c> {
                 batch.release_label
             ],
         )?;
-        conn.execute_batch(
-            "CREATE TEMP TABLE IF NOT EXISTS liftdb_doomed (path VARCHAR); DELETE FROM liftdb_doomed;",
-        )?;
-        append_rows(
-            conn,
-            "liftdb_doomed",
-            replaced_units.iter().map(|p| vec![text(Some(p))]),
-        )?;
+        fill_key_table(&tx, "liftdb_doomed", replaced_units.iter().cloned())?;
         for sql in DELETE_UNITS {
-            conn.execute_batch(sql)?;
+            tx.execute_batch(sql)?;
         }
-        Ok(writer)
+        Ok(BatchWriter {
+            tx,
+            batch_id,
+            redact,
+            counts: WriteCounts::default(),
+        })
     }
 
     pub fn batch_id(&self) -> i64 {
@@ -225,75 +189,56 @@ impl<'c> BatchWriter<'c> {
 
     /// Append rows made by `table_rows` (built off this thread, in parallel).
     pub fn append_prepared(&mut self, tables: TableRows) -> Result<()> {
-        for (table, rows) in tables {
-            let n = append_rows(self.conn, table, rows)?;
+        for t in tables {
+            let n = append_rows(&self.tx, t.table, t.columns, t.rows)?;
             self.counts.rows_written += n;
-            if table == "run" {
+            if t.table == crate::ingest::records::RunRec::TABLE {
                 self.counts.runs_written += n;
             }
         }
         Ok(())
     }
 
-    /// Record the files a chunk was read from (replacing older rows for the same paths).
-    pub fn append_source_files(&mut self, files: &[SourceFileRow]) -> Result<()> {
-        let conn = self.conn;
-        conn.execute_batch(
-            "CREATE TEMP TABLE IF NOT EXISTS liftdb_new_files (path VARCHAR); DELETE FROM liftdb_new_files;",
-        )?;
-        append_rows(
-            conn,
-            "liftdb_new_files",
-            files.iter().map(|f| vec![text(Some(&f.path))]),
-        )?;
-        conn.execute_batch(
-            "DELETE FROM source_file WHERE path IN (SELECT path FROM liftdb_new_files)",
-        )?;
-        let batch_id = self.batch_id;
-        append_rows(
-            conn,
-            "source_file",
-            files.iter().map(|f| {
-                vec![
-                    text(Some(&f.path)),
-                    text(Some(&f.sha256)),
-                    duckdb::types::Value::BigInt(f.size_bytes),
-                    duckdb::types::Value::BigInt(f.mtime_ns),
-                    text(Some(&f.kind)),
-                    text(Some(&f.source_format)),
-                    text(Some(&f.owner_key)),
-                    duckdb::types::Value::BigInt(batch_id),
-                ]
-            }),
-        )?;
+    /// Record the files a chunk was read from. Every owner written here was
+    /// deleted by `begin` (each changed unit is replaced whole), so the
+    /// primary key (path, owner_key) catches a double write instead of a
+    /// delete hiding it.
+    pub fn append_source_files(&mut self, files: &[SourceFileRec]) -> Result<()> {
+        let rows = files.iter().map(|f| f.row(self.batch_id)).collect();
+        append_rows(&self.tx, SourceFileRec::TABLE, SourceFileRec::COLUMNS, rows)?;
         Ok(())
     }
 
     /// Write the errors, refresh the statistics, close the batch and commit.
     pub fn finish(
-        mut self,
+        self,
         batch: &BatchInfo,
         errors: &[IngestErrorRec],
         touched: &[(String, i64)],
         clock: &mut crate::ingest::timings::Timings,
     ) -> Result<WriteCounts> {
-        let conn = self.conn;
+        let tx = &self.tx;
         {
             let mut stmt =
-                conn.prepare("INSERT INTO ingest_error (batch_id, path, stage, reason, occurred_at, hint) VALUES (?, ?, ?, ?, now()::TIMESTAMP, ?)")?;
+                tx.prepare("INSERT INTO ingest_error (batch_id, path, stage, reason, occurred_at, hint) VALUES (?, ?, ?, ?, now()::TIMESTAMP, ?)")?;
             for e in errors {
-                let hint = crate::ingest::hints::hint(&e.stage, &e.reason);
-                stmt.execute(params![self.batch_id, e.path, e.stage, e.reason, hint])?;
+                stmt.execute(params![
+                    self.batch_id,
+                    e.path,
+                    e.kind.stage(),
+                    e.reason,
+                    e.kind.hint()
+                ])?;
             }
         }
-        update_mtimes(conn, touched)?;
+        update_mtimes(tx, touched)?;
         clock.mark("errors + mtimes");
-        crate::stats::materialize::refresh(conn)?;
+        crate::stats::materialize::refresh(tx)?;
         clock.mark("lift_stats");
-        crate::stats::ablation::refresh(conn)?;
-        crate::stats::trend::refresh(conn)?;
+        crate::stats::ablation::refresh(tx)?;
+        crate::stats::trend::refresh(tx)?;
         clock.mark("ablation + trend stats");
-        conn.execute(
+        tx.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
                     files_unchanged = ?, runs_written = ?, errors = ? WHERE batch_id = ?",
             params![
@@ -305,19 +250,13 @@ impl<'c> BatchWriter<'c> {
                 self.batch_id
             ],
         )?;
-        conn.execute_batch("COMMIT")?;
+        let counts = WriteCounts {
+            batch_id: self.batch_id,
+            ..self.counts
+        };
+        self.tx.commit()?;
         clock.mark("commit");
-        self.open = false;
-        self.counts.batch_id = self.batch_id;
-        Ok(self.counts.clone())
-    }
-}
-
-impl Drop for BatchWriter<'_> {
-    fn drop(&mut self) {
-        if self.open {
-            let _ = self.conn.execute_batch("ROLLBACK");
-        }
+        Ok(counts)
     }
 }
 
@@ -335,12 +274,7 @@ pub fn touch(conn: &Connection, touched: &[(String, i64)]) -> Result<()> {
     if touched.is_empty() {
         return Ok(());
     }
-    conn.execute_batch("BEGIN TRANSACTION")?;
-    match update_mtimes(conn, touched) {
-        Ok(()) => Ok(conn.execute_batch("COMMIT")?),
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
-        }
-    }
+    let tx = conn.unchecked_transaction()?;
+    update_mtimes(&tx, touched)?;
+    Ok(tx.commit()?)
 }

@@ -259,6 +259,52 @@ fn a_deleted_run_directory_is_reported_and_pruned_on_request() {
     assert_eq!(leftovers.as_i64(), Some(0));
 }
 
+#[test]
+fn editing_a_handbook_case_json_updates_the_runs_under_it() {
+    // The handbook names a mode directory's case by case.json's `id`, one
+    // folder up: the run directories declare that file, so editing it
+    // re-ingests them (before, only the case definition changed).
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "tests/fixtures/seed000-skill-eval/runs/tmp/skills-eval/corpus-claude-sonnet-4-5-single",
+    );
+    let tree = dir.path().join("corpus");
+    copy_tree(&src, &tree);
+    let mut ts = new_store();
+    ingest_paths(&mut ts, std::slice::from_ref(&tree));
+    let arms_of = |ts: &crate::common::TestStore, case: &str| {
+        rows(
+            &ts.store,
+            &format!("SELECT arm FROM run WHERE case_id = '{case}' ORDER BY arm"),
+        )
+        .iter()
+        .map(|r| r["arm"].as_str().unwrap().to_string())
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(arms_of(&ts, "3"), ["with_skill", "without_skill"]);
+
+    let case_json = tree.join("sql-migration-review/iteration-1/eval-3/case.json");
+    let edited = std::fs::read_to_string(&case_json)
+        .unwrap()
+        .replace("\"id\": 3,", "\"id\": 33,");
+    std::fs::write(&case_json, edited).unwrap();
+    let second = ingest_paths(&mut ts, std::slice::from_ref(&tree));
+    // case.json itself and the two mode directories that read it.
+    assert_eq!(second.units_replaced, 3, "{second:?}");
+    assert!(arms_of(&ts, "3").is_empty(), "no run keeps the old case id");
+    assert_eq!(arms_of(&ts, "33"), ["with_skill", "without_skill"]);
+    assert_eq!(
+        scalar(
+            &ts.store,
+            "SELECT count(*) FROM case_def WHERE case_id = '33'"
+        )
+        .as_i64(),
+        Some(1)
+    );
+    let third = ingest_paths(&mut ts, std::slice::from_ref(&tree));
+    assert_eq!(third.units_changed, 0, "unchanged now: {third:?}");
+}
+
 fn sha_of(path: &Path) -> String {
     use sha2::{Digest, Sha256};
     format!("{:x}", Sha256::digest(std::fs::read(path).unwrap()))

@@ -8,6 +8,7 @@ mod formats;
 mod hostile;
 mod ingest_behaviour;
 mod repl_tmux;
+mod schema_columns;
 mod secrets;
 mod seh_reference;
 mod seh_statistics;

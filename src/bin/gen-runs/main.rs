@@ -1,7 +1,7 @@
 //! `gen-runs`: write a realistic skill-eval-harness run tree of any size, and
 //! the manifest that matches it, for benchmarks and scale tests.
 //!
-//! Layout and file shapes follow skill-eval-harness 0.6.0 (formats.md C):
+//! Layout and file shapes follow skill-eval-harness 0.6.0 (docs/harnesses.md §C):
 //! `eval-runs/<case>/<model>/<arm>/run-<n>/` with metadata.json and
 //! metrics.json (telemetry v3), environment.json, events.json, output.md, and
 //! for codex-runner models a JSONL trace. Deterministic for a given seed.

@@ -1,5 +1,5 @@
-//! promptfoo results (formats.md E, `promptfoo eval -o results.json`,
-//! results version 3), including Agent Skill Evals rows (formats.md B) whose
+//! promptfoo results (docs/harnesses.md §E, `promptfoo eval -o results.json`,
+//! results version 3), including Agent Skill Evals rows (docs/harnesses.md §B) whose
 //! metadata carries skill-loading evidence. One result row is one run; the
 //! arm is the provider label; a run's rate is promptfoo's own `success`.
 
@@ -8,10 +8,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::seh::run_dir::{run_key, RunIdentity};
-use super::seh::{manifest, peer};
-use super::{PROMPTFOO, SKILL_EVALS};
 use crate::ingest::json::{as_f64, json_text, parse_lenient, Get};
+use crate::ingest::kernel::format::{PROMPTFOO, SKILL_EVALS};
+use crate::ingest::kernel::unit::DeclaredReader;
+use crate::ingest::kernel::{case_pk, peer, run_key, suite_id, RunIdentity};
+use crate::ingest::records::ErrorKind;
 use crate::ingest::records::{
     key, ActivationRec, AssertionRec, CaseRec, GradingRec, MeasurementRec, RateBasis, Records,
     RunRec, SuiteRec,
@@ -154,6 +155,8 @@ pub struct Source<'a> {
     pub release: &'a str,
     pub eval_id: Option<&'a str>,
     pub config: Option<&'a Value>,
+    /// Reads (and records) the evidence files rows point to.
+    pub files: &'a DeclaredReader,
 }
 
 pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
@@ -181,7 +184,7 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
         if !seen_runs.insert(run_id.clone()) {
             records.error(
                 src.path,
-                "identity",
+                ErrorKind::DuplicateRow,
                 format!("results[{i}]: a second row for {case_id} / {arm} / repetition {repetition} (kept the first)"),
             );
             continue;
@@ -265,7 +268,7 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
                 name: assertion
                     .and_then(|a| a.str_at("metric").or(a.str_at("type")))
                     .map(str::to_string),
-                kind: assertion.and_then(|a| a.str_at("type")).map(str::to_string),
+                r#type: assertion.and_then(|a| a.str_at("type")).map(str::to_string),
                 channel: "check".into(),
                 severity: Some("gate".into()),
                 passed: c.bool_at("pass"),
@@ -307,7 +310,7 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
         ]);
         let evidence = meta(row, "evidencePath")
             .and_then(Value::as_str)
-            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|p| src.files.read(Path::new(p)))
             .and_then(|b| parse_lenient(&b).ok());
         let observed = evidence
             .as_ref()
@@ -332,8 +335,8 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
         if seen_cases.insert((skill.clone(), case_id.clone())) {
             let test = row.get("testCase");
             records.cases.push(CaseRec {
-                case_pk: manifest::case_pk(src.release, &skill, &case_id),
-                suite_id: manifest::suite_id(src.release, &skill),
+                case_pk: case_pk(src.release, &skill, &case_id),
+                suite_id: suite_id(src.release, &skill),
                 release_label: src.release.into(),
                 skill_name: skill.clone(),
                 case_id: case_id.clone(),
@@ -355,7 +358,7 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
     let skill = rows.first().map(|r| skill_of(r, src.config));
     if let Some(skill) = skill {
         records.suites.push(SuiteRec {
-            suite_id: manifest::suite_id(src.release, &skill),
+            suite_id: suite_id(src.release, &skill),
             release_label: src.release.into(),
             skill_name: skill,
             source_format: PROMPTFOO.into(),
@@ -370,7 +373,14 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
     }
 }
 
-pub fn parse_results(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut Records) {
+pub fn parse_results(
+    doc: &Value,
+    path: &str,
+    sha256: &str,
+    release: &str,
+    files: &DeclaredReader,
+    records: &mut Records,
+) {
     let rows = doc
         .get("results")
         .and_then(|r| r.get("results"))
@@ -383,6 +393,7 @@ pub fn parse_results(doc: &Value, path: &str, sha256: &str, release: &str, recor
         release,
         eval_id: doc.str_at("evalId"),
         config: doc.get("config"),
+        files,
     };
     parse_rows(&rows, &src, records);
     if let Some(suite) = records.suites.last_mut() {
@@ -414,7 +425,7 @@ pub fn parse_results(doc: &Value, path: &str, sha256: &str, release: &str, recor
     }
 }
 
-/// Agent Skill Evals (formats.md B): the evidence.json a row points to, and
+/// Agent Skill Evals (docs/harnesses.md §B): the evidence.json a row points to, and
 /// routing tests as trigger observations.
 mod skill_evals {
     use serde_json::Value;

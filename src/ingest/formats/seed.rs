@@ -1,4 +1,4 @@
-//! The seed "Agent Skills Evaluations" harness (formats.md A):
+//! The seed "Agent Skills Evaluations" harness (docs/harnesses.md §A):
 //! `<run-id>/<skill>/iteration-<i>/eval-<id>/{case.json, <mode>/{grading.json,
 //! output.txt, response.json, timing.json}}` and `<run-id>/<skill>/benchmark.json`.
 //! A mode run passes iff every required check passed (its rate is that outcome);
@@ -8,14 +8,14 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::seh::layout::name_of;
-use super::seh::peer;
-use super::seh::run_dir::{run_key, RunFiles, RunIdentity, RunOutcome};
-use super::SEED_HANDBOOK;
 use crate::ingest::json::{as_f64, json_text, parse_lenient, Get};
+use crate::ingest::kernel::format::SEED_HANDBOOK;
+use crate::ingest::kernel::{
+    case_pk, name_of, peer, run_key, suite_id, RunFiles, RunIdentity, RunOutcome,
+};
 use crate::ingest::records::{
-    key, ActivationRec, AssertionRec, CaseRec, GradingRec, MeasurementRec, RateBasis, Records,
-    RunRec, SuiteRec, TraceEventRec,
+    key, ActivationRec, AssertionRec, CaseRec, ErrorKind, GradingRec, MeasurementRec, RateBasis,
+    Records, RunRec, SuiteRec, TraceEventRec,
 };
 
 /// `iteration-<n>` -> n
@@ -61,11 +61,12 @@ fn place(dir: &Path) -> Result<Place, String> {
     })
 }
 
-/// Case ids are the integer `id` of case.json, else the eval-<id> suffix.
-fn case_id_for(eval_dir: &Path, eval_name: &str) -> String {
-    std::fs::read(eval_dir.join("case.json"))
-        .ok()
-        .and_then(|b| parse_lenient(&b).ok())
+/// Case ids are the integer `id` of case.json (declared as `../case.json`),
+/// else the eval-<id> suffix.
+fn case_id_for(files: &RunFiles, eval_name: &str) -> String {
+    files
+        .get("../case.json")
+        .and_then(|b| parse_lenient(b).ok())
         .and_then(|c| match c.get("id") {
             Some(Value::Number(n)) => Some(n.to_string()),
             Some(Value::String(s)) => Some(s.clone()),
@@ -80,13 +81,12 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
     let place = match place(dir) {
         Ok(p) => p,
         Err(e) => {
-            records.error(&dir_text, "identity", e);
+            records.error(&dir_text, ErrorKind::NotARunLayout, e);
             return RunOutcome::Rejected(records);
         }
     };
     let arm = name_of(dir).unwrap_or_default();
-    let eval_path = dir.parent().unwrap_or(dir);
-    let case_id = case_id_for(eval_path, &place.eval_dir);
+    let case_id = case_id_for(files, &place.eval_dir);
     let run_id = run_key(&RunIdentity {
         release,
         native_batch: place.run_id.as_deref(),
@@ -102,7 +102,11 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
         match parse_lenient(bytes) {
             Ok(v) => Some(v),
             Err(e) => {
-                records.error(&path_of(name), "parse", format!("invalid JSON: {e}"));
+                records.error(
+                    &path_of(name),
+                    ErrorKind::InvalidJson,
+                    format!("invalid JSON: {e}"),
+                );
                 None
             }
         }
@@ -179,7 +183,7 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
                     .str_at("identifier")
                     .or(c.str_at("id"))
                     .map(str::to_string),
-                kind: c
+                r#type: c
                     .str_at("check_type")
                     .or(c.str_at("type"))
                     .map(str::to_string),
@@ -294,8 +298,8 @@ pub fn parse_case(doc: &Value, path: &Path, release: &str, records: &mut Records
         _ => return,
     };
     records.cases.push(CaseRec {
-        case_pk: super::seh::manifest::case_pk(release, &skill, &case_id),
-        suite_id: super::seh::manifest::suite_id(release, &skill),
+        case_pk: case_pk(release, &skill, &case_id),
+        suite_id: suite_id(release, &skill),
         release_label: release.into(),
         skill_name: skill,
         case_id,
@@ -329,7 +333,7 @@ pub fn parse_benchmark(
     };
     peer::flatten(doc, &src, &["cases"], &mut records.peer_metrics);
     SuiteRec {
-        suite_id: super::seh::manifest::suite_id(release, skill),
+        suite_id: suite_id(release, skill),
         release_label: release.into(),
         skill_name: skill.into(),
         source_format: SEED_HANDBOOK.into(),

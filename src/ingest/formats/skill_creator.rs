@@ -1,4 +1,4 @@
-//! Anthropic skill-creator (formats.md D): per-run `grading.json`
+//! Anthropic skill-creator (docs/harnesses.md §D): per-run `grading.json`
 //! (expectations + summary), `timing.json`, `outputs/metrics.json` under
 //! `<skill>-workspace/iteration-<N>/eval-<id>/<config>/[run-<n>/]`, and the
 //! aggregated `benchmark.json` (runs[], run_summary). The grader is an LLM: a
@@ -9,62 +9,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::seh::layout::{name_of, parse_run_segment};
-use super::seh::run_dir::{run_key, RunFiles, RunIdentity, RunOutcome};
-use super::seh::{manifest, peer};
-use super::SKILL_CREATOR;
-
-pub const FORMAT: &str = SKILL_CREATOR;
 use crate::ingest::json::{as_f64, parse_lenient, Get};
-use crate::ingest::records::{
-    key, AssertionRec, GradingRec, MeasurementRec, RateBasis, Records, RunRec, SuiteRec,
+use crate::ingest::kernel::expectations::{grading_from_expectations, is_expectations_grading};
+use crate::ingest::kernel::format::SKILL_CREATOR;
+use crate::ingest::kernel::{
+    name_of, parse_run_segment, peer, run_key, suite_id, RunFiles, RunIdentity, RunOutcome,
 };
-
-pub fn is_expectations_grading(doc: &Value) -> bool {
-    doc.get("expectations").is_some_and(Value::is_array)
-}
-
-/// A grading.json with expectations -> one grading and its assertion rows.
-pub fn grading_from_expectations(run_id: &str, path: &str, doc: &Value, records: &mut Records) {
-    let grading_id = key(&[Some("grading"), Some(run_id), Some(path)]);
-    let summary = doc.get("summary");
-    records.gradings.push(GradingRec {
-        grading_id: grading_id.clone(),
-        run_id: run_id.to_string(),
-        report_path: path.to_string(),
-        rate_basis: RateBasis::Summary,
-        peer_pass: summary
-            .and_then(|s| s.i64_at("failed"))
-            .map(|failed| failed == 0),
-        peer_pass_rate: summary.and_then(|s| s.f64_at("pass_rate")),
-        ..Default::default()
-    });
-    let expectations = doc
-        .get("expectations")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for (i, e) in expectations.iter().enumerate() {
-        records.assertions.push(AssertionRec {
-            grading_id: grading_id.clone(),
-            run_id: run_id.to_string(),
-            seq: i as i64 + 1,
-            name: e.str_at("text").map(str::to_string),
-            channel: "expectation".into(),
-            severity: None,
-            passed: e.bool_at("passed"),
-            score: e.bool_at("passed").map(|p| f64::from(u8::from(p))),
-            evidence: e.str_at("evidence").map(str::to_string),
-            availability: if e.get("passed").is_some() {
-                "complete"
-            } else {
-                "unavailable"
-            }
-            .into(),
-            ..Default::default()
-        });
-    }
-}
+use crate::ingest::records::{key, ErrorKind, MeasurementRec, Records, RunRec, SuiteRec};
 
 /// A config directory (or its run-N) holding an expectations grading.json
 /// and no skill-eval-harness metadata.json.
@@ -76,7 +27,7 @@ pub fn is_run_dir(files: &RunFiles) -> bool {
             .is_some_and(|g| is_expectations_grading(&g))
 }
 
-/// Zero-trap: the aggregator writes 0 for "not recorded" (formats.md D.3).
+/// Zero-trap: the aggregator writes 0 for "not recorded" (docs/harnesses.md §D).
 fn zero_is_missing(
     run_id: &str,
     metric: &str,
@@ -90,22 +41,26 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
     let mut records = Records::default();
     let dir_text = dir.display().to_string();
     let leaf = name_of(dir).unwrap_or_default();
-    let (config_dir, repetition, repetition_source) = match parse_run_segment(&leaf) {
-        Some(n) => (dir.parent().unwrap_or(dir), n, "run_dir"),
-        None => (dir, 1, "single"),
+    // eval_metadata.json sits beside the config directory (declared from above run-N).
+    let (config_dir, repetition, repetition_source, metadata_key) = match parse_run_segment(&leaf) {
+        Some(n) => (
+            dir.parent().unwrap_or(dir),
+            n,
+            "run_dir",
+            "../../eval_metadata.json",
+        ),
+        None => (dir, 1, "single", "../eval_metadata.json"),
     };
     let (Some(eval_dir), Some(arm)) = (config_dir.parent(), name_of(config_dir)) else {
         records.error(
             &dir_text,
-            "identity",
+            ErrorKind::NotARunLayout,
             "expected <workspace>/iteration-<N>/eval-<id>/<config>/[run-<n>]",
         );
         return RunOutcome::Rejected(records);
     };
     let eval_name = name_of(eval_dir).unwrap_or_default();
-    let metadata = std::fs::read(eval_dir.join("eval_metadata.json"))
-        .ok()
-        .and_then(|b| parse_lenient(&b).ok());
+    let metadata = files.get(metadata_key).and_then(|b| parse_lenient(b).ok());
     let case_id = metadata
         .as_ref()
         .and_then(|m| m.get("eval_id"))
@@ -139,7 +94,7 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
         Some(Err(e)) => {
             records.error(
                 &dir.join("timing.json").display().to_string(),
-                "parse",
+                ErrorKind::InvalidJson,
                 format!("invalid JSON: {e}"),
             );
             None
@@ -238,7 +193,7 @@ pub fn parse_benchmark(
     };
     peer::flatten(doc, &src, &[], &mut records.peer_metrics);
     SuiteRec {
-        suite_id: manifest::suite_id(release, skill),
+        suite_id: suite_id(release, skill),
         release_label: release.into(),
         skill_name: skill.into(),
         source_format: SKILL_CREATOR.into(),
@@ -268,7 +223,7 @@ pub fn benchmark_cases(doc: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// `scripts/run_eval.py` output: per-query trigger rates (formats.md D.2).
+/// `scripts/run_eval.py` output: per-query trigger rates (docs/harnesses.md §D).
 pub fn looks_like_trigger_eval(doc: &Value) -> bool {
     doc.get("results")
         .and_then(Value::as_array)

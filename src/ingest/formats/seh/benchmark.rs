@@ -1,4 +1,4 @@
-//! `benchmark.json` / `grade --out` reports (formats.md C.7/C.8): each
+//! `benchmark.json` / `grade --out` reports (docs/harnesses.md §C.7/C.8): each
 //! results[] row is the harness's grading of one run. Its assertion rows
 //! become `assertion_result` (the views recompute every rate from them); its
 //! own per-run rates are kept as peer_* columns; every other block goes to
@@ -6,10 +6,11 @@
 
 use serde_json::Value;
 
-use super::run_dir::{run_key, RunIdentity};
-use super::{manifest, peer};
 use crate::ingest::json::{json_text, Get};
-use crate::ingest::records::{key, AssertionRec, CaseRec, GradingRec, Records};
+use crate::ingest::kernel::{case_pk, peer, run_key, suite_id, RunIdentity};
+use crate::ingest::records::{
+    key, AssertionRec, CaseRec, EpochSeconds, ErrorKind, GradingRec, Records,
+};
 
 const PROCESS_TYPES: &[&str] = &[
     "skill_invoked",
@@ -49,8 +50,8 @@ fn channel_of(kind: Option<&str>) -> &'static str {
 fn case_from_row(row: &Value, release: &str, skill: &str, case_id: &str) -> CaseRec {
     let s = |k: &str| row.str_at(k).map(str::to_string);
     CaseRec {
-        case_pk: manifest::case_pk(release, skill, case_id),
-        suite_id: manifest::suite_id(release, skill),
+        case_pk: case_pk(release, skill, case_id),
+        suite_id: suite_id(release, skill),
         release_label: release.to_string(),
         skill_name: skill.to_string(),
         case_id: case_id.to_string(),
@@ -97,7 +98,7 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
         let (Some(case_id), Some(arm)) = (row.str_at("case_id"), row.str_at("variant")) else {
             records.error(
                 path,
-                "parse",
+                ErrorKind::MissingId,
                 format!("results[{i}] lacks case_id or variant"),
             );
             continue;
@@ -119,7 +120,7 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
         if let Some((field, _)) = wrong.iter().find(|(_, bad)| *bad) {
             records.error(
                 path,
-                "parse",
+                ErrorKind::WrongShape,
                 format!(
                     "results[{i}] ({case_id} / {arm}): '{field}' has the wrong type; row skipped"
                 ),
@@ -142,10 +143,10 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
         });
         let grading_id = key(&[Some("grading"), Some(&run_id), Some(path)]);
         if !graded.insert(grading_id.clone()) {
-            // formats.md M2: two rows for one arm of a pair key is a hard error in the harness.
+            // docs/metrics.md §M2: two rows for one arm of a pair key is a hard error in the harness.
             records.error(
                 path,
-                "identity",
+                ErrorKind::DuplicateRow,
                 format!("results[{i}]: a second row for {case_id} / {arm} / run {repetition} (kept the first)"),
             );
             continue;
@@ -157,7 +158,7 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
             grading_id: grading_id.clone(),
             run_id: run_id.clone(),
             report_path: path.to_string(),
-            generated_at,
+            generated_at: EpochSeconds(generated_at),
             peer_missing_output: row.bool_at("missing_output"),
             peer_execution_valid: row.bool_at("execution_valid"),
             peer_objective_pass_rate: row.f64_at("objective_pass_rate"),
@@ -193,7 +194,7 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
                     .or(a.str_at("description"))
                     .or(kind)
                     .map(str::to_string),
-                kind: kind.map(str::to_string),
+                r#type: kind.map(str::to_string),
                 channel: if is_judge {
                     "qualitative"
                 } else {

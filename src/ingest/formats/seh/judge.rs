@@ -1,11 +1,11 @@
-//! Judge results (formats.md C.6): JSONL, a JSON array, one object, or an
+//! Judge results (docs/harnesses.md §C.6): JSONL, a JSON array, one object, or an
 //! object with results[]. Keyed by the whole judge_task_id (never split:
 //! assertion labels may contain "::").
 
 use serde_json::Value;
 
 use crate::ingest::json::{json_text, Get};
-use crate::ingest::records::{JudgeVerdictRec, Records};
+use crate::ingest::records::{ErrorKind, JudgeVerdictRec, Records};
 
 fn is_verdict(row: &Value) -> bool {
     (row.get("judge_task_id").is_some() || row.get("id").is_some())
@@ -40,7 +40,7 @@ pub fn parse(rows: &[Value], path: &str, records: &mut Records) {
             // The harness treats duplicates as a hard error; keep the first, report the rest.
             records.error(
                 path,
-                "parse",
+                ErrorKind::DuplicateJudgeTask,
                 format!("duplicate judge_task_id '{task_id}' (kept the first)"),
             );
             continue;

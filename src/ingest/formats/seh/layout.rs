@@ -1,5 +1,5 @@
 //! Run identity from the directory layout
-//! `<case>/[<model>/]<variant>/[run-<n>/]` (formats.md C.3). The layout wins
+//! `<case>/[<model>/]<variant>/[run-<n>/]` (docs/harnesses.md §C.3). The layout wins
 //! over metadata; metadata only breaks the tie between "case/variant" and
 //! "case/model/variant", and disagreements are recorded.
 
@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::is_known_arm;
+use crate::ingest::kernel::{name_of, parse_run_segment};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LayoutIdentity {
@@ -17,18 +18,6 @@ pub struct LayoutIdentity {
     pub repetition_source: &'static str,
     /// Name of the runs root (the directory holding the case directories).
     pub runs_root: Option<String>,
-}
-
-/// `run-<n>` with a positive integer n.
-pub fn parse_run_segment(name: &str) -> Option<i64> {
-    name.strip_prefix("run-")
-        .and_then(|n| n.parse::<i64>().ok())
-        .filter(|n| *n >= 1)
-}
-
-/// A path's last component as text.
-pub fn name_of(p: &Path) -> Option<String> {
-    p.file_name().map(|n| n.to_string_lossy().to_string())
 }
 
 /// Resolve identity from the path. `metadata_case` is metadata.case_id when

@@ -1,11 +1,12 @@
-//! The suite manifest `evals/shared-benchmark.json` (formats.md C.1): the
+//! The suite manifest `evals/shared-benchmark.json` (docs/harnesses.md §C.1): the
 //! skill, its arms, and each case's split, kind and assertions.
 
 use serde_json::Value;
 
 use super::SOURCE_FORMAT;
 use crate::ingest::json::{json_text, Get};
-use crate::ingest::records::{key, CaseRec, Records, SuiteRec};
+use crate::ingest::kernel::{case_pk, suite_id};
+use crate::ingest::records::{CaseRec, ErrorKind, Records, SuiteRec};
 
 /// A manifest is an object with a skill name and a list of cases.
 pub fn looks_like_manifest(doc: &Value) -> bool {
@@ -14,14 +15,6 @@ pub fn looks_like_manifest(doc: &Value) -> bool {
         && doc.get("cases").is_some_and(Value::is_array)
         && doc.get("protocol_version").is_none()
         && doc.get("pass_rate_lift").is_none()
-}
-
-pub fn suite_id(release: &str, skill: &str) -> String {
-    key(&[Some("suite"), Some(release), Some(skill)])
-}
-
-pub fn case_pk(release: &str, skill: &str, case_id: &str) -> String {
-    key(&[Some("case"), Some(release), Some(skill), Some(case_id)])
 }
 
 /// Case ids are strings in C; other formats may use integers.
@@ -48,7 +41,7 @@ fn polarity(id: &str, kind: Option<&str>) -> Option<String> {
     }
 }
 
-/// formats.md M4: reference_score clamped to [0,1], else (graded - 1)/4 clamped.
+/// docs/metrics.md §M4: reference_score clamped to [0,1], else (graded - 1)/4 clamped.
 fn reference_floor(case: &Value) -> Option<f64> {
     case.f64_at("reference_score")
         .or_else(|| {
@@ -95,13 +88,13 @@ pub fn parse(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut
     let mut seen = std::collections::HashSet::new();
     for (i, case) in cases.iter().enumerate() {
         let Some(case_id) = case_id_of(case) else {
-            records.error(path, "parse", format!("cases[{i}] has no id"));
+            records.error(path, ErrorKind::MissingId, format!("cases[{i}] has no id"));
             continue;
         };
         if !seen.insert(case_id.clone()) {
             records.error(
                 path,
-                "parse",
+                ErrorKind::DuplicateCaseId,
                 format!("cases[{i}]: duplicate case id '{case_id}' (kept the first)"),
             );
             continue;

@@ -1,4 +1,4 @@
-//! skill-eval-harness (formats.md section C): run directories, the
+//! skill-eval-harness (docs/harnesses.md §C): run directories, the
 //! manifest, benchmark/cost/token reports, trigger reports, judge results.
 
 pub mod benchmark;
@@ -6,12 +6,11 @@ pub mod events;
 pub mod judge;
 pub mod layout;
 pub mod manifest;
-pub mod peer;
 pub mod run_dir;
 pub mod telemetry;
 pub mod trigger;
 
-pub const SOURCE_FORMAT: &str = super::SEH;
+pub const SOURCE_FORMAT: &str = crate::ingest::kernel::format::SEH;
 
 /// Arms every harness run can use without a manifest declaring them.
 pub fn is_known_arm(name: &str, declared: &std::collections::HashSet<String>) -> bool {

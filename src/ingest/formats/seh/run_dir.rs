@@ -1,27 +1,20 @@
 //! One skill-eval-harness run directory -> run, measurements, activation,
-//! trace events and raw trace lines (formats.md C.3-C.5).
+//! trace events and raw trace lines (docs/harnesses.md §C.3-C.5).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::{events, layout, telemetry, SOURCE_FORMAT};
-use crate::ingest::formats::skill_creator;
 use crate::ingest::json::{parse_lenient, truthy};
-use crate::ingest::records::{key, Records, RunRec};
+use crate::ingest::kernel::expectations::{grading_from_expectations, is_expectations_grading};
+use crate::ingest::kernel::format::SKILL_CREATOR;
+use crate::ingest::kernel::run_files::OUTPUT_ALIASES;
+use crate::ingest::kernel::{run_key, RunContext, RunFiles, RunIdentity, RunOutcome};
+use crate::ingest::records::{ErrorKind, Records, RunRec};
 
-/// Output aliases in the harness's lookup order (0.6.0 `read_output_base`).
-const OUTPUT_NAMES: &[&str] = &[
-    "output.md",
-    "output.txt",
-    "response.md",
-    "response.txt",
-    "final.md",
-    "final.txt",
-];
-
-/// Synthetic bodies runners write on failure (formats.md C.4).
+/// Synthetic bodies runners write on failure (docs/harnesses.md §C.4).
 const FAILURE_MARKERS: &[&str] = &[
     "[CODEX FAILURE",
     "[CLAUDE FAILURE",
@@ -38,25 +31,6 @@ const METRICS_MERGE_ORDER: &[&str] = &[
     "outputs/metrics.json",
     "metrics.json",
 ];
-
-pub struct RunContext<'a> {
-    pub release: &'a str,
-    pub forced: Option<crate::ingest::formats::Format>,
-    pub known_cases: &'a HashMap<String, String>,
-    pub declared_arms: &'a HashSet<String>,
-}
-
-pub enum RunOutcome {
-    /// An answer run: its records (which may include per-file errors).
-    Answer { run_id: String, records: Records },
-    /// A trigger-trace run directory (population "trigger"): not an answer run.
-    TriggerTrace,
-    /// Not a run directory we understand; the records hold the error.
-    Rejected(Records),
-}
-
-/// The file contents of one run directory, keyed by path relative to it.
-pub type RunFiles = HashMap<String, Vec<u8>>;
 
 pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let mut records = Records::default();
@@ -78,13 +52,21 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
                 docs.insert(name, o);
             }
             Ok(_) => {
-                records.error(&path_of(name), "parse", "expected a JSON object");
+                records.error(
+                    &path_of(name),
+                    ErrorKind::NotAnObject,
+                    "expected a JSON object",
+                );
                 if *name == "metadata.json" {
                     metadata_error = Some("metadata.json is not a JSON object".to_string());
                 }
             }
             Err(e) => {
-                records.error(&path_of(name), "parse", format!("invalid JSON: {e}"));
+                records.error(
+                    &path_of(name),
+                    ErrorKind::InvalidJson,
+                    format!("invalid JSON: {e}"),
+                );
                 if *name == "metadata.json" {
                     metadata_error = Some(format!("invalid JSON: {e}"));
                 }
@@ -105,7 +87,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let ident = match layout::resolve(run_dir, meta_case, ctx.known_cases, ctx.declared_arms) {
         Ok(i) => i,
         Err(reason) => {
-            records.error(&dir_text, "identity", reason);
+            records.error(&dir_text, ErrorKind::NotARunLayout, reason);
             return RunOutcome::Rejected(records);
         }
     };
@@ -230,7 +212,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
             Ok(evs) => records.trace_events = evs,
             Err(e) => records.error(
                 &path_of("events.json"),
-                "parse",
+                ErrorKind::InvalidJson,
                 format!("invalid events: {e}"),
             ),
         }
@@ -241,27 +223,22 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     // `grade --write-grading-files` leaves a skill-creator shaped grading here.
     if let Some(bytes) = files.get("grading.json") {
         match parse_lenient(bytes) {
-            Ok(doc) if skill_creator::is_expectations_grading(&doc) => {
-                skill_creator::grading_from_expectations(
-                    &run_id,
-                    &path_of("grading.json"),
-                    &doc,
-                    &mut records,
-                );
+            Ok(doc) if is_expectations_grading(&doc) => {
+                grading_from_expectations(&run_id, &path_of("grading.json"), &doc, &mut records);
                 // A skill-creator grading makes this a skill-creator run laid out by the harness.
                 if let Some(run) = records.runs.first_mut() {
-                    run.source_format = skill_creator::FORMAT.into();
+                    run.source_format = SKILL_CREATOR.into();
                 }
             }
             Ok(doc) if doc.get("expectations").is_some() => records.error(
                 &path_of("grading.json"),
-                "parse",
+                ErrorKind::WrongShape,
                 "'expectations' is not a list; the run is kept ungraded",
             ),
             Ok(_) => {}
             Err(e) => records.error(
                 &path_of("grading.json"),
-                "parse",
+                ErrorKind::InvalidJson,
                 format!("invalid JSON: {e}"),
             ),
         }
@@ -269,36 +246,9 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     RunOutcome::Answer { run_id, records }
 }
 
-/// What identifies a run: (release, native batch, skill, case, model, arm, repetition).
-pub struct RunIdentity<'a> {
-    pub release: &'a str,
-    /// The tool's own batch: the runs-root directory name for skill-eval-harness.
-    pub native_batch: Option<&'a str>,
-    pub skill: &'a str,
-    pub case_id: &'a str,
-    pub model: Option<&'a str>,
-    pub arm: &'a str,
-    pub repetition: i64,
-}
-
-/// The run identity key shared by run directories and report rows.
-pub fn run_key(id: &RunIdentity) -> String {
-    let rep = id.repetition.to_string();
-    key(&[
-        Some("run"),
-        Some(id.release),
-        id.native_batch,
-        Some(id.skill),
-        Some(id.case_id),
-        id.model,
-        Some(id.arm),
-        Some(&rep),
-    ])
-}
-
 /// First output alias present; else the text files under outputs/ with headers.
 fn read_output(files: &RunFiles) -> (Option<String>, Option<String>) {
-    for name in OUTPUT_NAMES {
+    for name in OUTPUT_ALIASES {
         if let Some(bytes) = files.get(*name) {
             return (
                 Some(name.to_string()),

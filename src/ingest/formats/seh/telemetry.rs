@@ -1,4 +1,4 @@
-//! Per-run measurements with the precedence of formats.md C.5/M9: the v3
+//! Per-run measurements with the precedence of docs/harnesses.md §C.5 and docs/metrics.md §M9: the v3
 //! telemetry envelope, else the normalized usage/cost blocks, else legacy
 //! scalars (as `legacy_unverified`). The zero-traps are honoured: flat trace
 //! counters count only when the trace observation was complete.

@@ -1,5 +1,5 @@
 //! Trigger reports of `skill-trigger-matrix` / `skill-pi-trigger-eval`
-//! (formats.md C.12): one observation per results[] row. 0.6.0 rows carry
+//! (docs/harnesses.md §C.12): one observation per results[] row. 0.6.0 rows carry
 //! no repetition, so it comes from the trace_dir's run-<n> when present,
 //! else an ordinal within (agent, model, query) in file order.
 
@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{layout::parse_run_segment, peer};
 use crate::ingest::json::{json_text, Get};
+use crate::ingest::kernel::{parse_run_segment, peer};
 use crate::ingest::records::{key, Records, TriggerObsRec};
 
 pub fn looks_like_trigger_report(doc: &Value) -> bool {

@@ -1,0 +1,72 @@
+//! The one list of the files a run directory can hold: which mark a
+//! directory as a run, the output aliases in the harness's lookup order, and
+//! the `source_file.kind` each is recorded as.
+
+/// Output aliases in skill-eval-harness 0.6.0's lookup order (`read_output_base`).
+pub const OUTPUT_ALIASES: &[&str] = &[
+    "output.md",
+    "output.txt",
+    "response.md",
+    "response.txt",
+    "final.md",
+    "final.txt",
+];
+
+/// Named run files and their `source_file.kind`; `marks_run` says whether
+/// the file alone makes its directory a run directory (every harness writes
+/// one of these in each run; environment and trace files never come alone).
+const NAMED: &[(&str, &str, bool)] = &[
+    ("metadata.json", "metadata", true),
+    ("metrics.json", "metrics", true),
+    ("events.json", "events", true),
+    ("timing.json", "timing", true),
+    ("trace.jsonl", "trace", false),
+    ("environment.json", "environment", false),
+    ("grading.json", "grading", false),
+];
+
+/// Does a file of this name make its directory a run directory?
+pub fn marks_run_dir(name: &str) -> bool {
+    OUTPUT_ALIASES.contains(&name) || NAMED.iter().any(|(n, _, marks)| *n == name && *marks)
+}
+
+/// The `source_file.kind` of a file in a run directory.
+pub fn kind_of(name: &str) -> &'static str {
+    if let Some((_, kind, _)) = NAMED.iter().find(|(n, _, _)| *n == name) {
+        return kind;
+    }
+    if name.starts_with("output") || name.starts_with("response") || name.starts_with("final") {
+        "output"
+    } else {
+        "artifact"
+    }
+}
+
+/// Files above a run directory that adapters read with it, as keys of its
+/// `RunFiles`: the handbook's eval case beside the mode directories, and
+/// skill-creator's eval metadata beside the config directory (or above it,
+/// for `run-N`). Declared so they are hashed with the run and a change to
+/// them re-ingests it.
+pub const CONTEXT_FILES: &[&str] = &[
+    "../case.json",
+    "../eval_metadata.json",
+    "../../eval_metadata.json",
+];
+
+/// Files whose recorded release tells the release of the run directory
+/// holding them (a report ingested later joins it).
+pub const RELEASE_WITNESSES: &[&str] = &["metadata.json", "output.md", "metrics.json"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_and_kinds() {
+        assert!(marks_run_dir("final.txt") && marks_run_dir("timing.json"));
+        assert!(!marks_run_dir("trace.jsonl") && !marks_run_dir("notes.md"));
+        assert_eq!(kind_of("trace.jsonl"), "trace");
+        assert_eq!(kind_of("response.json"), "output");
+        assert_eq!(kind_of("report.md"), "artifact");
+    }
+}

@@ -1,0 +1,92 @@
+//! What an adapter receives for one run directory and what it gives back.
+
+use std::collections::{HashMap, HashSet};
+
+use super::Format;
+use crate::ingest::records::Records;
+
+/// The file contents of one run directory, keyed by path relative to it
+/// (`../case.json` for a file the unit declares from its parent).
+pub type RunFiles = HashMap<String, Vec<u8>>;
+
+/// What every run directory of one ingest shares.
+pub struct RunContext<'a> {
+    pub release: &'a str,
+    pub forced: Option<Format>,
+    /// case id -> skill, from the manifests and reports of this ingest and the store.
+    pub known_cases: &'a HashMap<String, String>,
+    /// Arm names manifests declare beyond the standard ones.
+    pub declared_arms: &'a HashSet<String>,
+    /// The manifest cases liftdb grades skill-eval-harness runs against.
+    pub grading: &'a GradingContext,
+}
+
+/// What liftdb's grader needs besides the run: each manifest case and where
+/// its manifest lives (references and scripts are relative to it).
+#[derive(Debug, Default)]
+pub struct GradingContext {
+    /// case id -> the manifest's case.
+    pub cases: HashMap<String, ManifestCase>,
+    pub options: crate::grade::GradeOptions,
+}
+
+#[derive(Debug, Clone)]
+pub struct ManifestCase {
+    pub case: serde_json::Value,
+    pub manifest_dir: std::path::PathBuf,
+}
+
+pub enum RunOutcome {
+    /// An answer run: its records (which may include per-file errors).
+    Answer { run_id: String, records: Records },
+    /// A trigger-trace run directory (population "trigger"): not an answer run.
+    TriggerTrace,
+    /// Not a run directory we understand; the records hold the error.
+    Rejected(Records),
+}
+
+/// A file a loose file's parse read besides itself (promptfoo's
+/// `evidencePath`), recorded so it is hashed with its unit and a change to
+/// it re-ingests the unit.
+#[derive(Debug, Clone)]
+pub struct DeclaredFile {
+    pub path: std::path::PathBuf,
+    pub sha256: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+/// The one way a loose adapter reads another file: each read is remembered.
+#[derive(Debug, Default)]
+pub struct DeclaredReader {
+    read: std::sync::Mutex<Vec<DeclaredFile>>,
+}
+
+impl DeclaredReader {
+    /// The file's bytes (gunzipped), or None when it cannot be read.
+    pub fn read(&self, path: &std::path::Path) -> Option<Vec<u8>> {
+        let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
+        let (bytes, sha256) = crate::ingest::json::read_hashed(path).ok()?;
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i64);
+        let file = DeclaredFile {
+            path: path.to_path_buf(),
+            sha256,
+            size: meta.len(),
+            mtime_ns,
+        };
+        if let Ok(mut read) = self.read.lock() {
+            if !read.iter().any(|f| f.path == file.path) {
+                read.push(file);
+            }
+        }
+        Some(bytes)
+    }
+
+    pub fn into_files(self) -> Vec<DeclaredFile> {
+        self.read.into_inner().unwrap_or_default()
+    }
+}

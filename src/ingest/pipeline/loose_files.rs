@@ -1,0 +1,77 @@
+//! Stage 2, parse the loose files: manifests and reports, parsed before any
+//! run directory because they name the skill of each case and the case ids
+//! the layouts need.
+
+use super::plan::Plan;
+use crate::ingest::errors::{ErrorKind, IngestErrorRec};
+use crate::ingest::formats::Format;
+use crate::ingest::loose::{self, LooseKind, LooseParse};
+use crate::store::writer::SourceFileRec;
+
+/// One loose file, parsed.
+pub(super) struct ParsedLoose {
+    pub(super) path: String,
+    /// The file itself, then every file its parse read (owned by it).
+    pub(super) files: Vec<SourceFileRec>,
+    pub(super) parse: LooseParse,
+}
+
+pub(super) struct LooseFiles {
+    pub(super) parsed: Vec<ParsedLoose>,
+    /// Files no adapter claimed inside a walked tree.
+    pub(super) skipped: Vec<String>,
+    /// In file order: parse errors, and unrecognised files given by name.
+    pub(super) errors: Vec<IngestErrorRec>,
+}
+
+pub(super) fn parse(plan: &Plan, forced: Option<Format>) -> LooseFiles {
+    let mut out = LooseFiles {
+        parsed: Vec::new(),
+        skipped: Vec::new(),
+        errors: Vec::new(),
+    };
+    for read in &plan.loose {
+        // An unreadable file has its error row already.
+        let Some((info, bytes, sha)) = read
+            .contents
+            .first()
+            .filter(|(f, _, _)| f.path == read.unit.path)
+        else {
+            continue;
+        };
+        let path = info.path.display().to_string();
+        let mut parse = loose::parse(&path, bytes, sha, &plan.release.label, forced);
+        if parse.kind == LooseKind::Unrecognized {
+            match plan.explicit_files.contains(&info.path) {
+                true => out.errors.push(IngestErrorRec::new(
+                    path,
+                    ErrorKind::Unrecognized,
+                    loose::UNRECOGNIZED,
+                )),
+                false => out.skipped.push(path),
+            }
+            continue;
+        }
+        out.errors.append(&mut parse.records.errors);
+        let mut files = vec![SourceFileRec {
+            path: path.clone(),
+            sha256: sha.clone(),
+            size_bytes: info.size as i64,
+            mtime_ns: info.mtime_ns,
+            kind: parse.kind.label().to_string(),
+            source_format: parse.source_format.into(),
+            owner_key: path.clone(),
+        }];
+        files.extend(parse.declared.iter().map(|d| SourceFileRec {
+            path: d.path.display().to_string(),
+            sha256: d.sha256.clone(),
+            size_bytes: d.size as i64,
+            mtime_ns: d.mtime_ns,
+            kind: "declared".into(),
+            source_format: parse.source_format.into(),
+            owner_key: path.clone(),
+        }));
+        out.parsed.push(ParsedLoose { path, files, parse });
+    }
+    out
+}

@@ -1,0 +1,102 @@
+//! The ingest of one call, in five stages with typed hand-offs:
+//! plan (discover, change check, missing units, release) → parse the loose
+//! files (manifests and reports) → resolve (one definition per case and
+//! suite, by priority; nothing-recognised errors) → write (one transaction:
+//! loose rows, then run directories parsed and appended chunk by chunk) →
+//! the summary, assembled from what each stage returned.
+
+mod loose_files;
+mod plan;
+mod progress;
+mod resolve;
+mod runs;
+mod summary;
+
+use std::path::PathBuf;
+
+use super::formats;
+use super::timings::Timings;
+use crate::store::writer::{self, BatchWriter};
+use crate::store::Store;
+use crate::Result;
+
+pub use super::release::DEFAULT_RELEASE;
+pub(crate) use plan::ReadUnit;
+pub use summary::{ErrorLine, IngestSummary};
+
+#[derive(Debug, Clone, Default)]
+pub struct IngestOptions {
+    pub release: Option<String>,
+    /// Read every file as this format instead of detecting it.
+    pub format: Option<formats::Format>,
+    /// Store secrets as found (explicit opt-out of redaction).
+    pub no_redact: bool,
+    /// Remove the rows of previously ingested units that are gone from disk.
+    pub prune: bool,
+    pub dry_run: bool,
+    pub progress: bool,
+}
+
+pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
+    let mut clock = Timings::from_env();
+    let known = super::state::StoredState::load(&store.conn)?;
+    clock.mark("load state");
+
+    let plan = plan::plan(paths, &known, opts, &mut clock);
+    let loose = loose_files::parse(&plan, opts.format);
+    let resolved = resolve::resolve(&plan, loose, &known);
+    let doomed = plan.doomed_units(&resolved.replaced_units, opts.prune);
+    if doomed.is_empty() && resolved.errors.is_empty() && !opts.dry_run {
+        // Nothing new: no batch is recorded; only moved mtimes are refreshed.
+        writer::touch(&store.conn, &plan.touched)?;
+        clock.report();
+        return Ok(summary::assemble(&plan, &resolved, &doomed, None, opts));
+    }
+    clock.mark("loose files");
+
+    let batch_info = plan.batch_info();
+    let mut batch = match opts.dry_run {
+        true => None,
+        false => Some(BatchWriter::begin(
+            &store.conn,
+            &batch_info,
+            &doomed,
+            !opts.no_redact,
+        )?),
+    };
+    if let Some(b) = batch.as_mut() {
+        b.append(&resolved.records)?;
+        b.append_source_files(&resolved.source_files)?;
+    }
+    clock.mark("begin + append loose");
+
+    let ctx = formats::RunContext {
+        release: &plan.release.label,
+        forced: opts.format,
+        known_cases: &resolved.known_cases,
+        declared_arms: &resolved.declared_arms,
+        grading: &Default::default(),
+    };
+    let run_dirs = runs::parse_and_append(&plan, &ctx, &known, batch.as_mut(), opts, &mut clock)?;
+
+    let mut errors = resolved.errors.clone();
+    errors.extend(run_dirs.errors.iter().cloned());
+    let written = match batch {
+        Some(b) => {
+            let files_changed = resolved.source_files.len() + run_dirs.files_parsed;
+            let info = batch_info.with_files_changed(files_changed);
+            let counts = b.finish(&info, &errors, &plan.touched, &mut clock)?;
+            clock.report();
+            Some(counts)
+        }
+        None => None,
+    };
+    let mut summary = summary::assemble(&plan, &resolved, &doomed, Some(&run_dirs), opts);
+    summary.errors = errors.iter().map(ErrorLine::from).collect();
+    if let Some(counts) = written {
+        summary.batch_id = Some(counts.batch_id);
+        summary.runs_written = counts.runs_written;
+        summary.rows_written = counts.rows_written;
+    }
+    Ok(summary)
+}

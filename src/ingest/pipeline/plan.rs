@@ -1,0 +1,328 @@
+//! Stage 1, plan: find the units under the given paths, decide which
+//! changed (size+mtime first, then sha256), find the units that vanished
+//! from disk, and choose the batch's release.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::progress::progress_bar;
+use super::IngestOptions;
+use crate::ingest::discover::{self, FileInfo, Unit, UnitKind};
+use crate::ingest::errors::{ErrorKind, IngestErrorRec};
+use crate::ingest::formats::promptfoo;
+use crate::ingest::json;
+use crate::ingest::release;
+use crate::ingest::state::StoredState;
+use crate::ingest::timings::Timings;
+use crate::store::writer::BatchInfo;
+
+/// A unit whose files were read because they may have changed.
+pub(crate) struct ReadUnit {
+    pub(crate) unit: Unit,
+    /// Its files with bytes and sha256 (run directories keep no bytes here:
+    /// they are read again chunk by chunk when parsed).
+    pub(crate) contents: Vec<(FileInfo, Vec<u8>, String)>,
+    /// Files of the unit that could not be read, with the reason.
+    pub(crate) unreadable: Vec<(FileInfo, crate::ingest::errors::ReadError)>,
+}
+
+pub(crate) struct Release {
+    pub(crate) label: String,
+    /// How it was chosen: --release, previous ingest, graded runs, skill_tree_hash, generated_at, default.
+    pub(crate) source: &'static str,
+}
+
+/// Counts of the change check, for the summary.
+#[derive(Default)]
+pub(crate) struct UnitCounts {
+    pub(crate) files_seen: usize,
+    pub(crate) files_unchanged: usize,
+    pub(crate) added: usize,
+    pub(crate) replaced: usize,
+    pub(crate) unchanged: usize,
+}
+
+/// What the later stages work from.
+pub(crate) struct Plan {
+    pub(crate) paths: Vec<String>,
+    /// The directories given, canonicalized.
+    pub(crate) dir_roots: Vec<PathBuf>,
+    /// Files given by name (an unrecognised one is an error, not a skip).
+    pub(crate) explicit_files: HashSet<PathBuf>,
+    /// Every unit found, changed or not.
+    pub(crate) unit_paths: Vec<PathBuf>,
+    /// Changed manifests and reports, and changed run directories.
+    pub(crate) loose: Vec<ReadUnit>,
+    pub(crate) runs: Vec<ReadUnit>,
+    pub(crate) release: Release,
+    pub(crate) counts: UnitCounts,
+    /// Previously ingested units under the given paths that are gone from disk.
+    pub(crate) units_missing: Vec<String>,
+    /// Unchanged files whose mtime moved.
+    pub(crate) touched: Vec<(String, i64)>,
+    /// Files neither in a run directory nor JSON (READMEs, HTML views, ...).
+    pub(crate) skipped_files: Vec<String>,
+    pub(crate) errors: Vec<IngestErrorRec>,
+}
+
+pub(crate) fn plan(
+    paths: &[PathBuf],
+    known: &StoredState,
+    opts: &IngestOptions,
+    clock: &mut Timings,
+) -> Plan {
+    let mut found = discover::discover(paths);
+    for unit in found
+        .units
+        .iter_mut()
+        .filter(|u| u.kind == UnitKind::LooseFile)
+    {
+        add_declared_files(unit, known);
+    }
+    clock.mark("discover");
+    let mut errors = found.errors;
+    let mut skipped_files = Vec::new();
+    for path in &found.ignored {
+        // A promptfoo CSV alone cannot be read faithfully: say so instead of skipping it.
+        if promptfoo::is_results_csv(path) && !promptfoo::has_json_sibling(path) {
+            errors.push(IngestErrorRec::new(
+                path.display().to_string(),
+                ErrorKind::CsvOnly,
+                "promptfoo CSV export has no per-assertion results or token usage; re-export with -o results.json (or .jsonl) and ingest that",
+            ));
+        } else {
+            skipped_files.push(path.display().to_string());
+        }
+    }
+    let unit_paths: Vec<PathBuf> = found.units.iter().map(|u| u.path.clone()).collect();
+    let mut counts = UnitCounts {
+        files_seen: found.units.iter().map(|u| u.files.len()).sum(),
+        ..Default::default()
+    };
+
+    let bar = progress_bar(opts.progress, found.units.len(), "reading");
+    let checks: Vec<ChangeCheck> = found
+        .units
+        .into_par_iter()
+        .map(|unit| {
+            let check = read_if_changed(unit, known);
+            bar.inc(1);
+            check
+        })
+        .collect();
+    bar.finish_and_clear();
+    clock.mark("change check");
+
+    let mut changed = Vec::new();
+    let mut touched = Vec::new();
+    for check in checks {
+        match check.changed {
+            Some(read) => {
+                let owner = read.unit.path.display().to_string();
+                match known.files_by_owner.contains_key(&owner) {
+                    true => counts.replaced += 1,
+                    false => counts.added += 1,
+                }
+                changed.push(read);
+            }
+            None => {
+                counts.unchanged += 1;
+                counts.files_unchanged += check.unit.files.len();
+            }
+        }
+        touched.extend(check.touched);
+    }
+    let units_missing = missing_units(known, &unit_paths, &found.dir_roots);
+    let release = match &opts.release {
+        Some(label) => Release {
+            label: label.clone(),
+            source: "--release",
+        },
+        None => {
+            let (label, source) = release::derive(&changed, known);
+            Release { label, source }
+        }
+    };
+    let (loose, runs): (Vec<ReadUnit>, Vec<ReadUnit>) = changed
+        .into_iter()
+        .partition(|r| r.unit.kind == UnitKind::LooseFile);
+    // A loose file that could not be read stays out, with an error row (run
+    // directories are read again, and reported, when parsed).
+    for read in &loose {
+        for (info, reason) in &read.unreadable {
+            errors.push(IngestErrorRec::unreadable(
+                info.path.display().to_string(),
+                reason,
+            ));
+        }
+    }
+    Plan {
+        paths: paths.iter().map(|p| p.display().to_string()).collect(),
+        explicit_files: paths
+            .iter()
+            .filter(|p| p.is_file())
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect(),
+        dir_roots: found.dir_roots,
+        unit_paths,
+        loose,
+        runs,
+        release,
+        counts,
+        units_missing,
+        touched,
+        skipped_files,
+        errors,
+    }
+}
+
+impl Plan {
+    /// Every changed unit is replaced whole (a run directory that is now
+    /// rejected loses its stale rows too); vanished ones only with --prune.
+    pub(crate) fn doomed_units(&self, replaced_loose: &[String], prune: bool) -> Vec<String> {
+        let mut doomed = replaced_loose.to_vec();
+        doomed.extend(self.runs.iter().map(|r| r.unit.path.display().to_string()));
+        if prune {
+            doomed.extend(self.units_missing.iter().cloned());
+        }
+        doomed
+    }
+
+    pub(crate) fn batch_info(&self) -> BatchInfo<'_> {
+        BatchInfo {
+            release_label: &self.release.label,
+            release_source: self.release.source,
+            paths_json: serde_json::to_string(&self.paths).unwrap_or_else(|_| "[]".into()),
+            files_seen: self.counts.files_seen as i64,
+            files_changed: 0,
+            files_unchanged: self.counts.files_unchanged as i64,
+        }
+    }
+}
+
+/// A loose file's parse may read other files (promptfoo's evidence): the
+/// ones it read last time join the unit, so a change to them is a change to
+/// it (one that is gone now changes the file set, and so the unit).
+fn add_declared_files(unit: &mut Unit, known: &StoredState) {
+    let own = unit.path.display().to_string();
+    let Some(stored) = known.files_by_owner.get(&own) else {
+        return;
+    };
+    let mut declared: Vec<&String> = stored.keys().filter(|p| **p != own).collect();
+    declared.sort();
+    for path in declared {
+        let path = Path::new(path);
+        if let Some(meta) = std::fs::metadata(path).ok().filter(|m| m.is_file()) {
+            unit.files.push(FileInfo::of(path, &meta));
+        }
+    }
+}
+
+/// Units ingested before from under the given directories that are no
+/// longer on disk.
+fn missing_units(known: &StoredState, unit_paths: &[PathBuf], roots: &[PathBuf]) -> Vec<String> {
+    let seen: HashSet<String> = unit_paths.iter().map(|p| p.display().to_string()).collect();
+    let mut missing: Vec<String> = known
+        .files_by_owner
+        .keys()
+        .filter(|owner| !seen.contains(*owner))
+        .filter(|owner| roots.iter().any(|r| Path::new(owner).starts_with(r)))
+        .filter(|owner| !Path::new(owner).exists())
+        .cloned()
+        .collect();
+    missing.sort();
+    missing
+}
+
+/// The outcome of change detection for one unit.
+struct ChangeCheck {
+    unit: Unit,
+    /// Present when the unit changed: its files, read and hashed.
+    changed: Option<ReadUnit>,
+    /// Unchanged files whose mtime moved.
+    touched: Vec<(String, i64)>,
+}
+
+/// Decide whether a unit changed; read its files when it may have.
+fn read_if_changed(unit: Unit, known: &StoredState) -> ChangeCheck {
+    let owner = unit.path.display().to_string();
+    let stored = known.files_by_owner.get(&owner);
+    let same_set = stored.is_some_and(|files| {
+        files.len() == unit.files.len()
+            && unit
+                .files
+                .iter()
+                .all(|f| files.contains_key(&f.path.display().to_string()))
+    });
+    let stored_file = |f: &FileInfo| stored.and_then(|s| s.get(&f.path.display().to_string()));
+    let stat_same = same_set
+        && unit.files.iter().all(|f| {
+            stored_file(f).is_some_and(|k| k.size == f.size as i64 && k.mtime_ns == f.mtime_ns)
+        });
+    if stat_same {
+        return ChangeCheck {
+            unit,
+            changed: None,
+            touched: Vec::new(),
+        };
+    }
+    if unit.kind == UnitKind::RunDir && stored.is_none() {
+        // A run directory never seen before has nothing to compare against:
+        // it is read (and hashed) once, when its chunk is parsed.
+        let contents = unit
+            .files
+            .iter()
+            .map(|f| (f.clone(), Vec::new(), String::new()))
+            .collect();
+        return ChangeCheck {
+            changed: Some(ReadUnit {
+                unit: unit.clone(),
+                contents,
+                unreadable: Vec::new(),
+            }),
+            unit,
+            touched: Vec::new(),
+        };
+    }
+    let mut contents = Vec::with_capacity(unit.files.len());
+    let mut unreadable = Vec::new();
+    for f in &unit.files {
+        match json::read_hashed(&f.path) {
+            Ok((bytes, sha)) => contents.push((f.clone(), bytes, sha)),
+            Err(e) => unreadable.push((f.clone(), e)),
+        }
+    }
+    let content_same = unreadable.is_empty()
+        && same_set
+        && contents
+            .iter()
+            .all(|(f, _, sha)| stored_file(f).is_some_and(|k| &k.sha256 == sha));
+    if content_same {
+        let touched = contents
+            .iter()
+            .map(|(f, _, _)| (f.path.display().to_string(), f.mtime_ns))
+            .collect();
+        return ChangeCheck {
+            unit,
+            changed: None,
+            touched,
+        };
+    }
+    if unit.kind == UnitKind::RunDir {
+        // Holding every changed run's bytes here would make memory grow with the tree.
+        for (_, bytes, _) in &mut contents {
+            *bytes = Vec::new();
+        }
+    }
+    ChangeCheck {
+        changed: Some(ReadUnit {
+            unit: unit.clone(),
+            contents,
+            unreadable,
+        }),
+        unit,
+        touched: Vec::new(),
+    }
+}

@@ -1,0 +1,156 @@
+//! Stage 3, resolve: one definition per case and suite (a manifest beats
+//! another tool file, which beats a definition carried on report rows, and
+//! none replaces one the store keeps from a file not being replaced); the
+//! case → skill map and the declared arms the run directories need; a given
+//! directory in which nothing was recognised becomes an error.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use super::loose_files::LooseFiles;
+use super::plan::Plan;
+use crate::ingest::errors::{ErrorKind, IngestErrorRec};
+use crate::ingest::loose::LooseKind;
+use crate::ingest::records::{CaseRec, Records, SuiteRec};
+use crate::ingest::state::StoredState;
+use crate::store::writer::SourceFileRec;
+
+/// Who defined a case or suite, strongest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Definer {
+    /// The skill-eval-harness manifest: the cases as the team wrote them.
+    Manifest,
+    /// Another tool's own definition file (case.json, a benchmark's suite).
+    ToolFile,
+    /// Definitions carried on the rows of a report, for cases nothing else defines.
+    ReportRow,
+}
+
+pub(super) struct Resolved {
+    /// The loose files' rows, with the chosen case and suite definitions.
+    pub(super) records: Records,
+    pub(super) source_files: Vec<SourceFileRec>,
+    /// Loose files whose old rows this batch replaces.
+    pub(super) replaced_units: Vec<String>,
+    /// case id -> skill, for attributing run directories.
+    pub(super) known_cases: HashMap<String, String>,
+    pub(super) declared_arms: HashSet<String>,
+    pub(super) skipped_files: Vec<String>,
+    /// Every error so far, in the order the user should read them.
+    pub(super) errors: Vec<IngestErrorRec>,
+}
+
+pub(super) fn resolve(plan: &Plan, loose: LooseFiles, known: &StoredState) -> Resolved {
+    let mut records = Records::default();
+    let mut source_files = Vec::new();
+    let mut replaced_units = Vec::new();
+    let mut known_cases = known.case_skills.clone();
+    let mut declared_arms = HashSet::new();
+    let mut cases: Vec<(Definer, CaseRec)> = Vec::new();
+    let mut suites: Vec<(Definer, SuiteRec)> = Vec::new();
+    for parsed in loose.parsed {
+        let mut p = parsed.parse;
+        let definer = match p.kind {
+            LooseKind::Manifest => {
+                declared_arms.extend(p.records.suites.iter().flat_map(declared_variants));
+                Definer::Manifest
+            }
+            _ => Definer::ToolFile,
+        };
+        let own = p.records.cases.drain(..).map(|c| (definer, c));
+        let on_rows = p.row_cases.drain(..).map(|c| (Definer::ReportRow, c));
+        for (d, mut c) in own.chain(on_rows) {
+            c.source_path = Some(parsed.path.clone());
+            cases.push((d, c));
+        }
+        suites.extend(p.records.suites.drain(..).map(|s| (definer, s)));
+        suites.extend(p.row_suite.take().map(|s| (Definer::ReportRow, s)));
+        for (case, skill) in p.case_skills {
+            known_cases.entry(case).or_insert(skill);
+        }
+        source_files.extend(parsed.files);
+        replaced_units.push(parsed.path);
+        records.append(p.records);
+    }
+    // Files being replaced give up their definitions; every other stored one stands.
+    let replaced: HashSet<&str> = replaced_units.iter().map(String::as_str).collect();
+    let mut taken: HashSet<String> = known
+        .definition_sources
+        .iter()
+        .filter(|(_, source)| !replaced.contains(source.as_str()))
+        .map(|(k, _)| k.clone())
+        .collect();
+    cases.sort_by_key(|(d, _)| *d);
+    for (definer, c) in cases {
+        match definer {
+            Definer::Manifest => {
+                known_cases.insert(c.case_id.clone(), c.skill_name.clone());
+            }
+            _ => {
+                known_cases
+                    .entry(c.case_id.clone())
+                    .or_insert_with(|| c.skill_name.clone());
+            }
+        }
+        if taken.insert(c.case_pk.clone()) {
+            records.cases.push(c);
+        }
+    }
+    suites.sort_by_key(|(d, _)| *d);
+    for (_, s) in suites {
+        if taken.insert(s.suite_id.clone()) {
+            records.suites.push(s);
+        }
+    }
+
+    let mut skipped_files = plan.skipped_files.clone();
+    skipped_files.extend(loose.skipped);
+    let mut errors = plan.errors.clone();
+    errors.extend(loose.errors);
+    let nothing_found = nothing_found(plan, &skipped_files, &errors);
+    errors.extend(nothing_found);
+    Resolved {
+        records,
+        source_files,
+        replaced_units,
+        known_cases,
+        declared_arms,
+        skipped_files,
+        errors,
+    }
+}
+
+/// The arms a manifest's suite declares.
+fn declared_variants(suite: &SuiteRec) -> Vec<String> {
+    suite
+        .variants
+        .as_deref()
+        .and_then(|v| serde_json::from_str::<Vec<String>>(v).ok())
+        .unwrap_or_default()
+}
+
+/// A directory given in which nothing was recognised is an error, not a silent skip.
+fn nothing_found(
+    plan: &Plan,
+    skipped: &[String],
+    errors: &[IngestErrorRec],
+) -> Vec<IngestErrorRec> {
+    let skipped: HashSet<&str> = skipped.iter().map(String::as_str).collect();
+    plan.dir_roots
+        .iter()
+        .filter(|root| {
+            let recognized = plan.unit_paths.iter().any(|u| {
+                u.starts_with(root) && !skipped.contains(u.display().to_string().as_str())
+            });
+            let reported = errors.iter().any(|e| Path::new(&e.path).starts_with(root));
+            !recognized && !reported
+        })
+        .map(|root| {
+            IngestErrorRec::new(
+                root.display().to_string(),
+                ErrorKind::NothingFound,
+                "nothing liftdb reads was found here (expected run directories, a manifest, or harness reports: skill-eval-harness, the handbook harness, skill-creator, promptfoo)",
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,281 @@
+//! Stage 4, the run directories: read, parse on all cores and append, chunk
+//! by chunk, so memory stays bounded by the chunk, not the tree. While the
+//! writer appends chunk k, chunk k+1 is parsed on another thread.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use super::plan::{Plan, ReadUnit};
+use super::progress::progress_bar;
+use super::IngestOptions;
+use crate::ingest::errors::{ErrorKind, IngestErrorRec};
+use crate::ingest::formats;
+use crate::ingest::json;
+use crate::ingest::kernel::{run_files, RunContext, RunFiles, RunOutcome};
+use crate::ingest::state::StoredState;
+use crate::ingest::timings::Timings;
+use crate::store::writer::{self, BatchWriter, SourceFileRec, TableRows};
+use crate::Result;
+
+/// Run directories parsed per chunk: enough to keep both cores busy, small
+/// enough that a chunk's files and rows stay a few hundred megabytes at most.
+const RUN_CHUNK: usize = 2048;
+
+/// What the run directories gave.
+#[derive(Default)]
+pub(super) struct RunDirs {
+    pub(super) runs_written: u64,
+    pub(super) files_parsed: usize,
+    pub(super) trigger_trace_dirs: usize,
+    pub(super) errors: Vec<IngestErrorRec>,
+}
+
+/// One run directory after the parallel phase: its outcome and its rows.
+struct ParsedRun<'a> {
+    read: &'a ReadUnit,
+    shas: HashMap<String, String>,
+    read_errors: Vec<IngestErrorRec>,
+    outcome: RunOutcome,
+    rows: TableRows,
+}
+
+pub(super) fn parse_and_append(
+    plan: &Plan,
+    ctx: &RunContext,
+    known: &StoredState,
+    mut batch: Option<&mut BatchWriter>,
+    opts: &IngestOptions,
+    clock: &mut Timings,
+) -> Result<RunDirs> {
+    let bar = progress_bar(opts.progress, plan.runs.len(), "parsing");
+    let errors_so_far = AtomicUsize::new(0);
+    let batch_id = batch.as_ref().map_or(0, |b| b.batch_id());
+    let redact = !opts.no_redact;
+    // Parse one chunk on all cores, each run's rows built (and redacted) there too.
+    let parse_chunk = chunk_parser(|chunk| {
+        chunk
+            .par_iter()
+            .map(|read| {
+                let parsed = parse_one(read, ctx, batch_id, redact);
+                let new_errors = match &parsed.outcome {
+                    RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
+                        records.errors.len()
+                    }
+                    RunOutcome::TriggerTrace => 0,
+                };
+                if new_errors > 0 {
+                    let total = errors_so_far.fetch_add(new_errors, Ordering::Relaxed) + new_errors;
+                    bar.set_message(format!("parsing ({total} errors)"));
+                }
+                bar.inc(1);
+                parsed
+            })
+            .collect()
+    });
+    let mut out = RunDirs::default();
+    let mut owners = IdentityOwners {
+        this_batch: HashMap::new(),
+        known,
+        release: &plan.release.label,
+    };
+    std::thread::scope(|scope| -> Result<()> {
+        let mut chunks = plan.runs.chunks(RUN_CHUNK);
+        let mut pending = chunks.next().map(|c| scope.spawn(move || parse_chunk(c)));
+        while let Some(handle) = pending.take() {
+            let parsed = handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            pending = chunks.next().map(|c| scope.spawn(move || parse_chunk(c)));
+            clock.mark("parse run dirs (not overlapped)");
+            let (rows, files) = collect_chunk(parsed, &mut owners, &mut out);
+            out.files_parsed += files.len();
+            if let Some(b) = batch.as_deref_mut() {
+                b.append_prepared(rows)?;
+                b.append_source_files(&files)?;
+            }
+            clock.mark("append run dirs");
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    Ok(out)
+}
+
+/// Read one run directory's declared files and parse them with its adapter.
+fn parse_one<'a>(
+    read: &'a ReadUnit,
+    ctx: &RunContext,
+    batch_id: i64,
+    redact: bool,
+) -> ParsedRun<'a> {
+    let (files, shas, read_errors) = load_run_files(read);
+    let outcome = formats::parse_run_dir(&read.unit.path, &files, ctx);
+    let rows = match &outcome {
+        RunOutcome::Answer { records, .. } => writer::table_rows(records, batch_id, redact),
+        _ => Vec::new(),
+    };
+    ParsedRun {
+        read,
+        shas,
+        read_errors,
+        outcome,
+        rows,
+    }
+}
+
+/// Which directory holds each run identity: two directories claiming one
+/// (case, model, arm, repetition) would pair the wrong runs.
+struct IdentityOwners<'a> {
+    this_batch: HashMap<String, String>,
+    known: &'a StoredState,
+    release: &'a str,
+}
+
+impl IdentityOwners<'_> {
+    /// Claim `run_id` for `dir`, or the error naming the directory that holds it.
+    fn claim(&mut self, run_id: &str, dir: &str) -> Result<(), IngestErrorRec> {
+        let other = self.this_batch.get(run_id).cloned().or_else(|| {
+            self.known
+                .run_dirs
+                .get(run_id)
+                .filter(|d| d.as_str() != dir)
+                .cloned()
+        });
+        match other {
+            Some(other) => Err(IngestErrorRec::new(
+                dir,
+                ErrorKind::IdentityClash,
+                format!(
+                    "same run identity as {other} in release '{}'; ingest the other tree with a different --release",
+                    self.release
+                ),
+            )),
+            None => {
+                self.this_batch.insert(run_id.to_string(), dir.to_string());
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A parsed chunk's rows and source files, in directory order; errors,
+/// trigger-trace directories and runs counted into `out`.
+fn collect_chunk(
+    parsed: Vec<ParsedRun>,
+    owners: &mut IdentityOwners,
+    out: &mut RunDirs,
+) -> (TableRows, Vec<SourceFileRec>) {
+    let mut rows: TableRows = Vec::new();
+    let mut files = Vec::new();
+    for p in parsed {
+        out.errors.extend(p.read_errors);
+        let dir = p.read.unit.path.display().to_string();
+        let (run_id, mut records) = match p.outcome {
+            RunOutcome::TriggerTrace => {
+                out.trigger_trace_dirs += 1;
+                continue;
+            }
+            RunOutcome::Rejected(r) => {
+                out.errors.extend(r.errors);
+                continue;
+            }
+            RunOutcome::Answer { run_id, records } => (run_id, records),
+        };
+        out.errors.append(&mut records.errors);
+        if let Err(clash) = owners.claim(&run_id, &dir) {
+            out.errors.push(clash);
+            continue;
+        }
+        let unit_format = records
+            .runs
+            .first()
+            .map(|run| run.source_format.clone())
+            .unwrap_or_else(|| formats::SEH.into());
+        out.runs_written += records.runs.len() as u64;
+        merge_rows(&mut rows, p.rows);
+        for (info, _, _) in &p.read.contents {
+            let rel = relative_key(&p.read.unit.path, &info.path);
+            let Some(sha) = p.shas.get(&rel) else {
+                continue;
+            };
+            let name = info
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default();
+            files.push(SourceFileRec {
+                path: info.path.display().to_string(),
+                sha256: sha.clone(),
+                size_bytes: info.size as i64,
+                mtime_ns: info.mtime_ns,
+                kind: run_files::kind_of(&name).to_string(),
+                source_format: unit_format.clone(),
+                owner_key: dir.clone(),
+            });
+        }
+    }
+    (rows, files)
+}
+
+/// Ties the parsed runs' lifetime to the chunk's (closures cannot name it).
+fn chunk_parser<F>(f: F) -> F
+where
+    F: Fn(&[ReadUnit]) -> Vec<ParsedRun<'_>> + Sync,
+{
+    f
+}
+
+/// Add one run's rows to the chunk's, table by table.
+fn merge_rows(into: &mut TableRows, rows: TableRows) {
+    if into.is_empty() {
+        *into = rows;
+        return;
+    }
+    for (all, mut more) in into.iter_mut().zip(rows) {
+        all.rows.append(&mut more.rows);
+    }
+}
+
+/// A file's key in its unit's `RunFiles`: the path below the run directory,
+/// or `../name` (`../../name`) for a file the unit declares from above it.
+pub(crate) fn relative_key(dir: &std::path::Path, file: &std::path::Path) -> String {
+    if let Ok(rel) = file.strip_prefix(dir) {
+        return rel.to_string_lossy().replace('\\', "/");
+    }
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let parent = file.parent();
+    let ups = dir
+        .ancestors()
+        .skip(1)
+        .position(|a| Some(a) == parent)
+        .map_or(0, |i| i + 1);
+    format!("{}{name}", "../".repeat(ups))
+}
+
+/// The files of a changed run directory, read for parsing (the change check
+/// keeps no bytes), keyed by `relative_key`, with the sha256 of each file
+/// as read; files that cannot be read become error rows.
+fn load_run_files(read: &ReadUnit) -> (RunFiles, HashMap<String, String>, Vec<IngestErrorRec>) {
+    let mut files = RunFiles::new();
+    let mut shas = HashMap::new();
+    let mut errors = Vec::new();
+    for (info, _, _) in &read.contents {
+        let rel = relative_key(&read.unit.path, &info.path);
+        match json::read_hashed(&info.path) {
+            Ok((bytes, sha)) => {
+                files.insert(rel.clone(), bytes);
+                shas.insert(rel, sha);
+            }
+            Err(e) => errors.push(IngestErrorRec::unreadable(
+                info.path.display().to_string(),
+                &e,
+            )),
+        }
+    }
+    (files, shas, errors)
+}

@@ -1,0 +1,85 @@
+//! Stage 5, the summary of one ingest, assembled from what the stages
+//! returned (printed by the CLI, or as JSON: schemas/ingest-summary.schema.json).
+
+use super::plan::Plan;
+use super::resolve::Resolved;
+use super::runs::RunDirs;
+use super::IngestOptions;
+use crate::ingest::errors::IngestErrorRec;
+
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct IngestSummary {
+    pub batch_id: Option<i64>,
+    pub release: String,
+    /// How the release label was chosen: --release, previous ingest, skill_tree_hash, generated_at, default.
+    pub release_source: String,
+    pub files_seen: usize,
+    pub files_changed: usize,
+    pub files_unchanged: usize,
+    pub units_changed: usize,
+    /// Run directories and report files seen for the first time.
+    pub units_added: usize,
+    /// Previously ingested ones whose files changed (their rows were replaced).
+    pub units_replaced: usize,
+    pub units_unchanged: usize,
+    /// Previously ingested run directories / files under the given paths that are gone from
+    /// disk: kept in the store unless --prune.
+    pub units_missing: Vec<String>,
+    pub pruned: bool,
+    pub runs_written: u64,
+    pub rows_written: u64,
+    pub trigger_trace_dirs: usize,
+    pub skipped_files: Vec<String>,
+    pub errors: Vec<ErrorLine>,
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ErrorLine {
+    pub path: String,
+    pub stage: String,
+    pub reason: String,
+    /// What to do about it.
+    pub hint: Option<&'static str>,
+}
+
+impl From<&IngestErrorRec> for ErrorLine {
+    fn from(e: &IngestErrorRec) -> Self {
+        ErrorLine {
+            path: e.path.clone(),
+            stage: e.kind.stage().to_string(),
+            reason: e.reason.clone(),
+            hint: Some(e.kind.hint()),
+        }
+    }
+}
+
+/// The summary before the writer's counts (`runs` is None when nothing was parsed).
+pub(super) fn assemble(
+    plan: &Plan,
+    resolved: &Resolved,
+    doomed: &[String],
+    runs: Option<&RunDirs>,
+    opts: &IngestOptions,
+) -> IngestSummary {
+    IngestSummary {
+        batch_id: None,
+        release: plan.release.label.clone(),
+        release_source: plan.release.source.to_string(),
+        files_seen: plan.counts.files_seen,
+        files_changed: runs.map_or(0, |r| resolved.source_files.len() + r.files_parsed),
+        files_unchanged: plan.counts.files_unchanged,
+        units_changed: doomed.len(),
+        units_added: plan.counts.added,
+        units_replaced: plan.counts.replaced,
+        units_unchanged: plan.counts.unchanged,
+        units_missing: plan.units_missing.clone(),
+        pruned: opts.prune && !plan.units_missing.is_empty(),
+        runs_written: runs.map_or(0, |r| resolved.records.runs.len() as u64 + r.runs_written),
+        rows_written: 0,
+        trigger_trace_dirs: runs.map_or(0, |r| r.trigger_trace_dirs),
+        skipped_files: resolved.skipped_files.clone(),
+        errors: Vec::new(),
+        dry_run: opts.dry_run,
+    }
+}

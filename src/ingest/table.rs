@@ -1,0 +1,174 @@
+//! Each table of the raw layer declared once: `table!` turns one list of
+//! `field: RustType => "SQL TYPE"` into the record struct, its column list
+//! (name, SQL type, value kind, nullability) and its row in column order.
+//! The column list drives the Arrow builders, and a test checks it against
+//! `duckdb_columns()` of a migrated store, so a field out of DDL order fails
+//! the build's tests instead of writing wrong data.
+
+#[cfg(feature = "store")]
+use duckdb::types::{TimeUnit, Value};
+
+/// The kind of value a column carries to the appender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Text,
+    Int,
+    Float,
+    Bool,
+    Timestamp,
+}
+
+/// One column of a table, in DDL order.
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    pub name: &'static str,
+    /// The type the DDL gives it (DuckDB casts the appended kind to it).
+    pub sql_type: &'static str,
+    pub kind: Kind,
+    pub nullable: bool,
+}
+
+/// A column of text values: for liftdb's own temporary key tables.
+pub const TEXT_KEY: &[Column] = &[Column {
+    name: "path",
+    sql_type: "VARCHAR",
+    kind: Kind::Text,
+    nullable: true,
+}];
+
+/// A Rust field type that can be a column: its kind, whether it can be
+/// NULL, and its value (NULL for absent or non-finite).
+pub trait Cell {
+    const KIND: Kind;
+    const NULLABLE: bool;
+    #[cfg(feature = "store")]
+    fn cell(&self) -> Value;
+}
+
+/// A point in time as the harness writes it: seconds since the epoch.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct EpochSeconds(pub Option<f64>);
+
+macro_rules! cell {
+    ($ty:ty, $kind:ident, $nullable:expr, |$v:ident| $value:expr) => {
+        impl Cell for $ty {
+            const KIND: Kind = Kind::$kind;
+            const NULLABLE: bool = $nullable;
+            #[cfg(feature = "store")]
+            fn cell(&self) -> Value {
+                let $v = self;
+                $value
+            }
+        }
+    };
+}
+
+cell!(String, Text, false, |v| Value::Text(v.clone()));
+cell!(Option<String>, Text, true, |v| v
+    .as_ref()
+    .map_or(Value::Null, |s| Value::Text(s.clone())));
+cell!(i64, Int, false, |v| Value::BigInt(*v));
+cell!(Option<i64>, Int, true, |v| v
+    .map_or(Value::Null, Value::BigInt));
+cell!(Option<f64>, Float, true, |v| v
+    .filter(|f| f.is_finite())
+    .map_or(Value::Null, Value::Double));
+cell!(bool, Bool, false, |v| Value::Boolean(*v));
+cell!(Option<bool>, Bool, true, |v| v
+    .map_or(Value::Null, Value::Boolean));
+cell!(EpochSeconds, Timestamp, true, |v| v
+    .0
+    .map_or(Value::Null, |s| {
+        Value::Timestamp(TimeUnit::Microsecond, (s * 1_000_000.0) as i64)
+    }));
+
+/// `table! { #[derive(..)] pub struct Name in "table" { field: Type => "SQL", ... } }`;
+/// `@batch_id,` in the list stands for the batch column, filled from the
+/// batch being written rather than from the record.
+macro_rules! table {
+    ($(#[$m:meta])* pub struct $name:ident in $table:literal { $($body:tt)* }) => {
+        $crate::ingest::table::table!(@munch [$(#[$m])*] $name $table [] [] [] $($body)*);
+    };
+    (@munch $m:tt $name:ident $table:literal [$($f:tt)*] [$($c:tt)*] [$($cols:tt)*]
+        @batch_id, $($rest:tt)*) => {
+        $crate::ingest::table::table!(@munch $m $name $table [$($f)*] [$($c)* (batch)]
+            [$($cols)* ("batch_id", "BIGINT", ($crate::ingest::table::Kind::Int), false)] $($rest)*);
+    };
+    (@munch $m:tt $name:ident $table:literal [$($f:tt)*] [$($c:tt)*] [$($cols:tt)*]
+        $(#[$fm:meta])* $col:ident : $ty:ty => $sql:literal, $($rest:tt)*) => {
+        $crate::ingest::table::table!(@munch $m $name $table
+            [$($f)* $(#[$fm])* pub $col: $ty,]
+            [$($c)* (field $col)]
+            [$($cols)* (stringify!($col), $sql, (<$ty as $crate::ingest::table::Cell>::KIND),
+                (<$ty as $crate::ingest::table::Cell>::NULLABLE))]
+            $($rest)*);
+    };
+    (@munch [$(#[$m:meta])*] $name:ident $table:literal [$($f:tt)*] [$(($($c:tt)*))*]
+        [$(($cn:expr, $cs:expr, $ck:tt, $cnull:expr))*]) => {
+        $(#[$m])*
+        pub struct $name { $($f)* }
+
+        impl $name {
+            pub const TABLE: &'static str = $table;
+            pub const COLUMNS: &'static [$crate::ingest::table::Column] = &[$(
+                $crate::ingest::table::Column {
+                    name: $cn,
+                    sql_type: $cs,
+                    kind: $ck,
+                    nullable: $cnull,
+                }
+            ),*];
+
+            /// The values in the table's column order.
+            #[cfg(feature = "store")]
+            #[allow(unused_variables)] // tables without a batch column ignore it
+            pub fn row(&self, batch_id: i64) -> $crate::ingest::records::Row {
+                vec![$($crate::ingest::table::table!(@cell self batch_id $($c)*)),*]
+            }
+        }
+    };
+    (@cell $s:ident $b:ident batch) => { duckdb::types::Value::BigInt($b) };
+    (@cell $s:ident $b:ident field $col:ident) => {
+        $crate::ingest::table::Cell::cell(&$s.$col)
+    };
+}
+pub(crate) use table;
+
+/// The table list of `Records`: one `Vec` per table, appended in this order
+/// (a run before the rows that reference it).
+macro_rules! record_tables {
+    ($($field:ident: $rec:ident),* $(,)?) => {
+        /// Everything parsed from one unit (a run directory, a report, a manifest).
+        #[derive(Debug, Default)]
+        pub struct Records {
+            $(pub $field: Vec<$rec>,)*
+            pub errors: Vec<IngestErrorRec>,
+        }
+
+        impl Records {
+            pub fn error(&mut self, path: &str, kind: ErrorKind, reason: impl Into<String>) {
+                self.errors.push(IngestErrorRec::new(path, kind, reason));
+            }
+
+            pub fn append(&mut self, mut other: Records) {
+                $(self.$field.append(&mut other.$field);)*
+                self.errors.append(&mut other.errors);
+            }
+
+            /// Every table these records write, with its columns.
+            pub const TABLES: &'static [(&'static str, &'static [$crate::ingest::table::Column])] =
+                &[$(($rec::TABLE, $rec::COLUMNS)),*];
+
+            /// Each table's rows (all but the errors), in append order.
+            #[cfg(feature = "store")]
+            pub fn table_rows(&self, batch_id: i64) -> TableRows {
+                vec![$(TableBatch {
+                    table: $rec::TABLE,
+                    columns: $rec::COLUMNS,
+                    rows: self.$field.iter().map(|x| x.row(batch_id)).collect(),
+                }),*]
+            }
+        }
+    };
+}
+pub(crate) use record_tables;
