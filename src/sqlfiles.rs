@@ -39,6 +39,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "source_file_owners",
         sql: include_str!("../sql/migrations/0006_source_file_owners.sql"),
     },
+    Migration {
+        version: 7,
+        name: "grading_origin",
+        sql: include_str!("../sql/migrations/0007_grading_origin.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

@@ -5,13 +5,33 @@
 -- skill-creator: the grader's pass_rate) set rate_basis, and objective_pass_rate
 -- then follows that definition (docs/metrics.md §M1, other harnesses).
 CREATE OR REPLACE VIEW runs AS
-WITH chosen_grading AS (
-    -- A run graded by several reports (e.g. a per-split and an all-split
-    -- benchmark) keeps the newest grading.
-    SELECT *
-    FROM grading
+WITH gaps AS (
+    -- Verdicts liftdb's grader could not give exactly, and script assertions
+    -- it failed because --allow-scripts was not given (the harness's verdict
+    -- without it, but a report made with it knows better).
+    SELECT grading_id,
+           count(*) FILTER (WHERE availability = 'unavailable') AS unavailable,
+           count(*) FILTER (WHERE availability = 'scripts_not_allowed') AS not_run
+    FROM assertion_result
+    WHERE availability IN ('unavailable', 'scripts_not_allowed') AND NOT skipped
+    GROUP BY grading_id
+),
+chosen_grading AS (
+    -- liftdb's own grading when it decided every verdict, then a tool's report
+    -- (the newest, between a per-split and an all-split benchmark), then
+    -- liftdb's with scripts not run, then liftdb's with unavailable verdicts.
+    SELECT g.*
+    FROM grading g
+    LEFT JOIN gaps USING (grading_id)
     QUALIFY row_number() OVER (
-        PARTITION BY run_id ORDER BY generated_at DESC NULLS LAST, report_path DESC) = 1
+        PARTITION BY g.run_id
+        ORDER BY CASE
+                     WHEN g.origin IS DISTINCT FROM 'liftdb' THEN 1
+                     WHEN coalesce(gaps.unavailable, 0) > 0 THEN 3
+                     WHEN coalesce(gaps.not_run, 0) > 0 THEN 2
+                     ELSE 0
+                 END,
+                 g.generated_at DESC NULLS LAST, g.report_path DESC) = 1
 ),
 graded AS (
     SELECT
@@ -30,7 +50,8 @@ graded AS (
         count(*) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped) AS soft_total,
         count(*) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped AND a.passed) AS soft_passed,
         avg(a.score) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped AND a.score IS NOT NULL) AS soft_mean_score,
-        count(*) FILTER (WHERE a.skipped) AS skipped_total
+        count(*) FILTER (WHERE a.skipped) AS skipped_total,
+        count(*) FILTER (WHERE a.availability = 'unavailable' AND NOT a.skipped) AS unavailable_total
     FROM assertion_result a
     GROUP BY a.grading_id
 ),
@@ -89,29 +110,31 @@ SELECT
     CASE g.rate_basis
         WHEN 'run_outcome' THEN CASE WHEN g.peer_pass THEN 1.0 WHEN NOT g.peer_pass THEN 0.0 END
         WHEN 'summary' THEN g.peer_pass_rate
-        ELSE CASE WHEN gr.vetoed THEN 0.0
+        ELSE CASE WHEN gr.unavailable_total > 0 THEN NULL
+                  WHEN gr.vetoed THEN 0.0
                   WHEN gr.objective_total = 0 THEN NULL
                   ELSE gr.objective_passed / gr.objective_total END
     END AS objective_pass_rate,
     g.rate_basis,
+    coalesce(g.origin, 'report') AS graded_by,
     g.peer_pass,
-    CASE WHEN gr.process_total = 0 THEN NULL
+    CASE WHEN gr.process_total = 0 OR gr.unavailable_total > 0 THEN NULL
          WHEN gr.vetoed THEN 0.0
          ELSE gr.process_passed / gr.process_total END AS process_pass_rate,
-    CASE WHEN gr.efficiency_total = 0 THEN NULL
+    CASE WHEN gr.efficiency_total = 0 OR gr.unavailable_total > 0 THEN NULL
          WHEN gr.vetoed THEN 0.0
          ELSE gr.efficiency_passed / gr.efficiency_total END AS efficiency_pass_rate,
-    CASE WHEN gr.qualitative_total = 0 THEN NULL
+    CASE WHEN gr.qualitative_total = 0 OR gr.unavailable_total > 0 THEN NULL
          WHEN gr.vetoed THEN 0.0
          ELSE gr.qualitative_passed / gr.qualitative_total END AS qualitative_pass_rate,
-    CASE WHEN gr.objective_total + gr.qualitative_total = 0 THEN NULL
+    CASE WHEN gr.objective_total + gr.qualitative_total = 0 OR gr.unavailable_total > 0 THEN NULL
          WHEN gr.vetoed THEN 0.0
          ELSE (gr.objective_passed + gr.qualitative_passed) / (gr.objective_total + gr.qualitative_total) END AS combined_pass_rate,
     gr.vetoed,
     gr.critical_failures,
     gr.soft_total,
     gr.soft_passed,
-    CASE WHEN gr.vetoed THEN NULL ELSE round_even(gr.soft_mean_score, 4) END AS graded_score,
+    CASE WHEN gr.vetoed OR gr.unavailable_total > 0 THEN NULL ELSE round_even(gr.soft_mean_score, 4) END AS graded_score,
     g.peer_objective_pass_rate,
     g.peer_combined_pass_rate,
     g.peer_vetoed,
@@ -173,6 +196,7 @@ COMMENT ON COLUMN runs.objective_passed IS 'Passed gate and critical objective r
 COMMENT ON COLUMN runs.objective_total IS 'Gate and critical objective results counted.';
 COMMENT ON COLUMN runs.objective_pass_rate IS 'passed / total, 0 when vetoed, NULL when nothing counts (docs/metrics.md §M1); the tool''s own rate for run-outcome and summary bases.';
 COMMENT ON COLUMN runs.rate_basis IS 'How the tool defines a run''s rate: assertions, run_outcome (pass/fail), summary (a grader''s pass_rate).';
+COMMENT ON COLUMN runs.graded_by IS 'liftdb when liftdb graded the run from the manifest itself; report when a tool''s report carried the grading.';
 COMMENT ON COLUMN runs.peer_pass IS 'The tool''s own pass/fail for the run, when it gives one.';
 COMMENT ON COLUMN runs.process_pass_rate IS 'Rate over gate process results (NULL when none).';
 COMMENT ON COLUMN runs.efficiency_pass_rate IS 'Rate over gate efficiency results (NULL when none).';

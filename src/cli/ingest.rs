@@ -32,6 +32,13 @@ pub struct IngestArgs {
     /// Parse and report, write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Run the manifest's `script` assertions when grading (as skill-benchmark --allow-scripts;
+    /// they run the manifest's commands). Without it they fail, as in the harness.
+    #[arg(long)]
+    pub allow_scripts: bool,
+    /// Grade soft assertions as gates (skill-benchmark --strict).
+    #[arg(long)]
+    pub strict: bool,
     /// No progress bar and no summary (errors are still printed).
     #[arg(long, short)]
     pub quiet: bool,
@@ -54,6 +61,8 @@ pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
         no_redact: args.no_redact,
         prune: args.prune,
         dry_run: args.dry_run,
+        allow_scripts: args.allow_scripts,
+        strict: args.strict,
         progress: !args.quiet && !args.json && std::io::stderr().is_terminal(),
     };
     let summary = ingest::ingest(&mut store, &args.paths, &opts)?;

@@ -50,6 +50,9 @@ pub struct Row {
     pub turn: Option<i64>,
     /// Why liftdb gives no verdict for this row (the run's rates then are unknown).
     pub unavailable: Option<String>,
+    /// A script assertion failed because scripts were not allowed (the
+    /// harness's verdict without --allow-scripts).
+    pub scripts_not_allowed: bool,
 }
 
 /// A graded run: its rows in the harness's order, and what the harness
@@ -311,6 +314,7 @@ pub fn grade_run(
                     skip_reason: Some(format!("prerequisite '{failed}' not satisfied")),
                     turn: None,
                     unavailable: None,
+                    scripts_not_allowed: false,
                 });
                 satisfied.insert(lbl.clone(), false);
                 labelled.push((out.rows.len() - 1, lbl));
@@ -326,6 +330,7 @@ pub fn grade_run(
             return;
         }
         let verdict = evaluate(a, unit_text, &ev);
+        let not_run = kind.as_deref() == Some("script") && !options.allow_scripts;
         let name = match turn {
             Some(n) => Some(format!("turn-{n}: {lbl}")),
             None => row_name(a),
@@ -342,6 +347,7 @@ pub fn grade_run(
             skip_reason: None,
             turn,
             unavailable: verdict.unavailable,
+            scripts_not_allowed: not_run,
         });
         if turn.is_none() {
             satisfied.insert(lbl.clone(), verdict.passed);

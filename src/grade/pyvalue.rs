@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+pub use crate::ingest::json::truthy;
+
 /// Python's `repr(float)`: the shortest round-trip digits, in exponent form
 /// below 1e-4 and from 1e16 (`1e+16`, `1e-05`), else with a `.0`.
 pub fn float_repr(x: f64) -> String {
@@ -130,18 +132,6 @@ pub fn str_of(v: &Value) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-    }
-}
-
-/// Python truthiness of a JSON value.
-pub fn truthy(v: Option<&Value>) -> bool {
-    match v {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(a)) => !a.is_empty(),
-        Some(Value::Object(o)) => !o.is_empty(),
     }
 }
 

@@ -153,6 +153,8 @@ table! {
         rate_basis: RateBasis => "VARCHAR",
         peer_pass: Option<bool> => "BOOLEAN",
         peer_pass_rate: Option<f64> => "DOUBLE",
+        /// 'liftdb' when liftdb graded the run; None when a report carried it.
+        origin: Option<String> => "VARCHAR",
     }
 }
 

@@ -26,6 +26,9 @@ pub struct StoredState {
     pub definition_sources: HashMap<String, String>,
     /// file path -> release label of the batch that last read it.
     pub file_releases: HashMap<String, String>,
+    /// (case id, the case as the manifest wrote it, the manifest's path) of
+    /// every stored manifest case, for grading run directories against.
+    pub manifest_cases: Vec<(String, String, String)>,
 }
 
 impl StoredState {
@@ -86,7 +89,18 @@ impl StoredState {
         while let Some(r) = rows.next()? {
             definition_sources.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
         }
+        let mut manifest_cases = Vec::new();
+        let mut stmt = conn.prepare(
+            "SELECT c.case_id, c.raw, c.source_path FROM case_def c
+             JOIN source_file f ON f.path = c.source_path AND f.owner_key = c.source_path
+             WHERE f.kind = 'manifest' AND c.raw IS NOT NULL ORDER BY c.source_path, c.case_id",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            manifest_cases.push((r.get(0)?, r.get(1)?, r.get(2)?));
+        }
         Ok(StoredState {
+            manifest_cases,
             files_by_owner,
             run_dirs,
             case_skills,

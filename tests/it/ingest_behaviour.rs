@@ -192,16 +192,12 @@ fn a_tampered_migration_is_refused() {
 }
 
 #[test]
-fn runs_without_a_grading_report_have_null_rates() {
+fn runs_with_neither_a_report_nor_a_manifest_have_null_rates() {
+    // Without the manifest liftdb has no assertions to grade against (with
+    // it, it grades the runs itself: tests/it/grading.rs).
     let mut ts = new_store();
     let root = seh_root();
-    ingest_paths(
-        &mut ts,
-        &[
-            root.join("runs/eval-runs/fk-not-valid"),
-            root.join("input/evals/shared-benchmark.json"),
-        ],
-    );
+    ingest_paths(&mut ts, &[root.join("runs/eval-runs/fk-not-valid")]);
     let r = rows(&ts.store, "SELECT count(*) AS n, count(objective_pass_rate) AS rated, bool_or(graded) AS any_graded FROM runs");
     assert!(r[0]["n"].as_i64().unwrap() > 0);
     assert_eq!(r[0]["rated"].as_i64(), Some(0), "no grading: NULL, never 0");

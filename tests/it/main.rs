@@ -5,6 +5,7 @@ mod atomicity;
 mod cli;
 mod common;
 mod formats;
+mod grading;
 mod hostile;
 mod ingest_behaviour;
 mod repl_tmux;

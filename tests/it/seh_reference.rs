@@ -11,7 +11,7 @@ use crate::common::{
 };
 
 /// paired_summary (and its by_model blocks) of one report against the lift view.
-fn check_paired_summary(ts: &TestStore, report: &Value, split: &str) {
+pub(crate) fn check_paired_summary(ts: &TestStore, report: &Value, split: &str) {
     let ps = &report["paired_summary"];
     let lift = |scope: &str, model: Option<&str>| {
         let model_cond = model.map_or("model IS NULL".to_string(), |m| {
@@ -133,7 +133,7 @@ fn check_paired_summary(ts: &TestStore, report: &Value, split: &str) {
     );
 }
 
-fn check_case_flags(ts: &TestStore, report: &Value, split: &str) {
+pub(crate) fn check_case_flags(ts: &TestStore, report: &Value, split: &str) {
     let theirs: BTreeMap<String, &Value> = report["case_flags"]
         .as_array()
         .unwrap()
@@ -184,7 +184,7 @@ fn check_case_flags(ts: &TestStore, report: &Value, split: &str) {
     }
 }
 
-fn check_reliability(ts: &TestStore, report: &Value, split: &str) {
+pub(crate) fn check_reliability(ts: &TestStore, report: &Value, split: &str) {
     let by_case = report["reliability"]["by_case_variant"]
         .as_object()
         .unwrap();
@@ -230,7 +230,7 @@ fn check_reliability(ts: &TestStore, report: &Value, split: &str) {
 }
 
 /// Every graded run: our recomputed rate and status equal the tool's row.
-fn check_run_rows(ts: &TestStore, report: &Value) {
+pub(crate) fn check_run_rows(ts: &TestStore, report: &Value) {
     let ours: BTreeMap<(String, String, String, i64), serde_json::Map<String, Value>> = rows(
         &ts.store,
         "SELECT case_id, model, arm, repetition, objective_pass_rate, combined_pass_rate, vetoed, scorable, graded_score FROM runs",

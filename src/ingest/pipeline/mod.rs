@@ -35,6 +35,10 @@ pub struct IngestOptions {
     pub prune: bool,
     pub dry_run: bool,
     pub progress: bool,
+    /// Run `script` assertions when grading (skill-benchmark's --allow-scripts).
+    pub allow_scripts: bool,
+    /// Soft assertions count as gates (skill-benchmark's --strict).
+    pub strict: bool,
 }
 
 pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
@@ -44,7 +48,11 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
 
     let plan = plan::plan(paths, &known, opts, &mut clock);
     let loose = loose_files::parse(&plan, opts.format);
-    let resolved = resolve::resolve(&plan, loose, &known);
+    let grade_options = crate::grade::GradeOptions {
+        allow_scripts: opts.allow_scripts,
+        strict: opts.strict,
+    };
+    let resolved = resolve::resolve(&plan, loose, &known, grade_options);
     let doomed = plan.doomed_units(&resolved.replaced_units, opts.prune);
     if doomed.is_empty() && resolved.errors.is_empty() && !opts.dry_run {
         // Nothing new: no batch is recorded; only moved mtimes are refreshed.
@@ -75,7 +83,7 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
         forced: opts.format,
         known_cases: &resolved.known_cases,
         declared_arms: &resolved.declared_arms,
-        grading: &Default::default(),
+        grading: &resolved.grading,
     };
     let run_dirs = runs::parse_and_append(&plan, &ctx, &known, batch.as_mut(), opts, &mut clock)?;
 

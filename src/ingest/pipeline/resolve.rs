@@ -9,7 +9,9 @@ use std::path::Path;
 
 use super::loose_files::LooseFiles;
 use super::plan::Plan;
+use crate::grade::GradeOptions;
 use crate::ingest::errors::{ErrorKind, IngestErrorRec};
+use crate::ingest::kernel::{GradingContext, ManifestCase};
 use crate::ingest::loose::LooseKind;
 use crate::ingest::records::{CaseRec, Records, SuiteRec};
 use crate::ingest::state::StoredState;
@@ -35,17 +37,35 @@ pub(super) struct Resolved {
     /// case id -> skill, for attributing run directories.
     pub(super) known_cases: HashMap<String, String>,
     pub(super) declared_arms: HashSet<String>,
+    /// The manifest cases run directories are graded against.
+    pub(super) grading: GradingContext,
     pub(super) skipped_files: Vec<String>,
     /// Every error so far, in the order the user should read them.
     pub(super) errors: Vec<IngestErrorRec>,
 }
 
-pub(super) fn resolve(plan: &Plan, loose: LooseFiles, known: &StoredState) -> Resolved {
+pub(super) fn resolve(
+    plan: &Plan,
+    loose: LooseFiles,
+    known: &StoredState,
+    options: GradeOptions,
+) -> Resolved {
     let mut records = Records::default();
     let mut source_files = Vec::new();
     let mut replaced_units = Vec::new();
     let mut known_cases = known.case_skills.clone();
     let mut declared_arms = HashSet::new();
+    let replaced_now: HashSet<&str> = loose.parsed.iter().map(|p| p.path.as_str()).collect();
+    let mut grading = GradingContext {
+        options,
+        ..Default::default()
+    };
+    // Stored manifests first; a manifest parsed in this batch replaces them.
+    for (case_id, raw, path) in &known.manifest_cases {
+        if !replaced_now.contains(path.as_str()) {
+            add_manifest_case(&mut grading, case_id, raw, path);
+        }
+    }
     let mut cases: Vec<(Definer, CaseRec)> = Vec::new();
     let mut suites: Vec<(Definer, SuiteRec)> = Vec::new();
     for parsed in loose.parsed {
@@ -53,6 +73,11 @@ pub(super) fn resolve(plan: &Plan, loose: LooseFiles, known: &StoredState) -> Re
         let definer = match p.kind {
             LooseKind::Manifest => {
                 declared_arms.extend(p.records.suites.iter().flat_map(declared_variants));
+                for c in &p.records.cases {
+                    if let Some(raw) = &c.raw {
+                        add_manifest_case(&mut grading, &c.case_id, raw, &parsed.path);
+                    }
+                }
                 Definer::Manifest
             }
             _ => Definer::ToolFile,
@@ -115,9 +140,27 @@ pub(super) fn resolve(plan: &Plan, loose: LooseFiles, known: &StoredState) -> Re
         replaced_units,
         known_cases,
         declared_arms,
+        grading,
         skipped_files,
         errors,
     }
+}
+
+/// A manifest case for the grader (answer cases only: trigger cases are not graded).
+fn add_manifest_case(grading: &mut GradingContext, case_id: &str, raw: &str, manifest: &str) {
+    let Ok(case) = serde_json::from_str::<serde_json::Value>(raw) else {
+        return;
+    };
+    if case.get("kind").and_then(|k| k.as_str()) == Some("trigger") {
+        return;
+    }
+    let manifest_dir = Path::new(manifest)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    grading
+        .cases
+        .insert(case_id.to_string(), ManifestCase { case, manifest_dir });
 }
 
 /// The arms a manifest's suite declares.

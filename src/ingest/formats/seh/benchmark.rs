@@ -6,22 +6,12 @@
 
 use serde_json::Value;
 
+use crate::grade::channel_of;
 use crate::ingest::json::{json_text, Get};
 use crate::ingest::kernel::{case_pk, peer, run_key, suite_id, RunIdentity};
 use crate::ingest::records::{
     key, AssertionRec, CaseRec, EpochSeconds, ErrorKind, GradingRec, Records,
 };
-
-const PROCESS_TYPES: &[&str] = &[
-    "skill_invoked",
-    "command_ran",
-    "command_not_ran",
-    "command_order",
-    "tool_call",
-    "tool_count_le",
-    "no_repeated_command_loop",
-];
-const EFFICIENCY_TYPES: &[&str] = &["total_tokens_le", "elapsed_seconds_le", "command_count_le"];
 
 /// A benchmark or grade report: skill-named, with results rows that have run bases.
 pub fn looks_like_report(doc: &Value) -> bool {
@@ -36,14 +26,6 @@ pub fn looks_like_report(doc: &Value) -> bool {
         && (doc.get("paired_summary").is_some()
             || doc.get("judge_task_count").is_some()
             || doc.get("population").is_some())
-}
-
-fn channel_of(kind: Option<&str>) -> &'static str {
-    match kind {
-        Some(t) if PROCESS_TYPES.contains(&t) => "process",
-        Some(t) if EFFICIENCY_TYPES.contains(&t) => "efficiency",
-        _ => "objective",
-    }
 }
 
 /// Case definitions carried on the rows, for cases no manifest defines.

@@ -7,12 +7,13 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::{events, layout, telemetry, SOURCE_FORMAT};
+use crate::grade;
 use crate::ingest::json::{parse_lenient, truthy};
 use crate::ingest::kernel::expectations::{grading_from_expectations, is_expectations_grading};
 use crate::ingest::kernel::format::SKILL_CREATOR;
 use crate::ingest::kernel::run_files::OUTPUT_ALIASES;
-use crate::ingest::kernel::{run_key, RunContext, RunFiles, RunIdentity, RunOutcome};
-use crate::ingest::records::{ErrorKind, Records, RunRec};
+use crate::ingest::kernel::{run_key, ManifestCase, RunContext, RunFiles, RunIdentity, RunOutcome};
+use crate::ingest::records::{key, AssertionRec, ErrorKind, GradingRec, Records, RunRec};
 
 /// Synthetic bodies runners write on failure (docs/harnesses.md §C.4).
 const FAILURE_MARKERS: &[&str] = &[
@@ -220,6 +221,9 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     if let Some(bytes) = files.get("trace.jsonl") {
         records.trace_lines = events::trace_lines(&run_id, bytes);
     }
+    if let Some(mc) = ctx.grading.cases.get(&ident.case_id) {
+        native_grading(&run_id, run_dir, &ident.arm, files, mc, ctx, &mut records);
+    }
     // `grade --write-grading-files` leaves a skill-creator shaped grading here.
     if let Some(bytes) = files.get("grading.json") {
         match parse_lenient(bytes) {
@@ -306,4 +310,65 @@ fn identity_conflicts(
         check("model", Value::from(model));
     }
     out
+}
+
+/// liftdb's own grading of the run against its manifest case (skill-benchmark
+/// 0.6.0's rules): one grading (origin 'liftdb', owned by the run directory,
+/// so it is replaced with it) and its assertion rows in the harness's order.
+fn native_grading(
+    run_id: &str,
+    run_dir: &Path,
+    arm: &str,
+    files: &RunFiles,
+    mc: &ManifestCase,
+    ctx: &RunContext,
+    records: &mut Records,
+) {
+    let graded = grade::grade_run(
+        &mc.case,
+        arm,
+        run_dir,
+        files,
+        &mc.manifest_dir,
+        &ctx.grading.options,
+    );
+    let dir = run_dir.display().to_string();
+    let grading_id = key(&[Some("grading"), Some(run_id), Some("liftdb")]);
+    records.gradings.push(GradingRec {
+        grading_id: grading_id.clone(),
+        run_id: run_id.to_string(),
+        report_path: dir,
+        deferred_judge_tasks: Some(graded.deferred_judge_tasks),
+        origin: Some("liftdb".into()),
+        ..Default::default()
+    });
+    for (i, row) in graded.rows.into_iter().enumerate() {
+        let available = row.unavailable.is_none();
+        records.assertions.push(AssertionRec {
+            grading_id: grading_id.clone(),
+            run_id: run_id.to_string(),
+            seq: i as i64 + 1,
+            channel: grade::channel_of(row.kind.as_deref()).into(),
+            name: row.name,
+            r#type: row.kind,
+            severity: Some(row.severity.into()),
+            oracle_tier: Some(row.oracle),
+            passed: available.then_some(row.passed),
+            score: available.then_some(row.score),
+            skipped: row.skipped,
+            skip_reason: row.skip_reason,
+            turn: row.turn,
+            evidence: Some(match row.unavailable {
+                Some(why) => format!("unavailable: {why}"),
+                None => row.evidence,
+            }),
+            judge_task_id: None,
+            availability: match (available, row.scripts_not_allowed) {
+                (false, _) => "unavailable",
+                (true, true) => "scripts_not_allowed",
+                (true, false) => "complete",
+            }
+            .into(),
+        });
+    }
 }

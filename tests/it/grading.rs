@@ -1,0 +1,173 @@
+//! liftdb grades skill-eval-harness runs itself: the dev corpus ingested as
+//! run tree + manifest only (no report) gives, verdict for verdict, what
+//! skill-benchmark 0.6.0 wrote in its reports (read at test time), and the
+//! same lift, flags, reliability and ablation evidence.
+
+use std::collections::BTreeMap;
+
+use liftdb::ingest::{self, IngestOptions};
+use serde_json::Value;
+
+use crate::common::{f, fixture, new_store, read_report, reference, rows, seh_root, TestStore};
+use crate::seh_reference::{
+    check_case_flags, check_paired_summary, check_reliability, check_run_rows,
+};
+
+/// The tree and the manifest, graded by liftdb (no report ingested).
+fn graded_store(allow_scripts: bool) -> TestStore {
+    let root = seh_root();
+    let mut ts = new_store();
+    let opts = IngestOptions {
+        allow_scripts,
+        ..Default::default()
+    };
+    let paths = [
+        root.join("runs/eval-runs"),
+        root.join("input/evals/shared-benchmark.json"),
+    ];
+    let summary = ingest::ingest(&mut ts.store, &paths, &opts).expect("ingest");
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    ts
+}
+
+/// (run directory below eval-runs/, seq) -> our assertion row.
+fn our_verdicts(ts: &TestStore) -> BTreeMap<(String, i64), serde_json::Map<String, Value>> {
+    rows(
+        &ts.store,
+        "SELECT r.run_dir, a.seq, a.name, a.type, a.passed, a.score, a.severity, a.oracle_tier,
+                a.evidence, a.skipped, a.availability
+         FROM assertion_result a JOIN grading g USING (grading_id) JOIN run r ON r.run_id = g.run_id
+         WHERE g.origin = 'liftdb'",
+    )
+    .into_iter()
+    .map(|r| {
+        let dir = r["run_dir"].as_str().unwrap();
+        let below = dir[dir.find("eval-runs/").unwrap()..].to_string();
+        ((below, r["seq"].as_i64().unwrap()), r)
+    })
+    .collect()
+}
+
+/// Every assertion row of the tool's report equals ours: name, type,
+/// passed, score, severity, oracle and evidence; no row more, none fewer.
+fn check_every_verdict(ts: &TestStore, report: &Value, allow_scripts: bool) -> usize {
+    let ours = our_verdicts(ts);
+    let mut checked = 0;
+    for row in report["results"].as_array().unwrap() {
+        let base = row["run_base"].as_str().unwrap();
+        let below = &base[base.find("eval-runs/").unwrap()..];
+        for (i, theirs) in row["assertions"].as_array().unwrap().iter().enumerate() {
+            let key = (below.to_string(), i as i64 + 1);
+            let mine = ours
+                .get(&key)
+                .unwrap_or_else(|| panic!("no verdict for {key:?}"));
+            let what = format!("{key:?}");
+            assert_eq!(mine["name"], theirs["name"], "{what} name");
+            assert_eq!(mine["type"], theirs["type"], "{what} type");
+            assert_eq!(mine["passed"], theirs["passed"], "{what} passed");
+            assert_eq!(f(&mine["score"]), f(&theirs["score"]), "{what} score");
+            assert_eq!(mine["severity"], theirs["severity"], "{what} severity");
+            assert_eq!(mine["oracle_tier"], theirs["oracle"], "{what} oracle");
+            assert_eq!(mine["evidence"], theirs["evidence"], "{what} evidence");
+            let expected = match (mine["type"].as_str(), allow_scripts) {
+                (Some("script"), false) => "scripts_not_allowed",
+                _ => "complete",
+            };
+            assert_eq!(mine["availability"].as_str(), Some(expected), "{what}");
+            checked += 1;
+        }
+        let ours_for_run = ours.keys().filter(|(d, _)| d == below).count();
+        assert_eq!(
+            ours_for_run,
+            row["assertions"].as_array().unwrap().len(),
+            "{below}: as many rows as the tool"
+        );
+    }
+    checked
+}
+
+#[test]
+fn the_dev_corpus_is_graded_verdict_for_verdict_like_skill_benchmark() {
+    let ts = graded_store(true);
+    let mut verdicts = 0;
+    for (name, split) in [
+        ("benchmark-tune.json.gz", "tune"),
+        ("benchmark-holdout.json.gz", "holdout"),
+        ("benchmark.json.gz", "all"),
+    ] {
+        let report = reference(name);
+        verdicts += check_every_verdict(&ts, &report, true);
+        check_run_rows(&ts, &report);
+        check_paired_summary(&ts, &report, split);
+        if split != "all" {
+            check_case_flags(&ts, &report, split);
+            check_reliability(&ts, &report, split);
+        }
+    }
+    // grading.md §0: 2,016 verdicts over the three reports.
+    assert_eq!(verdicts, 2016);
+}
+
+#[test]
+fn lift_and_ablations_without_any_report() {
+    let ts = graded_store(true);
+    let report = reference("benchmark-tune.json.gz");
+    let lift = rows(
+        &ts.store,
+        "SELECT s.p_value FROM lift_stats s WHERE channel = 'objective' AND control_arm = 'without_skill'
+         AND split = 'tune' AND scope = 'overall'",
+    );
+    assert_eq!(
+        lift[0]["p_value"].as_f64(),
+        report["paired_summary"]["significance"]["p_value"].as_f64(),
+        "tune p as the tool printed it"
+    );
+    // Both materialized ablations are expected regressions the tool confirms
+    // (corpus README: no-severity on severity-label, no-checklist via the script oracle).
+    let classes = rows(
+        &ts.store,
+        "SELECT ablation_id, evidence_class FROM ablation_stats ORDER BY ablation_id",
+    );
+    let got: Vec<(&str, &str)> = classes
+        .iter()
+        .map(|r| {
+            (
+                r["ablation_id"].as_str().unwrap(),
+                r["evidence_class"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("no-checklist", "confirmed_causal"),
+            ("no-severity", "confirmed_causal")
+        ]
+    );
+    let graded_by = rows(
+        &ts.store,
+        "SELECT DISTINCT graded_by FROM runs WHERE graded",
+    );
+    assert_eq!(graded_by.len(), 1);
+    assert_eq!(graded_by[0]["graded_by"].as_str(), Some("liftdb"));
+}
+
+#[test]
+fn without_allow_scripts_the_verdicts_are_the_harness_without_it() {
+    let ts = graded_store(false);
+    // skill-benchmark 0.6.0 run without --allow-scripts on the same tree
+    // (tests/fixtures/skill-eval-harness-no-scripts/README.md).
+    let report = read_report(
+        &fixture("skill-eval-harness-no-scripts").join("benchmark-tune-no-scripts.json.gz"),
+    );
+    check_every_verdict(&ts, &report, false);
+    check_run_rows(&ts, &report);
+    check_paired_summary(&ts, &report, "tune");
+    let with_rate = rows(
+        &ts.store,
+        "SELECT avg(objective_pass_rate) AS r FROM runs
+         WHERE case_id = 'multi-statement-findings' AND arm = 'with_skill' AND scorable",
+    );
+    // grading.md §4.9: the skipped script fails, so 1.0 becomes 0.5 on these 18 runs.
+    assert_eq!(with_rate[0]["r"].as_f64(), Some(0.5));
+}
