@@ -148,3 +148,43 @@ pub fn liftdb_cmd(db: &Path) -> assert_cmd::Command {
     cmd.env_remove("LIFTDB_DB").arg("--db").arg(db);
     cmd
 }
+
+/// The gen-runs tree of `seed` (1,500 runs) in a temporary directory, after
+/// checking it is the tree the fixture's skill-benchmark report graded
+/// (`tree.sha256`: sha256 over the sorted lines `relative path NUL sha256(file)`).
+pub fn generated_tree(seed: u64, fixture: &Path) -> (tempfile::TempDir, PathBuf) {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("gfix");
+    assert_cmd::Command::cargo_bin("gen-runs")
+        .unwrap()
+        .args(["--runs", "1500", "--seed", &seed.to_string(), "--out"])
+        .arg(&tree)
+        .assert()
+        .success();
+    let mut files: Vec<String> = walkdir::WalkDir::new(&tree)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            e.path()
+                .strip_prefix(&tree)
+                .unwrap()
+                .to_string_lossy()
+                .to_string()
+        })
+        .collect();
+    files.sort();
+    let mut h = Sha256::new();
+    for rel in &files {
+        let file_sha = Sha256::digest(std::fs::read(tree.join(rel)).unwrap());
+        h.update(format!("{rel}\0{file_sha:x}\n"));
+    }
+    let expected = std::fs::read_to_string(fixture.join("tree.sha256")).unwrap();
+    assert_eq!(
+        format!("{:x}", h.finalize()),
+        expected.trim(),
+        "gen-runs no longer writes the tree skill-benchmark graded (seed {seed})"
+    );
+    (dir, tree)
+}

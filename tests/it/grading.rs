@@ -171,3 +171,22 @@ fn without_allow_scripts_the_verdicts_are_the_harness_without_it() {
     // grading.md §4.9: the skipped script fails, so 1.0 becomes 0.5 on these 18 runs.
     assert_eq!(with_rate[0]["r"].as_f64(), Some(0.5));
 }
+
+#[test]
+fn generated_trees_are_graded_like_skill_benchmark() {
+    // Differential: two gen-runs seeds, each graded by the real
+    // skill-benchmark 0.6.0 (its report is the fixture) and by liftdb from
+    // the tree and its manifest alone.
+    for (seed, name) in [(11, "generated-seed11"), (23, "generated-seed23")] {
+        let fixture = fixture(name);
+        let (_dir, tree) = crate::common::generated_tree(seed, &fixture);
+        let mut ts = new_store();
+        let summary = crate::common::ingest_paths(&mut ts, &[tree]);
+        assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+        let report = read_report(&fixture.join("benchmark.json.gz"));
+        let verdicts = check_every_verdict(&ts, &report, false);
+        assert_eq!(verdicts, 6000, "seed {seed}: 1,500 runs x 4 assertions");
+        check_run_rows(&ts, &report);
+        check_paired_summary(&ts, &report, "all");
+    }
+}

@@ -425,42 +425,8 @@ fn benchmark_ingested_after_its_runs_joins_their_release() {
 /// exact means.
 #[test]
 fn generated_tree_matches_skill_benchmark() {
-    use sha2::{Digest, Sha256};
-    let fixture = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/generated-seed11");
-    let dir = tempfile::tempdir().unwrap();
-    let tree = dir.path().join("gfix");
-    assert_cmd::Command::cargo_bin("gen-runs")
-        .unwrap()
-        .args(["--runs", "1500", "--seed", "11", "--out"])
-        .arg(&tree)
-        .assert()
-        .success();
-    let mut files: Vec<String> = walkdir::WalkDir::new(&tree)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            e.path()
-                .strip_prefix(&tree)
-                .unwrap()
-                .to_string_lossy()
-                .to_string()
-        })
-        .collect();
-    files.sort();
-    let mut h = Sha256::new();
-    for rel in &files {
-        let file_sha = Sha256::digest(std::fs::read(tree.join(rel)).unwrap());
-        h.update(format!("{rel}\0{file_sha:x}\n"));
-    }
-    let expected = std::fs::read_to_string(fixture.join("tree.sha256")).unwrap();
-    assert_eq!(
-        format!("{:x}", h.finalize()),
-        expected.trim(),
-        "gen-runs no longer writes the tree skill-benchmark graded"
-    );
-
+    let fixture = crate::common::fixture("generated-seed11");
+    let (_dir, tree) = crate::common::generated_tree(11, &fixture);
     let mut ts = new_store();
     let summary = ingest_paths(&mut ts, &[tree, fixture.join("benchmark.json.gz")]);
     assert!(summary.errors.is_empty(), "{:?}", summary.errors);
