@@ -127,6 +127,7 @@ pub fn print_summary(db: &Path, s: &IngestSummary, quiet: bool) {
             eprintln!("  {m}");
         }
     }
+    print_grading(&s.grading);
     if s.trigger_trace_dirs > 0 {
         eprintln!(
             "note: {} trigger-trace run directories were not ingested as answer runs",
@@ -137,6 +138,42 @@ pub fn print_summary(db: &Path, s: &IngestSummary, quiet: bool) {
         eprintln!(
             "note: {} files skipped (not a format liftdb reads)",
             s.skipped_files.len()
+        );
+    }
+}
+
+/// What liftdb could grade, and the command that grades the rest.
+fn print_grading(g: &liftdb::ingest::GradingCounts) {
+    let total = g.graded + g.no_manifest + g.scripts_not_run + g.unavailable;
+    if total == 0 {
+        return;
+    }
+    eprintln!(
+        "  graded by liftdb: {} of {total} skill-eval-harness answer runs",
+        g.graded
+    );
+    if g.no_manifest > 0 {
+        eprintln!(
+            "note: {} runs have no manifest case to grade against; ingest the manifest with them: liftdb ingest RUNS evals/shared-benchmark.json",
+            g.no_manifest
+        );
+    }
+    if g.scripts_not_run > 0 {
+        eprintln!(
+            "note: {} runs have script assertions that failed unrun (as skill-benchmark without --allow-scripts); to run them: liftdb ingest RUNS MANIFEST --allow-scripts",
+            g.scripts_not_run
+        );
+    }
+    if g.unavailable > 0 {
+        eprintln!(
+            "note: {} runs have a verdict liftdb cannot give exactly (see assertion_result.evidence 'unavailable: …'); their rates are NULL unless a skill-benchmark report is ingested for them",
+            g.unavailable
+        );
+    }
+    if g.judge_deferred > 0 {
+        eprintln!(
+            "note: {} runs have judge assertions without stored verdicts (no row, as in the harness)",
+            g.judge_deferred
         );
     }
 }

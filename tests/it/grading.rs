@@ -190,3 +190,35 @@ fn generated_trees_are_graded_like_skill_benchmark() {
         check_paired_summary(&ts, &report, "all");
     }
 }
+
+#[test]
+fn the_summary_says_what_was_graded_and_how_to_grade_the_rest() {
+    let root = seh_root();
+    let runs = root.join("runs/eval-runs");
+    let manifest = root.join("input/evals/shared-benchmark.json");
+    let ingest_with = |paths: &[std::path::PathBuf], allow_scripts: bool| {
+        let mut ts = new_store();
+        let opts = IngestOptions {
+            allow_scripts,
+            ..Default::default()
+        };
+        ingest::ingest(&mut ts.store, paths, &opts)
+            .expect("ingest")
+            .grading
+    };
+    // Corpus README: 558 answer runs; grading.md §10: the script assertion
+    // is on the 72 runs of multi-statement-findings.
+    let alone = ingest_with(std::slice::from_ref(&runs), false);
+    assert_eq!((alone.graded, alone.no_manifest), (0, 558));
+    let unscripted = ingest_with(&[runs.clone(), manifest.clone()], false);
+    assert_eq!((unscripted.graded, unscripted.scripts_not_run), (486, 72));
+    let scripted = ingest_with(&[runs, manifest], true);
+    assert_eq!(
+        (
+            scripted.graded,
+            scripted.scripts_not_run,
+            scripted.unavailable
+        ),
+        (558, 0, 0)
+    );
+}

@@ -22,7 +22,7 @@ use crate::Result;
 
 pub use super::release::DEFAULT_RELEASE;
 pub(crate) use plan::ReadUnit;
-pub use summary::{ErrorLine, IngestSummary};
+pub use summary::{ErrorLine, GradingCounts, IngestSummary};
 
 #[derive(Debug, Clone, Default)]
 pub struct IngestOptions {

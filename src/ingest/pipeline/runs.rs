@@ -30,6 +30,7 @@ pub(super) struct RunDirs {
     pub(super) files_parsed: usize,
     pub(super) trigger_trace_dirs: usize,
     pub(super) errors: Vec<IngestErrorRec>,
+    pub(super) grading: super::summary::GradingCounts,
 }
 
 /// One run directory after the parallel phase: its outcome and its rows.
@@ -194,6 +195,7 @@ fn collect_chunk(
             .map(|run| run.source_format.clone())
             .unwrap_or_else(|| formats::SEH.into());
         out.runs_written += records.runs.len() as u64;
+        count_grading(&records, &mut out.grading);
         merge_rows(&mut rows, p.rows);
         for (info, _, _) in &p.read.contents {
             let rel = relative_key(&p.read.unit.path, &info.path);
@@ -217,6 +219,39 @@ fn collect_chunk(
         }
     }
     (rows, files)
+}
+
+/// How liftdb graded one skill-eval-harness answer run (other formats carry their own grades).
+fn count_grading(r: &crate::ingest::records::Records, counts: &mut super::summary::GradingCounts) {
+    let is_seh_answer = r.runs.first().is_some_and(|run| {
+        run.source_format == formats::SEH && run.population.as_deref() != Some("trigger")
+    });
+    if !is_seh_answer {
+        return;
+    }
+    let Some(g) = r
+        .gradings
+        .iter()
+        .find(|g| g.origin.as_deref() == Some("liftdb"))
+    else {
+        counts.no_manifest += 1;
+        return;
+    };
+    let has = |availability: &str| {
+        r.assertions
+            .iter()
+            .any(|a| a.grading_id == g.grading_id && a.availability == availability)
+    };
+    if has("unavailable") {
+        counts.unavailable += 1;
+    } else if has("scripts_not_allowed") {
+        counts.scripts_not_run += 1;
+    } else {
+        counts.graded += 1;
+    }
+    if g.deferred_judge_tasks.is_some_and(|n| n > 0) {
+        counts.judge_deferred += 1;
+    }
 }
 
 /// Ties the parsed runs' lifetime to the chunk's (closures cannot name it).

@@ -32,6 +32,23 @@ pub struct IngestSummary {
     pub skipped_files: Vec<String>,
     pub errors: Vec<ErrorLine>,
     pub dry_run: bool,
+    /// How the skill-eval-harness answer runs of this batch were graded.
+    pub grading: GradingCounts,
+}
+
+/// skill-eval-harness answer runs of a batch by how liftdb could grade them.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct GradingCounts {
+    /// Graded by liftdb from the manifest, every verdict decided.
+    pub graded: usize,
+    /// No manifest case to grade against (no manifest ingested for them).
+    pub no_manifest: usize,
+    /// Graded, with script assertions failed because --allow-scripts was not given.
+    pub scripts_not_run: usize,
+    /// Graded, with a verdict liftdb cannot give exactly (their rates are NULL).
+    pub unavailable: usize,
+    /// Graded, with judge assertions waiting for stored judge verdicts.
+    pub judge_deferred: usize,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -81,5 +98,6 @@ pub(super) fn assemble(
         skipped_files: resolved.skipped_files.clone(),
         errors: Vec::new(),
         dry_run: opts.dry_run,
+        grading: runs.map(|r| r.grading.clone()).unwrap_or_default(),
     }
 }
