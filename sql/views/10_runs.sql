@@ -19,7 +19,8 @@ WITH gaps AS (
 chosen_grading AS (
     -- liftdb's own grading when it decided every verdict, then a tool's report
     -- (the newest, between a per-split and an all-split benchmark), then
-    -- liftdb's with scripts not run, then liftdb's with unavailable verdicts.
+    -- liftdb's with scripts not run or judge verdicts missing, then liftdb's
+    -- with unavailable verdicts.
     SELECT g.*
     FROM grading g
     LEFT JOIN gaps USING (grading_id)
@@ -28,7 +29,7 @@ chosen_grading AS (
         ORDER BY CASE
                      WHEN g.origin IS DISTINCT FROM 'liftdb' THEN 1
                      WHEN coalesce(gaps.unavailable, 0) > 0 THEN 3
-                     WHEN coalesce(gaps.not_run, 0) > 0 THEN 2
+                     WHEN coalesce(gaps.not_run, 0) > 0 OR coalesce(g.deferred_judge_tasks, 0) > 0 THEN 2
                      ELSE 0
                  END,
                  g.generated_at DESC NULLS LAST, g.report_path DESC) = 1
