@@ -211,7 +211,8 @@ fn regex_verdict(a: &Value, kind: &str, text: &str, ci: bool) -> Verdict {
         .or_else(|| a.get("value"))
         .map(str_of)
         .unwrap_or_default();
-    let compiled = match pyregex::compile(&pattern, ci) {
+    let compiled = pyregex::compile_cached(&pattern, ci);
+    let compiled = match compiled.as_ref() {
         Ok(c) => c,
         Err(PatternError::Invalid(why)) => {
             return Verdict::unavailable(format!(

@@ -9,7 +9,8 @@
 //! possessive repeats, `\N{…}`, verbose mode, ASCII mode) are unsupported;
 //! patterns Python itself rejects are invalid.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::tables::{CASE_DIFFERENCES, DELTA_DIGIT, DELTA_SPACE, DELTA_WORD};
 use super::text::in_table;
@@ -59,6 +60,23 @@ impl Compiled {
         }
         Search::Found(self.regex.is_match(text))
     }
+}
+
+/// `compile`, once per (pattern, ci) for the whole process: every run of a
+/// case grades the same patterns, and compiling is the costly part.
+pub fn compile_cached(pattern: &str, ci: bool) -> Arc<Result<Compiled, PatternError>> {
+    type Cache = Mutex<HashMap<(String, bool), Arc<Result<Compiled, PatternError>>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (pattern.to_string(), ci);
+    if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return hit;
+    }
+    let compiled = Arc::new(compile(pattern, ci));
+    if let Ok(mut c) = cache.lock() {
+        c.insert(key, compiled.clone());
+    }
+    compiled
 }
 
 /// Translate and compile `pattern` as `re.compile(pattern, re.I if ci else 0)`.
