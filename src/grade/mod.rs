@@ -123,12 +123,7 @@ fn oracle(a: &Value) -> String {
 
 /// `assertion_label`: name, else description, else type, else "assertion".
 fn label(a: &Value) -> String {
-    ["name", "description", "type"]
-        .iter()
-        .filter_map(|k| a.get(*k))
-        .find(|v| truthy(Some(v)))
-        .map(str_of)
-        .unwrap_or_else(|| "assertion".into())
+    row_name(a).unwrap_or_else(|| "assertion".into())
 }
 
 /// The row name the harness writes: name or description or type (raw).

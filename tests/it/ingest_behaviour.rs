@@ -206,12 +206,7 @@ fn runs_with_neither_a_report_nor_a_manifest_have_null_rates() {
 
 #[test]
 fn a_deleted_run_directory_is_reported_and_pruned_on_request() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
-        "tests/fixtures/seed000-skill-eval/runs/tmp/skills-eval/corpus-claude-sonnet-4-5-single",
-    );
-    let tree = dir.path().join("corpus");
-    copy_tree(&src, &tree);
+    let (_dir, tree) = handbook_copy();
     let mut ts = new_store();
     let first = ingest_paths(&mut ts, std::slice::from_ref(&tree));
     assert_eq!(
@@ -260,12 +255,7 @@ fn editing_a_handbook_case_json_updates_the_runs_under_it() {
     // The handbook names a mode directory's case by case.json's `id`, one
     // folder up: the run directories declare that file, so editing it
     // re-ingests them (before, only the case definition changed).
-    let dir = tempfile::tempdir().unwrap();
-    let src = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
-        "tests/fixtures/seed000-skill-eval/runs/tmp/skills-eval/corpus-claude-sonnet-4-5-single",
-    );
-    let tree = dir.path().join("corpus");
-    copy_tree(&src, &tree);
+    let (_dir, tree) = handbook_copy();
     let mut ts = new_store();
     ingest_paths(&mut ts, std::slice::from_ref(&tree));
     let arms_of = |ts: &crate::common::TestStore, case: &str| {
@@ -299,6 +289,17 @@ fn editing_a_handbook_case_json_updates_the_runs_under_it() {
     );
     let third = ingest_paths(&mut ts, std::slice::from_ref(&tree));
     assert_eq!(third.units_changed, 0, "unchanged now: {third:?}");
+}
+
+/// A writable copy of one handbook run id (seed000 corpus, single model).
+fn handbook_copy() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "tests/fixtures/seed000-skill-eval/runs/tmp/skills-eval/corpus-claude-sonnet-4-5-single",
+    );
+    let tree = dir.path().join("corpus");
+    copy_tree(&src, &tree);
+    (dir, tree)
 }
 
 fn sha_of(path: &Path) -> String {

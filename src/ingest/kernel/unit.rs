@@ -67,16 +67,12 @@ impl DeclaredReader {
     pub fn read(&self, path: &std::path::Path) -> Option<Vec<u8>> {
         let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
         let (bytes, sha256) = crate::ingest::json::read_hashed(path).ok()?;
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i64);
+        let info = crate::ingest::discover::FileInfo::of(path, &meta);
         let file = DeclaredFile {
-            path: path.to_path_buf(),
+            path: info.path,
             sha256,
-            size: meta.len(),
-            mtime_ns,
+            size: info.size,
+            mtime_ns: info.mtime_ns,
         };
         if let Ok(mut read) = self.read.lock() {
             if !read.iter().any(|f| f.path == file.path) {

@@ -55,14 +55,15 @@ pub(super) fn resolve(
     let mut replaced_units = Vec::new();
     let mut known_cases = known.case_skills.clone();
     let mut declared_arms = HashSet::new();
-    let replaced_now: HashSet<&str> = loose.parsed.iter().map(|p| p.path.as_str()).collect();
+    // Loose files re-parsed now give up what the store holds from them.
+    let replaced_paths: HashSet<String> = loose.parsed.iter().map(|p| p.path.clone()).collect();
     let mut grading = GradingContext {
         options,
         ..Default::default()
     };
     // Stored manifests first; a manifest parsed in this batch replaces them.
     for (case_id, raw, path) in &known.manifest_cases {
-        if !replaced_now.contains(path.as_str()) {
+        if !replaced_paths.contains(path) {
             add_manifest_case(&mut grading, case_id, raw, path);
         }
     }
@@ -98,11 +99,10 @@ pub(super) fn resolve(
         records.append(p.records);
     }
     // Files being replaced give up their definitions; every other stored one stands.
-    let replaced: HashSet<&str> = replaced_units.iter().map(String::as_str).collect();
     let mut taken: HashSet<String> = known
         .definition_sources
         .iter()
-        .filter(|(_, source)| !replaced.contains(source.as_str()))
+        .filter(|(_, source)| !replaced_paths.contains(*source))
         .map(|(k, _)| k.clone())
         .collect();
     cases.sort_by_key(|(d, _)| *d);
