@@ -1,6 +1,6 @@
 //! The interactive shell in a real terminal (tmux): multi-line input,
 //! history recall, and Ctrl-C cancelling a long query without leaving.
-//! Skipped with a printed reason where tmux is not installed.
+//! Needs tmux (`apt-get install tmux`; `.ci/run` installs it).
 
 use std::path::Path;
 use std::process::Command;
@@ -24,11 +24,33 @@ fn type_line(session: &str, text: &str) {
     tmux(&["send-keys", "-t", session, "Enter"]);
 }
 
+/// Wait until the shell shows an empty prompt on its last line, then give
+/// rustyline a moment to enter raw mode: keys sent before it reads them can be
+/// swallowed by its terminal probing (CI once lost an Up that way).
+fn wait_for_idle_prompt(session: &str) {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        let screen = tmux(&["capture-pane", "-p", "-t", session]);
+        let last = screen.lines().rev().find(|l| !l.trim().is_empty());
+        if last.is_some_and(|l| l.trim_end() == "liftdb>") {
+            break;
+        }
+        sleep(Duration::from_millis(100));
+    }
+    sleep(Duration::from_millis(300));
+}
+
 fn wait_for(session: &str, needle: &str, timeout: Duration) -> String {
+    wait_for_count(session, needle, 1, timeout)
+}
+
+/// The screen once `needle` shows `times` times (a recalled or echoed line is
+/// already on screen once, so waiting for one sighting would race the shell).
+fn wait_for_count(session: &str, needle: &str, times: usize, timeout: Duration) -> String {
     let start = Instant::now();
     loop {
         let screen = tmux(&["capture-pane", "-p", "-t", session, "-S", "-200"]);
-        if screen.contains(needle) || start.elapsed() > timeout {
+        if screen.matches(needle).count() >= times || start.elapsed() > timeout {
             return screen;
         }
         sleep(Duration::from_millis(100));
@@ -37,10 +59,10 @@ fn wait_for(session: &str, needle: &str, timeout: Duration) -> String {
 
 #[test]
 fn interactive_history_multiline_and_ctrl_c() {
-    if !Path::new("/usr/bin/tmux").exists() {
-        println!("skipped the terminal test: tmux is not installed (apt-get install tmux)");
-        return;
-    }
+    assert!(
+        Path::new("/usr/bin/tmux").exists(),
+        "the terminal test needs tmux: apt-get install tmux (.ci/run installs it)"
+    );
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.duckdb");
     let bin = assert_cmd::cargo::cargo_bin("liftdb");
@@ -88,13 +110,15 @@ fn interactive_history_multiline_and_ctrl_c() {
     );
 
     // Up recalls the whole statement from history.
+    wait_for_idle_prompt(&session);
     tmux(&["send-keys", "-t", &session, "Up"]);
-    let recalled = wait_for(&session, "2 AS answer;", Duration::from_secs(5));
+    let recalled = wait_for_count(&session, "2 AS answer;", 2, Duration::from_secs(5));
     assert!(
         recalled.matches("2 AS answer;").count() >= 2,
         "history recall: {recalled}"
     );
     tmux(&["send-keys", "-t", &session, "C-c"]);
+    wait_for_idle_prompt(&session);
 
     // Tab completes view names from the store's catalog.
     tmux(&[
@@ -125,7 +149,7 @@ fn interactive_history_multiline_and_ctrl_c() {
         "interrupted: {interrupted}"
     );
     type_line(&session, "SELECT 'still here' AS after;");
-    let after = wait_for(&session, "still here", Duration::from_secs(10));
+    let after = wait_for_count(&session, "still here", 2, Duration::from_secs(10));
     assert!(
         after.matches("still here").count() >= 2,
         "session survives: {after}"
