@@ -44,6 +44,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "grading_origin",
         sql: include_str!("../sql/migrations/0007_grading_origin.sql"),
     },
+    Migration {
+        version: 8,
+        name: "grading_key",
+        sql: include_str!("../sql/migrations/0008_grading_key.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

@@ -103,8 +103,12 @@ pub fn print_summary(db: &Path, s: &IngestSummary, quiet: bool) {
                 .map(|b| format!(", batch {b}"))
                 .unwrap_or_default(),
         );
+        let regraded = match s.units_regraded {
+            0 => String::new(),
+            n => format!(", {n} regraded (manifest case or grading flags changed)"),
+        };
         eprintln!(
-            "  {} added, {} replaced, {} unchanged, {} failed; {} files parsed, {} unchanged",
+            "  {} added, {} replaced{regraded}, {} unchanged, {} failed; {} files parsed, {} unchanged",
             s.units_added,
             s.units_replaced,
             s.units_unchanged,

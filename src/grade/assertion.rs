@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::process;
 use super::pyregex::{self, PatternError, Search};
 use super::pyvalue::{py_eq, repr, str_of, str_repr, truthy};
 use super::script;
@@ -20,6 +21,9 @@ pub struct Evidence<'a> {
     /// The manifest's directory (references and script working directory).
     pub manifest_dir: &'a Path,
     pub options: &'a GradeOptions,
+    /// Where process assertions read events and metrics: the run directory,
+    /// or the turn's (None when that turn has no directory).
+    pub unit_base: Option<&'a Path>,
 }
 
 /// One verdict: the harness's row, or why liftdb gives none.
@@ -35,7 +39,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    fn binary(passed: bool, evidence: String) -> Self {
+    pub(super) fn binary(passed: bool, evidence: String) -> Self {
         Verdict {
             passed,
             real_score: None,
@@ -51,7 +55,7 @@ impl Verdict {
         }
     }
 
-    fn unavailable(reason: String) -> Self {
+    pub(super) fn unavailable(reason: String) -> Self {
         Verdict {
             unavailable: Some(reason),
             ..Verdict::binary(false, String::new())
@@ -95,7 +99,7 @@ fn values_of(a: &Value) -> Option<Vec<String>> {
 }
 
 /// A Python list of strings as `str()` prints it.
-fn list_repr(items: &[String]) -> String {
+pub(super) fn list_repr(items: &[String]) -> String {
     format!(
         "[{}]",
         items
@@ -176,6 +180,9 @@ pub fn evaluate(a: &Value, text: &str, ev: &Evidence) -> Verdict {
                 }
             }
         }
+        k if process::PROCESS.contains(&k) || process::EFFICIENCY.contains(&k) => {
+            process::evaluate(a, k, ev.unit_base)
+        }
         other => Verdict::unavailable(format!("assertion type '{other}' is not graded by liftdb")),
     };
     at_least(a, verdict)
@@ -195,14 +202,36 @@ fn at_least(a: &Value, mut v: Verdict) -> Verdict {
     v
 }
 
-/// Python's `format(x, "g")`.
-fn py_g(x: f64) -> String {
-    if x == x.trunc() && x.abs() < 1e16 {
-        return format!("{}", x as i64);
+/// Python's `format(x, "g")`: six significant digits, fixed notation for
+/// exponents -4..6, else scientific with a two-digit exponent; trailing
+/// zeros dropped.
+pub(super) fn py_g(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
     }
-    let s = format!("{:.6}", x);
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    // Correctly rounded to six significant digits, as Python rounds.
+    let sci = format!("{x:.5e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let trim = |s: &str| -> String {
+        match s.contains('.') {
+            true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+            false => s.to_string(),
+        }
+    };
+    if (-4..6).contains(&exp) {
+        let decimals = (5 - exp).max(0) as usize;
+        trim(&format!("{x:.decimals$}"))
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
+    }
 }
 
 fn regex_verdict(a: &Value, kind: &str, text: &str, ci: bool) -> Verdict {

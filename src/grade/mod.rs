@@ -7,6 +7,8 @@
 //! instead of guessing (`Row::unavailable`).
 
 pub mod assertion;
+pub mod casefold;
+pub mod process;
 pub mod pyregex;
 pub mod pyvalue;
 pub mod script;
@@ -67,23 +69,12 @@ pub struct GradedRun {
 }
 
 const QUALITATIVE: &[&str] = &["judge", "rubric", "factuality"];
-const PROCESS: &[&str] = &[
-    "skill_invoked",
-    "command_ran",
-    "command_not_ran",
-    "command_order",
-    "tool_call",
-    "tool_count_le",
-    "no_repeated_command_loop",
-];
-const EFFICIENCY: &[&str] = &["total_tokens_le", "elapsed_seconds_le", "command_count_le"];
-
 /// The assertion row's channel, as liftdb's views count them.
 pub fn channel_of(kind: Option<&str>) -> &'static str {
     match kind {
         Some(k) if QUALITATIVE.contains(&k) => "qualitative",
-        Some(k) if PROCESS.contains(&k) => "process",
-        Some(k) if EFFICIENCY.contains(&k) => "efficiency",
+        Some(k) if process::PROCESS.contains(&k) => "process",
+        Some(k) if process::EFFICIENCY.contains(&k) => "efficiency",
         _ => "objective",
     }
 }
@@ -269,7 +260,11 @@ pub fn grade_run(
         run_dir,
         manifest_dir,
         options,
+        unit_base: Some(run_dir),
     };
+    let turn_dirs: Vec<Option<std::path::PathBuf>> = (1..=turns.len())
+        .map(|n| Some(run_dir.join(format!("turn-{n}"))).filter(|d| d.is_dir()))
+        .collect();
     let mut out = GradedRun {
         missing_output,
         execution_valid: valid,
@@ -324,7 +319,14 @@ pub fn grade_run(
             }
             return;
         }
-        let verdict = evaluate(a, unit_text, &ev);
+        let unit_ev = Evidence {
+            unit_base: match turn {
+                Some(n) => turn_dirs[n as usize - 1].as_deref(),
+                None => Some(run_dir),
+            },
+            ..ev
+        };
+        let verdict = evaluate(a, unit_text, &unit_ev);
         let not_run = kind.as_deref() == Some("script") && !options.allow_scripts;
         let name = match turn {
             Some(n) => Some(format!("turn-{n}: {lbl}")),

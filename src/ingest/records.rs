@@ -155,6 +155,8 @@ table! {
         peer_pass_rate: Option<f64> => "DOUBLE",
         /// 'liftdb' when liftdb graded the run; None when a report carried it.
         origin: Option<String> => "VARCHAR",
+        /// What a liftdb grading was computed from (see `GradingContext::key`).
+        grading_key: Option<String> => "VARCHAR",
     }
 }
 

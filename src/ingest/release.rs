@@ -3,7 +3,9 @@
 //! the release of the run directories a report grades when they are already
 //! in the store (a benchmark ingested after its run tree), else
 //! the skill tree hash of the with_skill runs, else the report's generation
-//! date, else "default".
+//! date, else the release of unchanged run directories given in the same
+//! call (a manifest ingested after its runs joins their release), else
+//! "default".
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -11,6 +13,7 @@ use std::sync::OnceLock;
 use regex::bytes::Regex;
 use serde_json::Value;
 
+use super::discover::Unit;
 use super::json::{parse_lenient, Get};
 use super::pipeline::ReadUnit;
 use super::state::StoredState;
@@ -109,7 +112,11 @@ fn release_by_path_suffix(run_base: &Path, known: &StoredState) -> Option<String
     best.filter(|_| !tied).map(|(_, r)| r.clone())
 }
 
-pub fn derive(changed: &[ReadUnit], known: &StoredState) -> (String, &'static str) {
+pub fn derive(
+    changed: &[ReadUnit],
+    unchanged_runs: &[Unit],
+    known: &StoredState,
+) -> (String, &'static str) {
     for unit in changed {
         for (info, _, _) in &unit.contents {
             if let Some(release) = known.file_releases.get(&info.path.display().to_string()) {
@@ -161,6 +168,13 @@ pub fn derive(changed: &[ReadUnit], known: &StoredState) -> (String, &'static st
                 return (format!("run-{date}"), "generated_at");
             }
         }
+    }
+    let given_runs_release = unchanged_runs
+        .iter()
+        .flat_map(|u| u.files.first())
+        .find_map(|f| known.file_releases.get(&f.path.display().to_string()));
+    if let Some(release) = given_runs_release {
+        return (release.clone(), "runs given with it");
     }
     (DEFAULT_RELEASE.to_string(), "default")
 }

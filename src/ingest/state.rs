@@ -29,6 +29,16 @@ pub struct StoredState {
     /// (case id, the case as the manifest wrote it, the manifest's path) of
     /// every stored manifest case, for grading run directories against.
     pub manifest_cases: Vec<(String, String, String)>,
+    /// run directory -> what its skill-eval-harness answer run was graded
+    /// against, so a re-ingest regrades the runs whose grading key moved.
+    pub seh_gradings: HashMap<String, StoredGrading>,
+}
+
+pub struct StoredGrading {
+    pub case_id: String,
+    pub release_label: String,
+    /// None when liftdb did not grade the run (no manifest case then).
+    pub grading_key: Option<String>,
 }
 
 impl StoredState {
@@ -99,8 +109,25 @@ impl StoredState {
         while let Some(r) = rows.next()? {
             manifest_cases.push((r.get(0)?, r.get(1)?, r.get(2)?));
         }
+        let mut seh_gradings = HashMap::new();
+        let mut stmt = conn.prepare(
+            "SELECT r.run_dir, r.case_id, r.release_label, g.grading_key
+             FROM run r LEFT JOIN grading g ON g.run_id = r.run_id AND g.origin = 'liftdb'
+             WHERE (r.source_format = 'C_seh' OR g.grading_id IS NOT NULL)
+               AND coalesce(r.population, '') <> 'trigger'",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let grading = StoredGrading {
+                case_id: r.get(1)?,
+                release_label: r.get(2)?,
+                grading_key: r.get(3)?,
+            };
+            seh_gradings.insert(r.get::<_, String>(0)?, grading);
+        }
         Ok(StoredState {
             manifest_cases,
+            seh_gradings,
             files_by_owner,
             run_dirs,
             case_skills,

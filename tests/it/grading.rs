@@ -222,3 +222,131 @@ fn the_summary_says_what_was_graded_and_how_to_grade_the_rest() {
         (558, 0, 0)
     );
 }
+
+#[test]
+fn re_ingest_regrades_exactly_the_runs_whose_grading_changed() {
+    let root = seh_root();
+    let dir = tempfile::tempdir().unwrap();
+    crate::common::copy_tree(&root.join("runs"), &dir.path().join("runs"));
+    crate::common::copy_tree(&root.join("input"), &dir.path().join("input"));
+    let runs = dir.path().join("runs/eval-runs");
+    let manifest = dir.path().join("input/evals/shared-benchmark.json");
+    let mut ts = new_store();
+    // Corpus README: 558 answer runs; grading.md §10: 72 of them
+    // (multi-statement-findings) carry the script assertion.
+    let (regraded, alone) = ingest_counting(&mut ts, std::slice::from_ref(&runs), false);
+    assert_eq!((regraded, alone.no_manifest), (0, 558));
+    // The manifest ingested after its runs grades them (the summary's fix command).
+    let both = [runs.clone(), manifest.clone()];
+    let (regraded, g) = ingest_counting(&mut ts, &both, false);
+    assert_eq!((regraded, g.graded, g.scripts_not_run), (558, 486, 72));
+    let report = read_report(
+        &fixture("skill-eval-harness-no-scripts").join("benchmark-tune-no-scripts.json.gz"),
+    );
+    check_every_verdict(&ts, &report, false);
+    // --allow-scripts changes the scripted case's verdicts alone.
+    let (regraded, g) = ingest_counting(&mut ts, &both, true);
+    assert_eq!((regraded, g.graded, g.scripts_not_run), (72, 72, 0));
+    check_every_verdict(&ts, &reference("benchmark.json.gz"), true);
+    let (regraded, _) = ingest_counting(&mut ts, &both, true);
+    assert_eq!(regraded, 0, "nothing changed, nothing regraded");
+
+    // Editing one case regrades that case's runs alone.
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    let case = doc["cases"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c["id"] == "enum-add-value")
+        .unwrap();
+    case["assertions"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!(
+            {"type": "contains", "name": "edit-probe", "value": "no answer says zqxj-4711"}
+        ));
+    std::fs::write(&manifest, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let case_runs = walk_run_dirs(&runs.join("enum-add-value"));
+    let (regraded, g) = ingest_counting(&mut ts, &both, true);
+    assert_eq!((regraded, g.graded), (case_runs, case_runs));
+    let probe = rows(
+        &ts.store,
+        "SELECT count(*) AS n, count(*) FILTER (WHERE NOT passed) AS failed
+         FROM assertion_result WHERE name = 'edit-probe'",
+    );
+    assert_eq!(probe[0]["n"].as_i64(), Some(case_runs as i64));
+    assert_eq!(
+        probe[0]["failed"], probe[0]["n"],
+        "no output holds the probe text"
+    );
+}
+
+/// Ingest, expecting no error: (runs regraded, how the batch's runs were graded).
+fn ingest_counting(
+    ts: &mut TestStore,
+    paths: &[std::path::PathBuf],
+    allow_scripts: bool,
+) -> (usize, ingest::GradingCounts) {
+    let opts = IngestOptions {
+        allow_scripts,
+        ..Default::default()
+    };
+    let s = ingest::ingest(&mut ts.store, paths, &opts).expect("ingest");
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    (s.units_regraded, s.grading)
+}
+
+/// Run directories under a case folder: the leaves holding an output or metadata.
+fn walk_run_dirs(dir: &std::path::Path) -> usize {
+    let mut n = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let mut has_subdir = false;
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.path().is_dir() && e.file_name() != "outputs" {
+                has_subdir = true;
+                stack.push(e.path());
+            }
+        }
+        if !has_subdir {
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn process_and_efficiency_assertions_are_graded_like_skill_benchmark() {
+    // skill-benchmark 0.6.0's own report over the dev tree with 24 process
+    // and efficiency assertions per case (tests/fixtures/seh-process-assertions/README.md).
+    let fixture_dir = fixture("seh-process-assertions");
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input");
+    crate::common::copy_tree(&seh_root().join("input"), &input);
+    let manifest = input.join("evals/process-benchmark.json");
+    std::fs::copy(fixture_dir.join("process-benchmark.json"), &manifest).unwrap();
+    let mut ts = new_store();
+    let (_, g) = ingest_counting(
+        &mut ts,
+        &[seh_root().join("runs/eval-runs"), manifest],
+        true,
+    );
+    assert_eq!((g.graded, g.unavailable), (558, 0), "{g:?}");
+    let mut report = read_report(&fixture_dir.join("benchmark-process.json.gz"));
+    // The 18 phantom rows stand for variants requested by --variant on the
+    // tool's command line, which no file records; liftdb grades what is on disk.
+    let results = report["results"].as_array_mut().unwrap();
+    let before = results.len();
+    let on_disk = |r: &Value| {
+        let base = r["run_base"].as_str().unwrap();
+        seh_root()
+            .join("runs")
+            .join(&base[base.find("eval-runs/").unwrap()..])
+            .is_dir()
+    };
+    results.retain(on_disk);
+    // README: 576 rows = 558 run directories + 18 phantoms.
+    assert_eq!((before, results.len()), (576, 558));
+    check_every_verdict(&ts, &report, true);
+    check_run_rows(&ts, &report);
+}

@@ -36,6 +36,48 @@ pub struct ManifestCase {
     pub manifest_dir: std::path::PathBuf,
 }
 
+impl GradingContext {
+    /// The key a liftdb grading of a run of `case_id` gets now: None when no
+    /// manifest case grades it. Stored with each grading, so a re-ingest
+    /// regrades exactly the runs whose case, manifest folder, grader or
+    /// verdict-changing flags moved.
+    pub fn key(&self, case_id: &str) -> Option<String> {
+        use sha2::{Digest, Sha256};
+        let mc = self.cases.get(case_id)?;
+        let mut h = Sha256::new();
+        for part in [
+            crate::grade::GRADER_VERSION.as_bytes(),
+            mc.case.to_string().as_bytes(),
+            mc.manifest_dir.as_os_str().as_encoded_bytes(),
+            // --allow-scripts changes only the verdicts of cases with scripts.
+            &[
+                (self.options.allow_scripts && has_script(&mc.case)) as u8,
+                self.options.strict as u8,
+            ],
+        ] {
+            // Length-prefixed, so no two different inputs hash alike.
+            h.update((part.len() as u64).to_le_bytes());
+            h.update(part);
+        }
+        Some(format!("{:x}", h.finalize()))
+    }
+}
+
+/// Whether a case has a `script` assertion, at its top level or in a turn.
+fn has_script(case: &serde_json::Value) -> bool {
+    let is_script =
+        |a: &serde_json::Value| a.get("type").and_then(|t| t.as_str()) == Some("script");
+    let scripted = |list: Option<&serde_json::Value>| {
+        list.and_then(|l| l.as_array())
+            .is_some_and(|l| l.iter().any(is_script))
+    };
+    scripted(case.get("assertions"))
+        || case
+            .get("turns")
+            .and_then(|t| t.as_array())
+            .is_some_and(|turns| turns.iter().any(|t| scripted(t.get("assertions"))))
+}
+
 pub enum RunOutcome {
     /// An answer run: its records (which may include per-file errors).
     Answer { run_id: String, records: Records },

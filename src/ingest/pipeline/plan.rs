@@ -13,6 +13,7 @@ use crate::ingest::discover::{self, FileInfo, Unit, UnitKind};
 use crate::ingest::errors::{ErrorKind, IngestErrorRec};
 use crate::ingest::formats::promptfoo;
 use crate::ingest::json;
+use crate::ingest::kernel::GradingContext;
 use crate::ingest::release;
 use crate::ingest::state::StoredState;
 use crate::ingest::timings::Timings;
@@ -42,6 +43,8 @@ pub(crate) struct UnitCounts {
     pub(crate) added: usize,
     pub(crate) replaced: usize,
     pub(crate) unchanged: usize,
+    /// Unchanged run directories graded again (their grading key moved).
+    pub(crate) regraded: usize,
 }
 
 /// What the later stages work from.
@@ -56,6 +59,8 @@ pub(crate) struct Plan {
     /// Changed manifests and reports, and changed run directories.
     pub(crate) loose: Vec<ReadUnit>,
     pub(crate) runs: Vec<ReadUnit>,
+    /// Run directories unchanged on disk (they may still need grading again).
+    pub(crate) unchanged_runs: Vec<Unit>,
     pub(crate) release: Release,
     pub(crate) counts: UnitCounts,
     /// Previously ingested units under the given paths that are gone from disk.
@@ -116,6 +121,7 @@ pub(crate) fn plan(
     clock.mark("change check");
 
     let mut changed = Vec::new();
+    let mut unchanged_runs = Vec::new();
     let mut touched = Vec::new();
     for check in checks {
         match check.changed {
@@ -130,6 +136,9 @@ pub(crate) fn plan(
             None => {
                 counts.unchanged += 1;
                 counts.files_unchanged += check.unit.files.len();
+                if check.unit.kind == UnitKind::RunDir {
+                    unchanged_runs.push(check.unit);
+                }
             }
         }
         touched.extend(check.touched);
@@ -141,7 +150,7 @@ pub(crate) fn plan(
             source: "--release",
         },
         None => {
-            let (label, source) = release::derive(&changed, known);
+            let (label, source) = release::derive(&changed, &unchanged_runs, known);
             Release { label, source }
         }
     };
@@ -169,6 +178,7 @@ pub(crate) fn plan(
         unit_paths,
         loose,
         runs,
+        unchanged_runs,
         release,
         counts,
         units_missing,
@@ -188,6 +198,41 @@ impl Plan {
             doomed.extend(self.units_missing.iter().cloned());
         }
         doomed
+    }
+
+    /// Unchanged run directories whose grading key moved (their manifest
+    /// case was edited or first ingested, the grader or a verdict flag
+    /// changed) are parsed again, so they are graded against the manifest
+    /// as it is now. Only runs of this call's release: regrading must not
+    /// move a run to another release.
+    pub(crate) fn add_regrades(&mut self, known: &StoredState, grading: &GradingContext) {
+        let (regrade, keep): (Vec<Unit>, Vec<Unit>) = std::mem::take(&mut self.unchanged_runs)
+            .into_iter()
+            .partition(|unit| {
+                known
+                    .seh_gradings
+                    .get(&unit.path.display().to_string())
+                    .is_some_and(|stored| {
+                        stored.release_label == self.release.label
+                            && stored.grading_key != grading.key(&stored.case_id)
+                    })
+            });
+        self.unchanged_runs = keep;
+        self.counts.unchanged -= regrade.len();
+        self.counts.files_unchanged -= regrade.iter().map(|u| u.files.len()).sum::<usize>();
+        self.counts.regraded += regrade.len();
+        self.runs.extend(regrade.into_iter().map(|unit| {
+            ReadUnit {
+                // Read (and hashed) when its chunk is parsed, like a new directory.
+                contents: unit
+                    .files
+                    .iter()
+                    .map(|f| (f.clone(), Vec::new(), String::new()))
+                    .collect(),
+                unit,
+                unreadable: Vec::new(),
+            }
+        }));
     }
 
     pub(crate) fn batch_info(&self) -> BatchInfo<'_> {

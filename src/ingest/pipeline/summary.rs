@@ -11,7 +11,7 @@ use crate::ingest::errors::IngestErrorRec;
 pub struct IngestSummary {
     pub batch_id: Option<i64>,
     pub release: String,
-    /// How the release label was chosen: --release, previous ingest, skill_tree_hash, generated_at, default.
+    /// How the release label was chosen: --release, previous ingest, graded runs, skill_tree_hash, generated_at, runs given with it, default.
     pub release_source: String,
     pub files_seen: usize,
     pub files_changed: usize,
@@ -22,6 +22,9 @@ pub struct IngestSummary {
     /// Previously ingested ones whose files changed (their rows were replaced).
     pub units_replaced: usize,
     pub units_unchanged: usize,
+    /// Run directories unchanged on disk but graded again: their manifest case,
+    /// the grader or --allow-scripts/--strict changed since they were graded.
+    pub units_regraded: usize,
     /// Previously ingested run directories / files under the given paths that are gone from
     /// disk: kept in the store unless --prune.
     pub units_missing: Vec<String>,
@@ -90,6 +93,7 @@ pub(super) fn assemble(
         units_added: plan.counts.added,
         units_replaced: plan.counts.replaced,
         units_unchanged: plan.counts.unchanged,
+        units_regraded: plan.counts.regraded,
         units_missing: plan.units_missing.clone(),
         pruned: opts.prune && !plan.units_missing.is_empty(),
         runs_written: runs.map_or(0, |r| resolved.records.runs.len() as u64 + r.runs_written),

@@ -222,7 +222,16 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         records.trace_lines = events::trace_lines(&run_id, bytes);
     }
     if let Some(mc) = ctx.grading.cases.get(&ident.case_id) {
-        native_grading(&run_id, run_dir, &ident.arm, files, mc, ctx, &mut records);
+        let key = ctx.grading.key(&ident.case_id);
+        native_grading(
+            &run_id,
+            run_dir,
+            &ident.arm,
+            files,
+            (mc, key),
+            ctx,
+            &mut records,
+        );
     }
     // `grade --write-grading-files` leaves a skill-creator shaped grading here.
     if let Some(bytes) = files.get("grading.json") {
@@ -320,7 +329,7 @@ fn native_grading(
     run_dir: &Path,
     arm: &str,
     files: &RunFiles,
-    mc: &ManifestCase,
+    (mc, grading_key): (&ManifestCase, Option<String>),
     ctx: &RunContext,
     records: &mut Records,
 ) {
@@ -340,6 +349,7 @@ fn native_grading(
         report_path: dir,
         deferred_judge_tasks: Some(graded.deferred_judge_tasks),
         origin: Some("liftdb".into()),
+        grading_key,
         ..Default::default()
     });
     for (i, row) in graded.rows.into_iter().enumerate() {
