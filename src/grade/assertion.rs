@@ -11,6 +11,7 @@ use super::pyregex::{self, PatternError, Search};
 use super::pyvalue::{py_eq, repr, str_of, str_repr, truthy};
 use super::script;
 use super::similarity::ratio;
+use super::structured;
 use super::text::{decode, py_collapse_whitespace, py_lower, py_strip};
 use super::GradeOptions;
 
@@ -68,21 +69,6 @@ impl Verdict {
             .unwrap_or(if self.passed { 1.0 } else { 0.0 })
     }
 }
-
-/// The types this grader decides (the others are graded elsewhere or not at all).
-pub const TEXT_TYPES: &[&str] = &[
-    "contains",
-    "contains_any",
-    "contains_all",
-    "excludes_any",
-    "regex",
-    "not_regex",
-    "file_exists",
-    "json_field_equals",
-    "golden_output",
-    "similarity",
-    "script",
-];
 
 /// `values` as the harness iterates them: a list's items, a string's
 /// characters, a dict's keys, each through `str()`; a number crashes the
@@ -170,6 +156,7 @@ pub fn evaluate(a: &Value, text: &str, ev: &Evidence) -> Verdict {
         "json_field_equals" => json_field_equals(a, ev),
         "golden_output" => golden_output(a, text, ev),
         "similarity" => similarity(a, text, ci, ev),
+        "structured_output" => structured_output(a, text, ev),
         "script" => {
             if !ev.options.allow_scripts {
                 Verdict::binary(false, "script assertion skipped; rerun grade/benchmark with --allow-scripts to execute repo-owned oracle commands".into())
@@ -263,16 +250,87 @@ fn regex_verdict(a: &Value, kind: &str, text: &str, ci: bool) -> Verdict {
     }
 }
 
+/// Why Python's `json.loads(path.read_text())` failed: its exception text
+/// when liftdb reproduces it, else why not.
+enum JsonFailure {
+    Exact(String),
+    Inexact(String),
+}
+
 /// `json.loads` of a file as Python reads it: strict UTF-8, no BOM, NaN accepted.
-fn python_json(path: &Path) -> Result<Value, String> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| format!("[Errno 2] {e}: {}", str_repr(&path.display().to_string())))?;
-    let text =
-        std::str::from_utf8(&bytes).map_err(|e| format!("'utf-8' codec can't decode: {e}"))?;
+fn python_json(path: &Path) -> Result<Value, JsonFailure> {
+    let shown = str_repr(&path.display().to_string());
+    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            JsonFailure::Exact(format!("[Errno 2] No such file or directory: {shown}"))
+        }
+        std::io::ErrorKind::IsADirectory => {
+            JsonFailure::Exact(format!("[Errno 21] Is a directory: {shown}"))
+        }
+        _ => JsonFailure::Inexact(format!("{} cannot be read: {e}", path.display())),
+    })?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| {
+        JsonFailure::Inexact(format!(
+            "{} is not UTF-8: Python's UnicodeDecodeError text is not reproduced",
+            path.display()
+        ))
+    })?;
     if text.starts_with('\u{feff}') {
-        return Err("Unexpected UTF-8 BOM (decode using utf-8-sig)".into());
+        return Err(JsonFailure::Exact(
+            "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)".into(),
+        ));
     }
-    crate::ingest::json::parse_lenient(text.as_bytes())
+    crate::ingest::json::parse_lenient(text.as_bytes()).map_err(|_| {
+        JsonFailure::Inexact(format!(
+            "{} is not valid JSON: Python's JSONDecodeError text is not reproduced",
+            path.display()
+        ))
+    })
+}
+
+/// Python's TypeError text for `value["key"]` on a non-dict.
+fn not_subscriptable(v: &Value) -> &'static str {
+    match v {
+        Value::Array(_) => "list indices must be integers or slices, not str",
+        Value::String(_) => "string indices must be integers, not 'str'",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "'int' object is not subscriptable",
+        Value::Number(_) => "'float' object is not subscriptable",
+        Value::Bool(_) => "'bool' object is not subscriptable",
+        _ => "'NoneType' object is not subscriptable",
+    }
+}
+
+fn structured_output(a: &Value, text: &str, ev: &Evidence) -> Verdict {
+    let Some(Value::Object(schema)) = a.get("schema") else {
+        return Verdict::binary(false, "structured_output requires a schema object".into());
+    };
+    let instance = match a.get("path").filter(|p| truthy(Some(p))) {
+        Some(rel) => {
+            let base = ev.unit_base.unwrap_or(ev.run_dir);
+            match python_json(&base.join(str_of(rel))) {
+                Ok(v) => v,
+                Err(JsonFailure::Exact(m)) => {
+                    return Verdict::binary(false, format!("no parsable JSON candidate: {m}"))
+                }
+                Err(JsonFailure::Inexact(why)) => return Verdict::unavailable(why),
+            }
+        }
+        None => match structured::extract_json_object(text) {
+            Ok(Some(v)) => v,
+            Ok(None) => {
+                return Verdict::binary(
+                    false,
+                    "no parsable JSON candidate: no JSON object found in judge output".into(),
+                )
+            }
+            Err(why) => return Verdict::unavailable(why),
+        },
+    };
+    match structured::schema_errors(&instance, schema, "$") {
+        Ok(errors) if errors.is_empty() => Verdict::binary(true, "schema ok".into()),
+        Ok(errors) => Verdict::binary(false, errors[..errors.len().min(5)].join("; ")),
+        Err(why) => Verdict::unavailable(why),
+    }
 }
 
 fn json_field_equals(a: &Value, ev: &Evidence) -> Verdict {
@@ -284,7 +342,10 @@ fn json_field_equals(a: &Value, ev: &Evidence) -> Verdict {
     let expected = a.get("equals").cloned().unwrap_or(Value::Null);
     let doc = match python_json(&ev.run_dir.join(&rel)) {
         Ok(doc) => doc,
-        Err(e) => return Verdict::binary(false, format!("json check failed: {e}")),
+        Err(JsonFailure::Exact(e)) => {
+            return Verdict::binary(false, format!("json check failed: {e}"))
+        }
+        Err(JsonFailure::Inexact(why)) => return Verdict::unavailable(why),
     };
     let mut actual = &doc;
     for part in field.split('.') {
@@ -295,10 +356,10 @@ fn json_field_equals(a: &Value, ev: &Evidence) -> Verdict {
                     return Verdict::binary(false, format!("json check failed: {}", str_repr(part)))
                 }
             },
-            _ => {
+            other => {
                 return Verdict::binary(
                     false,
-                    "json check failed: not subscriptable by a string".into(),
+                    format!("json check failed: {}", not_subscriptable(other)),
                 )
             }
         }

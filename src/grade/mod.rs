@@ -13,6 +13,7 @@ pub mod pyregex;
 pub mod pyvalue;
 pub mod script;
 pub mod similarity;
+pub mod structured;
 pub mod tables;
 pub mod text;
 

@@ -350,3 +350,23 @@ fn process_and_efficiency_assertions_are_graded_like_skill_benchmark() {
     check_every_verdict(&ts, &report, true);
     check_run_rows(&ts, &report);
 }
+
+#[test]
+fn dataset_templates_fan_out_like_skill_benchmark() {
+    // tests/fixtures/seh-dataset-template/README.md: one template case over a
+    // two-row dataset, graded by skill-benchmark 0.6.0 into 8 rows of 4.
+    let dir = fixture("seh-dataset-template");
+    let mut ts = new_store();
+    let paths = [dir.join("eval-runs"), dir.join("template-benchmark.json")];
+    let (_, g) = ingest_counting(&mut ts, &paths, false);
+    assert_eq!(g.graded, 8);
+    let report = read_report(&dir.join("benchmark-template.json.gz"));
+    assert_eq!(check_every_verdict(&ts, &report, false), 32);
+    check_run_rows(&ts, &report);
+    let cases = rows(&ts.store, "SELECT case_id FROM case_def ORDER BY case_id");
+    let ids: Vec<&str> = cases
+        .iter()
+        .map(|c| c["case_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["tpl-2", "tpl-status"]);
+}

@@ -180,7 +180,7 @@ pub fn run_files(plan: &Plan, spec: &RunSpec) -> Vec<(&'static str, String)> {
             "trace.jsonl",
             trace
                 .iter()
-                .map(|line| line.to_string() + "\n")
+                .map(|line| sorted_keys(line).to_string() + "\n")
                 .collect::<String>(),
         ));
     } else {
@@ -192,8 +192,27 @@ pub fn run_files(plan: &Plan, spec: &RunSpec) -> Vec<(&'static str, String)> {
     files
 }
 
+/// Keys sorted: the trees the fixtures were graded on were written that way.
 fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(v).expect("serializing a JSON value cannot fail")
+    serde_json::to_string_pretty(&sorted_keys(v)).expect("serializing a JSON value cannot fail")
+}
+
+/// The value with every object's keys in sorted order (serde_json keeps
+/// insertion order here, for Python's dict order when grading).
+pub fn sorted_keys(v: &Value) -> Value {
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted_keys(&map[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted_keys).collect()),
+        other => other.clone(),
+    }
 }
 
 fn environment(arm: &str, codex: bool) -> Value {

@@ -61,8 +61,11 @@ fn main() -> Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let manifest = args.out.join("manifest.json");
-    std::fs::write(&manifest, content::manifest(&plan).to_string())
-        .with_context(|| format!("cannot write {}", manifest.display()))?;
+    std::fs::write(
+        &manifest,
+        content::sorted_keys(&content::manifest(&plan)).to_string(),
+    )
+    .with_context(|| format!("cannot write {}", manifest.display()))?;
 
     write_fixtures(&args.out, &plan)?;
 

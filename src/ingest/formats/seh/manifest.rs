@@ -80,11 +80,7 @@ pub fn parse(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut
         // Full ablation definitions: ids give arm order, expected_regressions feed M8.
         ablations: json_text(doc.get("ablations")).or_else(|| Some("[]".to_string())),
     });
-    let cases = doc
-        .get("cases")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let cases = materialize_dataset_cases(doc, path, records);
     let mut seen = std::collections::HashSet::new();
     for (i, case) in cases.iter().enumerate() {
         let Some(case_id) = case_id_of(case) else {
@@ -134,5 +130,87 @@ pub fn parse(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut
             source_path: Some(path.to_string()),
             case_id,
         });
+    }
+}
+
+/// `materialize_dataset_cases`: a case with `template: <dataset>` becomes one
+/// case per dataset row, id `<id>-<row id or 1-based index>`, every `{key}`
+/// in its strings replaced by the row's cells (plain replace, in row order).
+/// A template naming no usable dataset is an error for that case alone (the
+/// harness stops there).
+fn materialize_dataset_cases(doc: &Value, path: &str, records: &mut Records) -> Vec<Value> {
+    use crate::grade::pyvalue::str_of;
+    let cases = doc
+        .get("cases")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let datasets = doc.get("datasets").and_then(Value::as_object);
+    let mut out = Vec::with_capacity(cases.len());
+    for case in cases {
+        let Some(template) = case
+            .get("template")
+            .filter(|t| crate::ingest::json::truthy(Some(t)))
+        else {
+            out.push(case);
+            continue;
+        };
+        let dataset_id = str_of(template);
+        let rows = datasets
+            .and_then(|d| d.get(&dataset_id))
+            .and_then(Value::as_array)
+            .filter(|rows| !rows.is_empty() && rows.iter().all(Value::is_object));
+        let Some(rows) = rows else {
+            let id = case.get("id").map(str_of).unwrap_or_default();
+            records.error(
+                path,
+                ErrorKind::WrongShape,
+                format!("case '{id}': template references unknown or empty dataset '{dataset_id}', or a row that is not an object (skill-benchmark stops here)"),
+            );
+            continue;
+        };
+        for (i, row) in rows.iter().enumerate() {
+            let row = row.as_object().expect("rows are objects");
+            let Value::Object(fields) = &case else {
+                continue;
+            };
+            let mut materialized: serde_json::Map<String, Value> = fields
+                .iter()
+                .filter(|(k, _)| *k != "template")
+                .map(|(k, v)| (k.clone(), apply_dataset_row(v, row)))
+                .collect();
+            let row_id = row
+                .get("id")
+                .map(str_of)
+                .unwrap_or_else(|| (i + 1).to_string());
+            let case_id = case.get("id").map(str_of).unwrap_or_else(|| "None".into());
+            materialized.insert("id".into(), Value::String(format!("{case_id}-{row_id}")));
+            materialized.insert("dataset".into(), Value::String(dataset_id.clone()));
+            out.push(Value::Object(materialized));
+        }
+    }
+    out
+}
+
+/// `apply_dataset_row`: `{key}` -> `str(cell)` in every string, recursively.
+fn apply_dataset_row(value: &Value, row: &serde_json::Map<String, Value>) -> Value {
+    use crate::grade::pyvalue::str_of;
+    match value {
+        Value::String(s) => {
+            let mut out = s.clone();
+            for (key, cell) in row {
+                out = out.replace(&format!("{{{key}}}"), &str_of(cell));
+            }
+            Value::String(out)
+        }
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| apply_dataset_row(v, row)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), apply_dataset_row(v, row)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
