@@ -1,5 +1,5 @@
 -- name: reconcile
--- description: liftdb's figures, recomputed over exactly the runs each report covers, beside the numbers the tool reported itself (peer_metric), with the difference.
+-- description: liftdb's figures, recomputed over exactly the runs each report covers, beside the numbers the tool reported itself (peer_metric), with the difference; and, where liftdb graded the runs of a skill-eval-harness report itself, its verdicts against the report's, assertion by assertion (how many agree, then the first disagreements).
 -- params: release, skill
 WITH benchmark AS (
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path, p.value
@@ -60,6 +60,50 @@ handbook AS (
                                       WHERE q.source_path = p.source_path AND q.json_path = '/run_id')) AS liftdb_value
     FROM peer_metric p
     WHERE p.report_kind = 'handbook_benchmark' AND p.json_path IN ('/pass_rate_lift', '/paired_win_rate')
+),
+graded_twice AS (
+    -- Runs a skill-eval-harness report graded and liftdb graded too.
+    SELECT gt.report_path, gt.run_id, gt.grading_id AS tool_grading, gl.grading_id AS liftdb_grading
+    FROM grading gt
+    JOIN grading gl ON gl.run_id = gt.run_id AND gl.origin = 'liftdb'
+    WHERE gt.origin IS NULL
+      AND gt.report_path IN (SELECT source_path FROM peer_metric WHERE report_kind = 'benchmark')
+),
+verdicts AS (
+    -- Row by row (the harness's order); a liftdb verdict given under other
+    -- flags (scripts not run) or marked unavailable is not compared.
+    SELECT coalesce(t.report_path, l.report_path) AS report_path,
+           coalesce(t.run_id, l.run_id) AS run_id,
+           coalesce(t.seq, l.seq) AS seq,
+           coalesce(t.name, l.name) AS name,
+           t.score AS tool_score, l.score AS liftdb_score,
+           t.seq IS NOT NULL AND l.seq IS NOT NULL
+               AND t.name IS NOT DISTINCT FROM l.name
+               AND t.passed IS NOT DISTINCT FROM l.passed
+               AND t.score IS NOT DISTINCT FROM l.score AS same
+    FROM (SELECT g.report_path, g.run_id, a.seq, a.name, a.passed, a.score
+          FROM graded_twice g JOIN assertion_result a ON a.grading_id = g.tool_grading) t
+    FULL JOIN (SELECT g.report_path, g.run_id, a.seq, a.name, a.passed, a.score, a.availability
+               FROM graded_twice g JOIN assertion_result a ON a.grading_id = g.liftdb_grading) l
+      ON l.report_path = t.report_path AND l.run_id = t.run_id AND l.seq = t.seq
+    WHERE l.availability IS NULL OR l.availability = 'complete'
+),
+verdicts_compared AS (
+    SELECT v.report_path AS source, r.release_label, r.skill_name,
+           'verdicts agreeing with liftdb''s own grading (tool_value: compared)' AS metric,
+           count(*)::DOUBLE AS tool_value,
+           count(*) FILTER (WHERE v.same)::DOUBLE AS liftdb_value
+    FROM verdicts v JOIN run r USING (run_id)
+    GROUP BY ALL
+),
+first_disagreements AS (
+    SELECT v.report_path AS source, r.release_label, r.skill_name,
+           'verdict differs: ' || regexp_extract(r.run_dir, '(([^/]+/){0,3}[^/]+)$', 1)
+               || ' #' || v.seq || ' ' || coalesce(v.name, '(unnamed)') AS metric,
+           v.tool_score AS tool_value, v.liftdb_score AS liftdb_value
+    FROM verdicts v JOIN run r USING (run_id)
+    WHERE NOT v.same
+    QUALIFY row_number() OVER (PARTITION BY v.report_path ORDER BY r.run_dir, v.seq) <= 10
 )
 SELECT
     release_label AS release,
@@ -70,7 +114,8 @@ SELECT
     liftdb_value,
     liftdb_value - tool_value AS difference,
     abs(liftdb_value - tool_value) <= 5e-7 AS agrees
-FROM (SELECT * FROM pairs_compared UNION ALL SELECT * FROM promptfoo UNION ALL SELECT * FROM handbook)
+FROM (SELECT * FROM pairs_compared UNION ALL SELECT * FROM promptfoo UNION ALL SELECT * FROM handbook
+      UNION ALL SELECT * FROM verdicts_compared UNION ALL SELECT * FROM first_disagreements)
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
 ORDER BY release, skill, report, metric;

@@ -59,3 +59,18 @@ CREATE OR REPLACE MACRO liftdb_mean(xs) AS
                 lambda p: CAST(liftdb_round_shift(p.q, p.r, p.n, greatest(liftdb_bitlen(p.q) - 53, 0)) AS DOUBLE))[1]
                 / 1267650600228229401496703205376.0
         END)[1];
+
+-- Python's round(x, 4): the double's exact value (scaled by 2^100, exact for
+-- |x| >= 2^-48) rounded half to even at the fourth decimal. DuckDB's
+-- round_even works on x * 10^4 in floating point, which moves near-ties.
+CREATE OR REPLACE MACRO liftdb_round4(x) AS
+    CASE WHEN x IS NOT NULL THEN
+        sign(x) * list_transform(
+            [CAST(abs(x) * 1267650600228229401496703205376.0 AS HUGEINT) * 10000],
+            lambda e: list_transform(
+                [{'q': e // 1267650600228229401496703205376, 'r': e % 1267650600228229401496703205376}],
+                lambda p: CAST(p.q + CASE
+                    WHEN 2 * p.r > 1267650600228229401496703205376 THEN 1
+                    WHEN 2 * p.r = 1267650600228229401496703205376 AND p.q % 2 = 1 THEN 1
+                    ELSE 0 END AS DOUBLE) / 10000.0)[1])[1]
+    END;

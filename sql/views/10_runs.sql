@@ -50,7 +50,8 @@ graded AS (
             WHERE a.severity = 'critical' AND NOT a.skipped AND NOT coalesce(a.passed, false)))) AS critical_failures,
         count(*) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped) AS soft_total,
         count(*) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped AND a.passed) AS soft_passed,
-        avg(a.score) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped AND a.score IS NOT NULL) AS soft_mean_score,
+        -- statistics.mean, exact (avg() would follow DuckDB's summation order).
+        liftdb_mean(list(a.score) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped AND a.score IS NOT NULL)) AS soft_mean_score,
         count(*) FILTER (WHERE a.skipped) AS skipped_total,
         count(*) FILTER (WHERE a.availability = 'unavailable' AND NOT a.skipped) AS unavailable_total
     FROM assertion_result a
@@ -135,7 +136,7 @@ SELECT
     gr.critical_failures,
     gr.soft_total,
     gr.soft_passed,
-    CASE WHEN gr.vetoed OR gr.unavailable_total > 0 THEN NULL ELSE round_even(gr.soft_mean_score, 4) END AS graded_score,
+    CASE WHEN gr.vetoed OR gr.unavailable_total > 0 THEN NULL ELSE liftdb_round4(gr.soft_mean_score) END AS graded_score,
     g.peer_objective_pass_rate,
     g.peer_combined_pass_rate,
     g.peer_vetoed,

@@ -8,6 +8,7 @@
 
 pub mod assertion;
 pub mod casefold;
+pub mod judge;
 pub mod process;
 pub mod pyregex;
 pub mod pyvalue;
@@ -44,13 +45,17 @@ pub struct Row {
     pub name: Option<String>,
     pub kind: Option<String>,
     pub passed: bool,
-    pub score: f64,
+    /// None only for a judge verdict that carries no score.
+    pub score: Option<f64>,
     pub severity: &'static str,
     pub oracle: String,
-    pub evidence: String,
+    /// None only for a judge verdict whose evidence is null.
+    pub evidence: Option<String>,
     pub skipped: bool,
     pub skip_reason: Option<String>,
     pub turn: Option<i64>,
+    /// The judge task a merged judge verdict answers.
+    pub judge_task_id: Option<String>,
     /// Why liftdb gives no verdict for this row (the run's rates then are unknown).
     pub unavailable: Option<String>,
     /// A script assertion failed because scripts were not allowed (the
@@ -227,6 +232,16 @@ fn execution_valid(meta: &Value, text: Option<&str>) -> bool {
     rc_ok && !timed_out && !FAILURE_MARKERS.iter().any(|m| body.starts_with(m))
 }
 
+/// Where a run's judge verdicts are looked up: the stored judge results by
+/// task id, and the parts of this run's task ids.
+pub struct JudgeLookup<'a> {
+    pub results: &'a std::collections::HashMap<String, Value>,
+    pub case_id: &'a str,
+    /// Only on model-fanned runs (a model directory in the layout).
+    pub model: Option<&'a str>,
+    pub run: i64,
+}
+
 /// Grade one run of `case` on `variant` (`grade_case_variant`).
 pub fn grade_run(
     case: &Value,
@@ -235,6 +250,7 @@ pub fn grade_run(
     files: &RunFiles,
     manifest_dir: &Path,
     options: &GradeOptions,
+    judges: &JudgeLookup,
 ) -> GradedRun {
     let mut text = output_text(files, "");
     // Multi-turn: each turn's assertions grade `turn-N/`; the last existing
@@ -281,6 +297,9 @@ pub fn grade_run(
     let mut satisfied: std::collections::HashMap<String, bool> = Default::default();
     // (row index, label) of case-level rows, for the depends_on post-pass.
     let mut labelled: Vec<(usize, String)> = Vec::new();
+    // Judge rows follow every objective row, as in the harness's report.
+    let mut qualitative: Vec<Row> = Vec::new();
+    let mut labelled_qualitative: Vec<(usize, String)> = Vec::new();
     let mut grade_one = |a: &Value, unit_text: &str, turn: Option<i64>, out: &mut GradedRun| {
         if !applies_to(a, variant) {
             return;
@@ -293,30 +312,85 @@ pub fn grade_run(
                 .into_iter()
                 .find(|t| satisfied.get(t) == Some(&false));
             if let Some(failed) = failed {
-                out.rows.push(Row {
+                let is_judge = kind.as_deref().is_some_and(|k| QUALITATIVE.contains(&k));
+                let row = Row {
                     name: Some(lbl.clone()),
                     kind,
                     passed: false,
-                    score: 0.0,
+                    score: Some(0.0),
                     severity: sev,
                     oracle: oracle(a),
-                    evidence: "skipped: prerequisite not satisfied".into(),
+                    evidence: Some("skipped: prerequisite not satisfied".into()),
                     skipped: true,
                     skip_reason: Some(format!("prerequisite '{failed}' not satisfied")),
                     turn: None,
+                    judge_task_id: None,
                     unavailable: None,
                     scripts_not_allowed: false,
-                });
+                };
                 satisfied.insert(lbl.clone(), false);
-                labelled.push((out.rows.len() - 1, lbl));
+                match is_judge {
+                    true => {
+                        qualitative.push(row);
+                        labelled_qualitative.push((qualitative.len() - 1, lbl));
+                    }
+                    false => {
+                        out.rows.push(row);
+                        labelled.push((out.rows.len() - 1, lbl));
+                    }
+                }
                 return;
             }
         }
         if kind.as_deref().is_some_and(|k| QUALITATIVE.contains(&k)) {
             // Judge verdicts are merged from stored judge results; without
-            // one the harness writes no row and defers the task.
-            if scorable {
+            // one the harness writes no row and defers the task. An
+            // unscorable run gets neither.
+            if !scorable {
+                return;
+            }
+            let expanded = judge::expand_preset(a);
+            let judged_label = match turn {
+                Some(n) => format!("turn-{n}: {}", label(&expanded)),
+                None => label(&expanded),
+            };
+            let jid = judge::task_id(
+                judges.case_id,
+                judges.model,
+                variant,
+                judges.run,
+                &judged_label,
+            );
+            let Some(raw) = judges.results.get(&jid) else {
                 out.deferred_judge_tasks += 1;
+                return;
+            };
+            let merged = judge::validate(raw).and_then(|j| judge::merge(&expanded, &j));
+            let passed = merged.as_ref().is_ok_and(|m| m.passed);
+            qualitative.push(Row {
+                name: Some(judged_label),
+                kind: expanded.get("type").map(str_of),
+                passed,
+                score: merged.as_ref().ok().and_then(|m| m.score),
+                severity: sev,
+                oracle: oracle(a),
+                evidence: merged.as_ref().ok().and_then(|m| m.evidence.clone()),
+                skipped: false,
+                skip_reason: None,
+                turn,
+                judge_task_id: Some(jid.clone()),
+                unavailable: merged.err().map(|why| {
+                    format!(
+                        "judge verdict {jid}: {why} (skill-benchmark refuses these judge results)"
+                    )
+                }),
+                scripts_not_allowed: false,
+            });
+            if turn.is_none() {
+                satisfied.insert(lbl.clone(), passed);
+                if uses_depends_on {
+                    labelled_qualitative.push((qualitative.len() - 1, lbl));
+                }
             }
             return;
         }
@@ -337,13 +411,14 @@ pub fn grade_run(
             name,
             kind,
             passed: verdict.passed,
-            score: verdict.score(),
+            score: Some(verdict.score()),
             severity: sev,
             oracle: oracle(a),
-            evidence: verdict.evidence,
+            evidence: Some(verdict.evidence),
             skipped: false,
             skip_reason: None,
             turn,
+            judge_task_id: None,
             unavailable: verdict.unavailable,
             scripts_not_allowed: not_run,
         });
@@ -369,6 +444,13 @@ pub fn grade_run(
             grade_one(a, &turn_text, Some(n as i64 + 1), &mut out);
         }
     }
+    let offset = out.rows.len();
+    out.rows.append(&mut qualitative);
+    labelled.extend(
+        labelled_qualitative
+            .into_iter()
+            .map(|(i, l)| (i + offset, l)),
+    );
     if uses_depends_on {
         resolve_dependencies(&case_assertions, &labelled, &mut out.rows);
     }

@@ -32,6 +32,9 @@ pub struct StoredState {
     /// run directory -> what its skill-eval-harness answer run was graded
     /// against, so a re-ingest regrades the runs whose grading key moved.
     pub seh_gradings: HashMap<String, StoredGrading>,
+    /// (judge_task_id, the stored judge result row, its file) for merging
+    /// judge assertions when grading.
+    pub judge_rows: Vec<(String, String, String)>,
 }
 
 pub struct StoredGrading {
@@ -125,7 +128,17 @@ impl StoredState {
             };
             seh_gradings.insert(r.get::<_, String>(0)?, grading);
         }
+        let mut judge_rows = Vec::new();
+        let mut stmt = conn.prepare(
+            "SELECT judge_task_id, raw, source_path FROM judge_verdict WHERE raw IS NOT NULL
+             ORDER BY source_path, judge_task_id",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            judge_rows.push((r.get(0)?, r.get(1)?, r.get(2)?));
+        }
         Ok(StoredState {
+            judge_rows,
             manifest_cases,
             seh_gradings,
             files_by_owner,

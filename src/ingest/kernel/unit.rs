@@ -28,6 +28,11 @@ pub struct GradingContext {
     /// case id -> the manifest's case.
     pub cases: HashMap<String, ManifestCase>,
     pub options: crate::grade::GradeOptions,
+    /// judge_task_id -> the stored judge result row, for judge assertions.
+    pub judge_results: HashMap<String, serde_json::Value>,
+    /// case id -> digest of the judge results of its tasks (part of the key,
+    /// so judge results ingested later regrade their cases).
+    pub judge_digests: HashMap<String, String>,
 }
 
 #[derive(Debug, Clone)]
@@ -49,6 +54,9 @@ impl GradingContext {
             crate::grade::GRADER_VERSION.as_bytes(),
             mc.case.to_string().as_bytes(),
             mc.manifest_dir.as_os_str().as_encoded_bytes(),
+            self.judge_digests
+                .get(case_id)
+                .map_or(&[][..], |d| d.as_bytes()),
             // --allow-scripts changes only the verdicts of cases with scripts.
             &[
                 (self.options.allow_scripts && has_script(&mc.case)) as u8,
@@ -60,6 +68,37 @@ impl GradingContext {
             h.update(part);
         }
         Some(format!("{:x}", h.finalize()))
+    }
+
+    /// Add stored judge result rows (first one wins for a task id, as the
+    /// judge-results parser keeps) and recompute each case's digest.
+    pub fn add_judge_results(
+        &mut self,
+        rows: impl IntoIterator<Item = (String, serde_json::Value)>,
+    ) {
+        use sha2::{Digest, Sha256};
+        for (task, raw) in rows {
+            self.judge_results.entry(task).or_insert(raw);
+        }
+        let mut by_case: HashMap<&str, Vec<(&String, &serde_json::Value)>> = HashMap::new();
+        for (task, raw) in &self.judge_results {
+            let case = task.split("::").next().unwrap_or_default();
+            by_case.entry(case).or_default().push((task, raw));
+        }
+        self.judge_digests = by_case
+            .into_iter()
+            .map(|(case, mut rows)| {
+                rows.sort_by(|a, b| a.0.cmp(b.0));
+                let mut h = Sha256::new();
+                for (task, raw) in rows {
+                    h.update(task.as_bytes());
+                    h.update([0]);
+                    h.update(raw.to_string().as_bytes());
+                    h.update([0]);
+                }
+                (case.to_string(), format!("{:x}", h.finalize()))
+            })
+            .collect();
     }
 }
 

@@ -67,6 +67,25 @@ pub(super) fn resolve(
             add_manifest_case(&mut grading, case_id, raw, path);
         }
     }
+    // Judge verdicts, for judge assertions: this batch's files, then the
+    // stored ones not being replaced.
+    let parsed_judges = loose.parsed.iter().flat_map(|p| {
+        p.parse
+            .records
+            .judge_verdicts
+            .iter()
+            .map(|j| (j.judge_task_id.clone(), j.raw.clone()))
+    });
+    let stored_judges = known
+        .judge_rows
+        .iter()
+        .filter(|(_, _, path)| !replaced_paths.contains(path))
+        .map(|(task, raw, _)| (task.clone(), Some(raw.clone())));
+    let judge_rows: Vec<(String, serde_json::Value)> = parsed_judges
+        .chain(stored_judges)
+        .filter_map(|(task, raw)| Some((task, serde_json::from_str(raw.as_deref()?).ok()?)))
+        .collect();
+    grading.add_judge_results(judge_rows);
     let mut cases: Vec<(Definer, CaseRec)> = Vec::new();
     let mut suites: Vec<(Definer, SuiteRec)> = Vec::new();
     for parsed in loose.parsed {

@@ -223,12 +223,18 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     }
     if let Some(mc) = ctx.grading.cases.get(&ident.case_id) {
         let key = ctx.grading.key(&ident.case_id);
+        let judges = grade::JudgeLookup {
+            results: &ctx.grading.judge_results,
+            case_id: &ident.case_id,
+            model: ident.model.as_deref(),
+            run: ident.repetition,
+        };
         native_grading(
             &run_id,
             run_dir,
             &ident.arm,
             files,
-            (mc, key),
+            (mc, key, judges),
             ctx,
             &mut records,
         );
@@ -329,7 +335,7 @@ fn native_grading(
     run_dir: &Path,
     arm: &str,
     files: &RunFiles,
-    (mc, grading_key): (&ManifestCase, Option<String>),
+    (mc, grading_key, judges): (&ManifestCase, Option<String>, grade::JudgeLookup),
     ctx: &RunContext,
     records: &mut Records,
 ) {
@@ -340,6 +346,7 @@ fn native_grading(
         files,
         &mc.manifest_dir,
         &ctx.grading.options,
+        &judges,
     );
     let dir = run_dir.display().to_string();
     let grading_id = key(&[Some("grading"), Some(run_id), Some("liftdb")]);
@@ -364,15 +371,15 @@ fn native_grading(
             severity: Some(row.severity.into()),
             oracle_tier: Some(row.oracle),
             passed: available.then_some(row.passed),
-            score: available.then_some(row.score),
+            score: row.score.filter(|_| available),
             skipped: row.skipped,
             skip_reason: row.skip_reason,
             turn: row.turn,
-            evidence: Some(match row.unavailable {
-                Some(why) => format!("unavailable: {why}"),
+            evidence: match row.unavailable {
+                Some(why) => Some(format!("unavailable: {why}")),
                 None => row.evidence,
-            }),
-            judge_task_id: None,
+            },
+            judge_task_id: row.judge_task_id,
             availability: match (available, row.scripts_not_allowed) {
                 (false, _) => "unavailable",
                 (true, true) => "scripts_not_allowed",
