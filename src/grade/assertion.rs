@@ -193,14 +193,8 @@ fn at_least(a: &Value, mut v: Verdict) -> Verdict {
 /// exponents -4..6, else scientific with a two-digit exponent; trailing
 /// zeros dropped.
 pub(super) fn py_g(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0" } else { "0" }.into();
+    if let Some(special) = super::pyvalue::non_finite_or_zero(x, "0") {
+        return special;
     }
     // Correctly rounded to six significant digits, as Python rounds.
     let sci = format!("{x:.5e}");

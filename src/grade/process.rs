@@ -56,11 +56,7 @@ fn grade(a: &Value, kind: &str, base: &Path) -> Outcome {
             let Some(value) = metric_number(&metrics, &["total_tokens"]) else {
                 return Ok((false, "missing total_tokens evidence".into()));
             };
-            let max = py_float(a.get("max").or(a.get("value")), 0.0)?;
-            Ok((
-                value <= max,
-                format!("total_tokens={}; max={}", py_g(value), py_g(max)),
-            ))
+            at_most(a, "total_tokens", value)
         }
         "elapsed_seconds_le" => {
             let seconds = metric_number(&metrics, &["elapsed_seconds", "duration_seconds"])
@@ -70,11 +66,7 @@ fn grade(a: &Value, kind: &str, base: &Path) -> Outcome {
             let Some(value) = seconds else {
                 return Ok((false, "missing elapsed time evidence".into()));
             };
-            let max = py_float(a.get("max").or(a.get("value")), 0.0)?;
-            Ok((
-                value <= max,
-                format!("elapsed_seconds={}; max={}", py_g(value), py_g(max)),
-            ))
+            at_most(a, "elapsed_seconds", value)
         }
         "command_count_le" => {
             let counted = match &events {
@@ -85,11 +77,7 @@ fn grade(a: &Value, kind: &str, base: &Path) -> Outcome {
             else {
                 return Ok((false, "missing command count evidence".into()));
             };
-            let max = py_float(a.get("max").or(a.get("value")), 0.0)?;
-            Ok((
-                value <= max,
-                format!("command_count={}; max={}", py_g(value), py_g(max)),
-            ))
+            at_most(a, "command_count", value)
         }
         _ => {
             let list = match &events {
@@ -186,6 +174,15 @@ fn grade(a: &Value, kind: &str, base: &Path) -> Outcome {
             }
         }
     }
+}
+
+/// An efficiency bound: `value <= float(max)` with the harness's evidence.
+fn at_most(a: &Value, what: &str, value: f64) -> Outcome {
+    let max = py_float(a.get("max").or(a.get("value")), 0.0)?;
+    Ok((
+        value <= max,
+        format!("{what}={}; max={}", py_g(value), py_g(max)),
+    ))
 }
 
 const INVALID_EVENTS: &str = "events.json is not JSON Python reads: the harness's evidence quotes Python's JSON error, which liftdb does not reproduce";

@@ -5,17 +5,28 @@ use serde_json::Value;
 
 pub use crate::ingest::json::truthy;
 
+/// How Python prints nan, ±inf and ±0 (`zero` is "0.0" for repr, "0" for "g").
+pub fn non_finite_or_zero(x: f64, zero: &str) -> Option<String> {
+    if x.is_nan() {
+        Some("nan".into())
+    } else if x.is_infinite() {
+        Some(if x > 0.0 { "inf" } else { "-inf" }.into())
+    } else if x == 0.0 {
+        Some(if x.is_sign_negative() {
+            format!("-{zero}")
+        } else {
+            zero.to_string()
+        })
+    } else {
+        None
+    }
+}
+
 /// Python's `repr(float)`: the shortest round-trip digits, in exponent form
 /// below 1e-4 and from 1e16 (`1e+16`, `1e-05`), else with a `.0`.
 pub fn float_repr(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+    if let Some(special) = non_finite_or_zero(x, "0.0") {
+        return special;
     }
     // `{:e}` gives the shortest round-trip digits: "1.5e-7", "1e16".
     let sci = format!("{x:e}");

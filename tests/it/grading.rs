@@ -302,6 +302,31 @@ fn re_ingest_regrades_exactly_the_runs_whose_grading_changed() {
     );
 }
 
+/// A copy of the corpus's input folder with `manifest` beside its own (the
+/// script assertions' working directory is the manifest's folder).
+fn corpus_input_with(manifest: &std::path::Path) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input");
+    crate::common::copy_tree(&seh_root().join("input"), &input);
+    let copy = input.join("evals").join(manifest.file_name().unwrap());
+    std::fs::copy(manifest, &copy).unwrap();
+    (dir, copy)
+}
+
+/// Drop a report's phantom rows for variants with no run directory: the tool
+/// made them for variants requested by --variant on its command line, which
+/// no file records, so liftdb grades what is on disk. (rows before, after).
+fn drop_phantom_rows(report: &mut Value) -> (usize, usize) {
+    let results = report["results"].as_array_mut().unwrap();
+    let before = results.len();
+    results.retain(|r| {
+        let base = r["run_base"].as_str().unwrap();
+        let below = &base[base.find("eval-runs/").unwrap()..];
+        seh_root().join("runs").join(below).is_dir()
+    });
+    (before, results.len())
+}
+
 /// Ingest, expecting no error: (runs regraded, how the batch's runs were graded).
 fn ingest_counting(
     ts: &mut TestStore,
@@ -341,11 +366,7 @@ fn process_and_efficiency_assertions_are_graded_like_skill_benchmark() {
     // skill-benchmark 0.6.0's own report over the dev tree with 24 process
     // and efficiency assertions per case (tests/fixtures/seh-process-assertions/README.md).
     let fixture_dir = fixture("seh-process-assertions");
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("input");
-    crate::common::copy_tree(&seh_root().join("input"), &input);
-    let manifest = input.join("evals/process-benchmark.json");
-    std::fs::copy(fixture_dir.join("process-benchmark.json"), &manifest).unwrap();
+    let (_dir, manifest) = corpus_input_with(&fixture_dir.join("process-benchmark.json"));
     let mut ts = new_store();
     let (_, g) = ingest_counting(
         &mut ts,
@@ -354,20 +375,8 @@ fn process_and_efficiency_assertions_are_graded_like_skill_benchmark() {
     );
     assert_eq!((g.graded, g.unavailable), (558, 0), "{g:?}");
     let mut report = read_report(&fixture_dir.join("benchmark-process.json.gz"));
-    // The 18 phantom rows stand for variants requested by --variant on the
-    // tool's command line, which no file records; liftdb grades what is on disk.
-    let results = report["results"].as_array_mut().unwrap();
-    let before = results.len();
-    let on_disk = |r: &Value| {
-        let base = r["run_base"].as_str().unwrap();
-        seh_root()
-            .join("runs")
-            .join(&base[base.find("eval-runs/").unwrap()..])
-            .is_dir()
-    };
-    results.retain(on_disk);
     // README: 576 rows = 558 run directories + 18 phantoms.
-    assert_eq!((before, results.len()), (576, 558));
+    assert_eq!(drop_phantom_rows(&mut report), (576, 558));
     check_every_verdict(&ts, &report, true);
     check_run_rows(&ts, &report);
 }
@@ -463,11 +472,7 @@ fn judge_verdicts_are_merged_like_skill_benchmark() {
     // skill-benchmark 0.6.0 merging 2,016 stored verdicts of every kind into
     // the dev tree's runs (tests/fixtures/seh-judge-verdicts/README.md).
     let fixture_dir = fixture("seh-judge-verdicts");
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("input");
-    crate::common::copy_tree(&seh_root().join("input"), &input);
-    let manifest = input.join("evals/judge-benchmark.json");
-    std::fs::copy(fixture_dir.join("judge-benchmark.json"), &manifest).unwrap();
+    let (_dir, manifest) = corpus_input_with(&fixture_dir.join("judge-benchmark.json"));
     let judges = fixture_dir.join("judge-results.jsonl");
     let mut ts = new_store();
     let runs = seh_root().join("runs/eval-runs");
@@ -477,16 +482,8 @@ fn judge_verdicts_are_merged_like_skill_benchmark() {
     let (regraded, g) = ingest_counting(&mut ts, &[runs, manifest, judges], true);
     assert_eq!((regraded, g.unavailable), (558, 0));
     let mut report = read_report(&fixture_dir.join("benchmark-judge.json.gz"));
-    let results = report["results"].as_array_mut().unwrap();
-    // README: 18 phantom rows (variants requested on the tool's command line).
-    results.retain(|r| {
-        let base = r["run_base"].as_str().unwrap();
-        seh_root()
-            .join("runs")
-            .join(&base[base.find("eval-runs/").unwrap()..])
-            .is_dir()
-    });
-    assert_eq!(results.len(), 558);
+    // README: 576 rows, 18 of them phantoms.
+    assert_eq!(drop_phantom_rows(&mut report), (576, 558));
     check_every_verdict(&ts, &report, true);
     check_run_rows(&ts, &report);
     let deferred: i64 = report["results"]
