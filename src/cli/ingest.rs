@@ -170,14 +170,20 @@ fn print_grading(g: &liftdb::ingest::GradingCounts) {
     }
     if g.unavailable > 0 {
         eprintln!(
-            "note: {} runs have a verdict liftdb cannot give exactly (see assertion_result.evidence 'unavailable: …'); their rates are NULL unless a skill-benchmark report is ingested for them",
+            "note: {} runs have a verdict liftdb cannot give exactly; their rates are NULL unless a skill-benchmark report is ingested for them. Which and why: liftdb sql \"SELECT r.run_dir, a.name, a.evidence FROM assertion_result a JOIN run r USING (run_id) WHERE a.availability = 'unavailable'\"",
             g.unavailable
         );
     }
     if g.judge_deferred > 0 {
         eprintln!(
-            "note: {} runs have judge assertions without stored verdicts (no row, as in the harness)",
+            "note: {} runs have judge assertions without stored verdicts (no row, as in the harness); ingest the judge results with them to merge their verdicts",
             g.judge_deferred
+        );
+    }
+    if g.phantoms > 0 {
+        eprintln!(
+            "note: {} requested variants have no run directory: recorded as missing runs (unscorable), as skill-benchmark counts them",
+            g.phantoms
         );
     }
 }

@@ -22,6 +22,9 @@ pub struct FileInfo {
 pub enum UnitKind {
     RunDir,
     LooseFile,
+    /// A variant the manifest requests with no directory under a case or
+    /// model folder that has runs: the harness grades it as a missing run.
+    Phantom,
 }
 
 #[derive(Debug, Clone)]

@@ -35,6 +35,10 @@ pub struct StoredState {
     /// (judge_task_id, the stored judge result row, its file) for merging
     /// judge assertions when grading.
     pub judge_rows: Vec<(String, String, String)>,
+    /// The run directories of stored phantom runs (requested variants with no directory).
+    pub phantoms: std::collections::HashSet<String>,
+    /// (variants as JSON, manifest path) of every stored manifest's suite.
+    pub manifest_variants: Vec<(String, String)>,
 }
 
 pub struct StoredGrading {
@@ -137,7 +141,26 @@ impl StoredState {
         while let Some(r) = rows.next()? {
             judge_rows.push((r.get(0)?, r.get(1)?, r.get(2)?));
         }
+        let mut phantoms = std::collections::HashSet::new();
+        let mut stmt =
+            conn.prepare("SELECT run_dir FROM run WHERE repetition_source = 'phantom'")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            phantoms.insert(r.get::<_, String>(0)?);
+        }
+        let mut manifest_variants = Vec::new();
+        let mut stmt = conn.prepare(
+            "SELECT s.variants, s.manifest_path FROM suite s
+             JOIN source_file f ON f.path = s.manifest_path AND f.owner_key = s.manifest_path
+             WHERE f.kind = 'manifest' AND s.variants IS NOT NULL ORDER BY s.manifest_path",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            manifest_variants.push((r.get(0)?, r.get(1)?));
+        }
         Ok(StoredState {
+            phantoms,
+            manifest_variants,
             judge_rows,
             manifest_cases,
             seh_gradings,

@@ -89,7 +89,11 @@ fn check_every_verdict(ts: &TestStore, report: &Value, allow_scripts: bool) -> u
                 Value::String(_) | Value::Null => theirs["evidence"].clone(),
                 other => Value::String(other.to_string()),
             };
-            assert_eq!(mine["evidence"], their_evidence, "{what} evidence");
+            assert_eq!(
+                path_spelled_from_runs(&mine["evidence"]),
+                path_spelled_from_runs(&their_evidence),
+                "{what} evidence"
+            );
             let expected = match (mine["type"].as_str(), allow_scripts) {
                 (Some("script"), false) => "scripts_not_allowed",
                 _ => "complete",
@@ -300,6 +304,19 @@ fn re_ingest_regrades_exactly_the_runs_whose_grading_changed() {
         probe[0]["failed"], probe[0]["n"],
         "no output holds the probe text"
     );
+}
+
+/// An evidence text with the paths it quotes spelled from `eval-runs/` on:
+/// the harness spells them as its --runs argument was written (relative to
+/// where it ran), liftdb as the file's absolute path; the file is the same.
+fn path_spelled_from_runs(evidence: &Value) -> Value {
+    match evidence.as_str() {
+        Some(text) => {
+            let re = regex::Regex::new(r"'[^']*?(eval-runs/)").unwrap();
+            Value::String(re.replace_all(text, "'$1").into_owned())
+        }
+        None => evidence.clone(),
+    }
 }
 
 /// A copy of the corpus's input folder with `manifest` beside its own (the
@@ -541,4 +558,57 @@ fn tricky_texts_get_the_tools_verdict_or_none() {
     // README: 506 verdicts.
     assert_eq!(exact + unavailable, 506);
     println!("tricky texts: {exact} exact, {unavailable} unavailable");
+}
+
+#[test]
+fn a_requested_variant_without_a_folder_is_a_phantom_run_like_the_harness() {
+    // skill-benchmark 0.6.0 on the dev tree minus two variant folders
+    // (tests/fixtures/seh-phantoms/README.md): a phantom row for each.
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    crate::common::copy_tree(&seh_root().join("runs"), &runs);
+    let removed = [
+        "eval-runs/enum-add-value/gpt-5-codex/without_skill",
+        "eval-runs/fk-not-valid/claude-haiku-4-5/with_skill",
+    ];
+    for r in removed {
+        std::fs::remove_dir_all(runs.join(r)).unwrap();
+    }
+    let manifest = seh_root().join("input/evals/shared-benchmark.json");
+    let paths = [runs.join("eval-runs"), manifest];
+    let mut ts = new_store();
+    let (_, g) = ingest_counting(&mut ts, &paths, true);
+    assert_eq!(g.phantoms, 2);
+    let report = read_report(&fixture("seh-phantoms").join("benchmark-phantoms.json.gz"));
+    // Every row, the phantoms' included; the default variants only (the
+    // ablation runs have no row in this report).
+    check_every_verdict(&ts, &report, true);
+    check_run_rows(&ts, &report);
+    check_paired_summary(&ts, &report, "all");
+    let phantoms = rows(
+        &ts.store,
+        "SELECT run_dir, output_present, scorable FROM runs WHERE run_id IN
+           (SELECT run_id FROM run WHERE repetition_source = 'phantom') ORDER BY run_dir",
+    );
+    assert_eq!(phantoms.len(), 2);
+    for (p, r) in phantoms.iter().zip(removed.iter()) {
+        assert!(p["run_dir"].as_str().unwrap().ends_with(r), "{p:?}");
+        assert_eq!(
+            (p["output_present"].as_bool(), p["scorable"].as_bool()),
+            (Some(false), Some(false))
+        );
+    }
+    // Re-ingest: nothing new; the folder back: its phantom gives way.
+    let (_, g) = ingest_counting(&mut ts, &paths, true);
+    assert_eq!(g.phantoms, 0);
+    crate::common::copy_tree(
+        &seh_root().join("runs").join(removed[0]),
+        &runs.join(removed[0]),
+    );
+    ingest_counting(&mut ts, &paths, true);
+    let left = rows(
+        &ts.store,
+        "SELECT count(*) AS n FROM run WHERE repetition_source = 'phantom'",
+    );
+    assert_eq!(left[0]["n"].as_i64(), Some(1));
 }

@@ -33,6 +33,9 @@ pub struct GradingContext {
     /// case id -> digest of the judge results of its tasks (part of the key,
     /// so judge results ingested later regrade their cases).
     pub judge_digests: HashMap<String, String>,
+    /// The variants the manifests request (the harness's default `--variant`
+    /// list): one missing under a case or model folder is a phantom run.
+    pub variants: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -24,23 +24,29 @@ pub(super) struct LooseFiles {
     pub(super) errors: Vec<IngestErrorRec>,
 }
 
-pub(super) fn parse(plan: &Plan, forced: Option<Format>) -> LooseFiles {
+/// Each file's bytes are released once parsed: a large report's bytes and
+/// its parsed tree are never held together with the next file's.
+pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
     let mut out = LooseFiles {
         parsed: Vec::new(),
         skipped: Vec::new(),
         errors: Vec::new(),
     };
-    for read in &plan.loose {
+    let release = plan.release.label.clone();
+    for read in &mut plan.loose {
         // An unreadable file has its error row already.
+        let unit_path = read.unit.path.clone();
         let Some((info, bytes, sha)) = read
             .contents
-            .first()
-            .filter(|(f, _, _)| f.path == read.unit.path)
+            .first_mut()
+            .filter(|(f, _, _)| f.path == unit_path)
         else {
             continue;
         };
         let path = info.path.display().to_string();
-        let mut parse = loose::parse(&path, bytes, sha, &plan.release.label, forced);
+        let bytes = std::mem::take(bytes);
+        let mut parse = loose::parse(&path, &bytes, sha, &release, forced);
+        drop(bytes);
         if parse.kind == LooseKind::Unrecognized {
             match plan.explicit_files.contains(&info.path) {
                 true => out.errors.push(IngestErrorRec::new(

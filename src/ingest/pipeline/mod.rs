@@ -47,13 +47,14 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     clock.mark("load state");
 
     let mut plan = plan::plan(paths, &known, opts, &mut clock);
-    let loose = loose_files::parse(&plan, opts.format);
+    let loose = loose_files::parse(&mut plan, opts.format);
     let grade_options = crate::grade::GradeOptions {
         allow_scripts: opts.allow_scripts,
         strict: opts.strict,
     };
     let resolved = resolve::resolve(&plan, loose, &known, grade_options);
     plan.add_regrades(&known, &resolved.grading);
+    plan.add_phantoms(&known, &resolved.grading);
     let doomed = plan.doomed_units(&resolved.replaced_units, opts.prune);
     if doomed.is_empty() && resolved.errors.is_empty() && !opts.dry_run {
         // Nothing new: no batch is recorded; only moved mtimes are refreshed.

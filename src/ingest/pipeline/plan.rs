@@ -45,6 +45,8 @@ pub(crate) struct UnitCounts {
     pub(crate) unchanged: usize,
     /// Unchanged run directories graded again (their grading key moved).
     pub(crate) regraded: usize,
+    /// Phantom runs added: requested variants with no directory.
+    pub(crate) phantoms: usize,
 }
 
 /// What the later stages work from.
@@ -61,6 +63,8 @@ pub(crate) struct Plan {
     pub(crate) runs: Vec<ReadUnit>,
     /// Run directories unchanged on disk (they may still need grading again).
     pub(crate) unchanged_runs: Vec<Unit>,
+    /// Stored phantom runs whose variant now has a directory or is no longer requested.
+    pub(crate) stale_phantoms: Vec<String>,
     pub(crate) release: Release,
     pub(crate) counts: UnitCounts,
     /// Previously ingested units under the given paths that are gone from disk.
@@ -179,6 +183,7 @@ pub(crate) fn plan(
         loose,
         runs,
         unchanged_runs,
+        stale_phantoms: Vec::new(),
         release,
         counts,
         units_missing,
@@ -194,6 +199,7 @@ impl Plan {
     pub(crate) fn doomed_units(&self, replaced_loose: &[String], prune: bool) -> Vec<String> {
         let mut doomed = replaced_loose.to_vec();
         doomed.extend(self.runs.iter().map(|r| r.unit.path.display().to_string()));
+        doomed.extend(self.stale_phantoms.iter().cloned());
         if prune {
             doomed.extend(self.units_missing.iter().cloned());
         }
@@ -235,6 +241,50 @@ impl Plan {
         }));
     }
 
+    /// A variant the manifests request with no directory, under a case or
+    /// model folder of a manifest case this call reads, is a phantom run:
+    /// the harness grades it as run 1 with no output (grading.md §2.1).
+    /// Stored phantoms there whose variant now has a directory, or is no
+    /// longer requested, are replaced; stored ones still missing stay.
+    pub(crate) fn add_phantoms(&mut self, known: &StoredState, grading: &GradingContext) {
+        let paths = self
+            .runs
+            .iter()
+            .map(|r| &r.unit.path)
+            .chain(self.unchanged_runs.iter().map(|u| &u.path));
+        let roots: std::collections::BTreeSet<PathBuf> =
+            paths.filter_map(|p| variant_root(p, grading)).collect();
+        for root in &roots {
+            for variant in &grading.variants {
+                let path = root.join(variant);
+                let key = path.display().to_string();
+                match (path.exists(), known.phantoms.contains(&key)) {
+                    (true, true) => self.stale_phantoms.push(key),
+                    (false, false) => {
+                        self.counts.phantoms += 1;
+                        self.runs.push(ReadUnit {
+                            unit: Unit {
+                                kind: UnitKind::Phantom,
+                                path,
+                                files: Vec::new(),
+                            },
+                            contents: Vec::new(),
+                            unreadable: Vec::new(),
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let unrequested = known.phantoms.iter().filter(|p| {
+            let p = Path::new(p);
+            p.parent().is_some_and(|root| roots.contains(root))
+                && p.file_name()
+                    .is_none_or(|v| !grading.variants.iter().any(|r| v == r.as_str()))
+        });
+        self.stale_phantoms.extend(unrequested.cloned());
+    }
+
     pub(crate) fn batch_info(&self) -> BatchInfo<'_> {
         BatchInfo {
             release_label: &self.release.label,
@@ -245,6 +295,21 @@ impl Plan {
             files_unchanged: self.counts.files_unchanged as i64,
         }
     }
+}
+
+/// The folder a run directory's variant sits in — the case folder, or a
+/// model folder inside it — when it belongs to a manifest case.
+fn variant_root(run_dir: &Path, grading: &GradingContext) -> Option<PathBuf> {
+    let is_run_n = run_dir
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("run-"));
+    let variant_dir = if is_run_n { run_dir.parent()? } else { run_dir };
+    let root = variant_dir.parent()?;
+    let is_case = |p: Option<&Path>| {
+        p.and_then(Path::file_name)
+            .is_some_and(|n| grading.cases.contains_key(n.to_string_lossy().as_ref()))
+    };
+    (is_case(Some(root)) || is_case(root.parent())).then(|| root.to_path_buf())
 }
 
 /// A loose file's parse may read other files (promptfoo's evidence): the

@@ -61,6 +61,22 @@ pub(super) fn resolve(
         options,
         ..Default::default()
     };
+    // The variants manifests request: this batch's, then the stored ones not replaced.
+    let batch_variants = loose
+        .parsed
+        .iter()
+        .filter(|p| p.parse.kind == LooseKind::Manifest)
+        .flat_map(|p| p.parse.records.suites.iter().flat_map(declared_variants));
+    let stored_variants = known
+        .manifest_variants
+        .iter()
+        .filter(|(_, path)| !replaced_paths.contains(path))
+        .flat_map(|(json, _)| serde_json::from_str::<Vec<String>>(json).unwrap_or_default());
+    for v in batch_variants.chain(stored_variants) {
+        if !grading.variants.contains(&v) {
+            grading.variants.push(v);
+        }
+    }
     // Stored manifests first; a manifest parsed in this batch replaces them.
     for (case_id, raw, path) in &known.manifest_cases {
         if !replaced_paths.contains(path) {

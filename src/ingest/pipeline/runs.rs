@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use super::plan::{Plan, ReadUnit};
 use super::progress::progress_bar;
 use super::IngestOptions;
+use crate::ingest::discover::UnitKind;
 use crate::ingest::errors::{ErrorKind, IngestErrorRec};
 use crate::ingest::formats;
 use crate::ingest::json;
@@ -76,9 +77,21 @@ pub(super) fn parse_and_append(
             .collect()
     });
     let mut out = RunDirs::default();
+    let replaced_dirs: Vec<String> = plan
+        .runs
+        .iter()
+        .map(|r| r.unit.path.display().to_string())
+        .collect();
+    let mut replaced: std::collections::HashSet<&str> =
+        replaced_dirs.iter().map(String::as_str).collect();
+    replaced.extend(plan.stale_phantoms.iter().map(String::as_str));
+    if opts.prune {
+        replaced.extend(plan.units_missing.iter().map(String::as_str));
+    }
     let mut owners = IdentityOwners {
         this_batch: HashMap::new(),
         known,
+        replaced,
         release: &plan.release.label,
     };
     std::thread::scope(|scope| -> Result<()> {
@@ -112,7 +125,10 @@ fn parse_one<'a>(
     redact: bool,
 ) -> ParsedRun<'a> {
     let (files, shas, read_errors) = load_run_files(read);
-    let outcome = formats::parse_run_dir(&read.unit.path, &files, ctx);
+    let outcome = match read.unit.kind {
+        UnitKind::Phantom => formats::seh::run_dir::parse_phantom(&read.unit.path, ctx),
+        _ => formats::parse_run_dir(&read.unit.path, &files, ctx),
+    };
     let rows = match &outcome {
         RunOutcome::Answer { records, .. } => writer::table_rows(records, batch_id, redact),
         _ => Vec::new(),
@@ -131,6 +147,9 @@ fn parse_one<'a>(
 struct IdentityOwners<'a> {
     this_batch: HashMap<String, String>,
     known: &'a StoredState,
+    /// Run directories whose stored rows this batch replaces: their stored
+    /// identities are free (a phantom gives way to the folder that appeared).
+    replaced: std::collections::HashSet<&'a str>,
     release: &'a str,
 }
 
@@ -141,7 +160,7 @@ impl IdentityOwners<'_> {
             self.known
                 .run_dirs
                 .get(run_id)
-                .filter(|d| d.as_str() != dir)
+                .filter(|d| d.as_str() != dir && !self.replaced.contains(d.as_str()))
                 .cloned()
         });
         match other {
@@ -227,6 +246,13 @@ fn count_grading(r: &crate::ingest::records::Records, counts: &mut super::summar
         run.source_format == formats::SEH && run.population.as_deref() != Some("trigger")
     });
     if !is_seh_answer {
+        return;
+    }
+    if r.runs
+        .first()
+        .is_some_and(|run| run.repetition_source == "phantom")
+    {
+        counts.phantoms += 1;
         return;
     }
     let Some(g) = r

@@ -52,6 +52,9 @@ pub struct GradingCounts {
     pub unavailable: usize,
     /// Graded, with judge assertions waiting for stored judge verdicts.
     pub judge_deferred: usize,
+    /// Phantom runs recorded: requested variants with no directory (missing
+    /// output, unscorable), as the harness counts them.
+    pub phantoms: usize,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
