@@ -48,6 +48,9 @@ pub enum Error {
 
     #[error("{0}")]
     Invalid(String),
+
+    #[error("{path} could not be read again while its rows were appended ({detail}); nothing was written — ingest it again")]
+    ReportChanged { path: String, detail: String },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

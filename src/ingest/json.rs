@@ -26,6 +26,21 @@ pub fn read_hashed(path: &Path) -> Result<(Vec<u8>, String), ReadError> {
     }
 }
 
+/// The sha256 of a file read in blocks, for files too large to hold.
+pub fn hash_file(path: &Path) -> Result<String, ReadError> {
+    use sha2::{Digest, Sha256};
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut block = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut block)?;
+        if n == 0 {
+            return Ok(hex(&hasher.finalize()));
+        }
+        hasher.update(&block[..n]);
+    }
+}
+
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     hex(&Sha256::digest(bytes))

@@ -67,6 +67,8 @@ pub struct LooseParse {
     pub source_format: &'static str,
     /// Files the parse read besides this one (hashed with it).
     pub declared: Vec<DeclaredFile>,
+    /// A report too large to hold: its rows are appended in the write stage.
+    pub streamed: Option<seh::benchmark_stream::StreamedReport>,
 }
 
 impl LooseParse {
@@ -77,6 +79,7 @@ impl LooseParse {
             row_cases: Vec::new(),
             row_suite: None,
             case_skills: Vec::new(),
+            streamed: None,
             source_format,
             declared: Vec::new(),
         }
@@ -298,24 +301,63 @@ fn invalid(path: &str, kind: ErrorKind, reason: String) -> LooseParse {
 
 fn parse_seh_benchmark(i: &Input) -> LooseParse {
     let report = benchmark::parse(i.doc, i.path, i.release);
-    let skill = i.doc.str_at("skill_name").unwrap_or("(unknown skill)");
-    let suite = SuiteRec {
-        suite_id: suite_id(i.release, skill),
-        release_label: i.release.to_string(),
+    let mut p = LooseParse::new(LooseKind::Benchmark, seh::SOURCE_FORMAT, report.records);
+    p.row_cases = report.row_cases;
+    p.row_suite = Some(report_suite(i.doc, i.path, i.sha256, i.release));
+    p
+}
+
+/// A large skill-eval-harness report, read row by row
+/// (`benchmark_stream`): its blocks now, its rows in the write stage. None
+/// when it is not one (the caller reads the file whole).
+pub fn parse_streamed_benchmark(
+    file: &Path,
+    path: &str,
+    sha256: &str,
+    release: &str,
+) -> Option<LooseParse> {
+    let first = seh::benchmark_stream::first_pass(file, path, release)?;
+    let mut records = first.errors;
+    let skill = first
+        .doc
+        .str_at("skill_name")
+        .unwrap_or_default()
+        .to_string();
+    let src = peer::PeerSource {
+        path,
+        report_kind: "benchmark",
+        release,
+        skill_name: Some(&skill),
+    };
+    peer::flatten(&first.doc, &src, &["results"], &mut records.peer_metrics);
+    let mut p = LooseParse::new(LooseKind::Benchmark, seh::SOURCE_FORMAT, records);
+    p.row_cases = first.row_cases;
+    p.row_suite = Some(report_suite(&first.doc, path, sha256, release));
+    p.streamed = Some(seh::benchmark_stream::StreamedReport {
+        path: path.to_string(),
+        release: release.to_string(),
+        generated_at: first.doc.f64_at("generated_at"),
+        skill,
+    });
+    Some(p)
+}
+
+/// The suite a report implies, kept only where no manifest defines it.
+fn report_suite(doc: &Value, path: &str, sha256: &str, release: &str) -> SuiteRec {
+    let skill = doc.str_at("skill_name").unwrap_or("(unknown skill)");
+    SuiteRec {
+        suite_id: suite_id(release, skill),
+        release_label: release.to_string(),
         skill_name: skill.to_string(),
         source_format: seh::SOURCE_FORMAT.into(),
         harness_name: Some("skill-eval-harness".into()),
         harness_version: None,
-        manifest_path: Some(i.path.to_string()),
-        manifest_sha256: Some(i.sha256.to_string()),
+        manifest_path: Some(path.to_string()),
+        manifest_sha256: Some(sha256.to_string()),
         skill_tree_hash: None,
         variants: None,
         ablations: None,
-    };
-    let mut p = LooseParse::new(LooseKind::Benchmark, seh::SOURCE_FORMAT, report.records);
-    p.row_cases = report.row_cases;
-    p.row_suite = Some(suite);
-    p
+    }
 }
 
 /// promptfoo's results.jsonl: read only when no results.json sits beside it

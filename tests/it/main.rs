@@ -13,3 +13,4 @@ mod schema_columns;
 mod secrets;
 mod seh_reference;
 mod seh_statistics;
+mod streaming;

@@ -4,7 +4,9 @@
 
 use super::plan::Plan;
 use crate::ingest::errors::{ErrorKind, IngestErrorRec};
+use crate::ingest::formats::seh::benchmark_stream::stream_from_bytes;
 use crate::ingest::formats::Format;
+use crate::ingest::json;
 use crate::ingest::loose::{self, LooseKind, LooseParse};
 use crate::store::writer::SourceFileRec;
 
@@ -44,8 +46,28 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
             continue;
         };
         let path = info.path.display().to_string();
-        let bytes = std::mem::take(bytes);
-        let mut parse = loose::parse(&path, &bytes, sha, &release, forced);
+        let mut bytes = std::mem::take(bytes);
+        // Only hashed when planned (too large to hold): stream it if it is a
+        // report, else read it whole after all.
+        let mut streamed = None;
+        if bytes.is_empty() && info.size >= stream_from_bytes() {
+            if forced.is_none_or(|f| f == Format::Seh) {
+                streamed = loose::parse_streamed_benchmark(&info.path, &path, sha, &release);
+            }
+            if streamed.is_none() {
+                match json::read_hashed(&info.path) {
+                    Ok((whole, _)) => bytes = whole,
+                    Err(e) => {
+                        out.errors.push(IngestErrorRec::unreadable(path, &e));
+                        continue;
+                    }
+                }
+            }
+        }
+        let mut parse = match streamed {
+            Some(p) => p,
+            None => loose::parse(&path, &bytes, sha, &release, forced),
+        };
         drop(bytes);
         if parse.kind == LooseKind::Unrecognized {
             match plan.explicit_files.contains(&info.path) {

@@ -77,6 +77,9 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     if let Some(b) = batch.as_mut() {
         b.append(&resolved.records)?;
         b.append_source_files(&resolved.source_files)?;
+        for report in &resolved.streamed_reports {
+            formats::seh::benchmark_stream::append_rows(report, &mut |rows| b.append(rows))?;
+        }
     }
     clock.mark("begin + append loose");
 

@@ -12,6 +12,7 @@ use super::IngestOptions;
 use crate::ingest::discover::{self, FileInfo, Unit, UnitKind};
 use crate::ingest::errors::{ErrorKind, IngestErrorRec};
 use crate::ingest::formats::promptfoo;
+use crate::ingest::formats::seh::benchmark_stream::stream_from_bytes;
 use crate::ingest::json;
 use crate::ingest::kernel::GradingContext;
 use crate::ingest::release;
@@ -399,7 +400,13 @@ fn read_if_changed(unit: Unit, known: &StoredState) -> ChangeCheck {
     let mut contents = Vec::with_capacity(unit.files.len());
     let mut unreadable = Vec::new();
     for f in &unit.files {
-        match json::read_hashed(&f.path) {
+        // A large report is only hashed here; its parse streams it from disk.
+        let streamed = unit.kind == UnitKind::LooseFile && f.size >= stream_from_bytes();
+        let read = match streamed {
+            true => json::hash_file(&f.path).map(|sha| (Vec::new(), sha)),
+            false => json::read_hashed(&f.path),
+        };
+        match read {
             Ok((bytes, sha)) => contents.push((f.clone(), bytes, sha)),
             Err(e) => unreadable.push((f.clone(), e)),
         }

@@ -42,6 +42,8 @@ pub(super) struct Resolved {
     pub(super) skipped_files: Vec<String>,
     /// Every error so far, in the order the user should read them.
     pub(super) errors: Vec<IngestErrorRec>,
+    /// Large reports whose rows the write stage appends, streamed.
+    pub(super) streamed_reports: Vec<crate::ingest::formats::seh::benchmark_stream::StreamedReport>,
 }
 
 pub(super) fn resolve(
@@ -104,8 +106,10 @@ pub(super) fn resolve(
     grading.add_judge_results(judge_rows);
     let mut cases: Vec<(Definer, CaseRec)> = Vec::new();
     let mut suites: Vec<(Definer, SuiteRec)> = Vec::new();
+    let mut streamed_reports = Vec::new();
     for parsed in loose.parsed {
         let mut p = parsed.parse;
+        streamed_reports.extend(p.streamed.take());
         let definer = match p.kind {
             LooseKind::Manifest => {
                 declared_arms.extend(p.records.suites.iter().flat_map(declared_variants));
@@ -170,6 +174,7 @@ pub(super) fn resolve(
     let nothing_found = nothing_found(plan, &skipped_files, &errors);
     errors.extend(nothing_found);
     Resolved {
+        streamed_reports,
         records,
         source_files,
         replaced_units,

@@ -59,31 +59,44 @@ fn runs_root_of(run_base: &str, case_id: &str) -> Option<String> {
     at.checked_sub(1).map(|i| segments[i].to_string())
 }
 
-pub struct ParsedReport {
-    pub records: Records,
-    /// Case definitions from the rows; the caller keeps those no manifest has.
+/// One results[] row at a time: its grading and assertion rows, with the
+/// checks (ids, types, one row per run) every row gets. Used on a parsed
+/// report and on one streamed row by row.
+pub struct RowReader<'a> {
+    path: &'a str,
+    release: &'a str,
+    skill: &'a str,
+    generated_at: Option<f64>,
+    graded: std::collections::HashSet<String>,
+    /// Case definitions from the rows, first row of each case.
     pub row_cases: Vec<CaseRec>,
 }
 
-pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
-    let mut records = Records::default();
-    let mut row_cases: Vec<CaseRec> = Vec::new();
-    let skill = doc.str_at("skill_name").unwrap_or("(unknown skill)");
-    let generated_at = doc.f64_at("generated_at");
-    let rows = doc
-        .get("results")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let mut graded = std::collections::HashSet::new();
-    for (i, row) in rows.iter().enumerate() {
+impl<'a> RowReader<'a> {
+    pub fn new(path: &'a str, release: &'a str, skill: &'a str, generated_at: Option<f64>) -> Self {
+        RowReader {
+            path,
+            release,
+            skill,
+            generated_at,
+            graded: std::collections::HashSet::new(),
+            row_cases: Vec::new(),
+        }
+    }
+
+    /// Row `i`: its records, or an error row when it cannot be read.
+    pub fn row(&mut self, i: usize, row: &Value, records: &mut Records) {
+        let (path, release, skill, generated_at) =
+            (self.path, self.release, self.skill, self.generated_at);
+        let graded = &mut self.graded;
+        let row_cases = &mut self.row_cases;
         let (Some(case_id), Some(arm)) = (row.str_at("case_id"), row.str_at("variant")) else {
             records.error(
                 path,
                 ErrorKind::MissingId,
                 format!("results[{i}] lacks case_id or variant"),
             );
-            continue;
+            return;
         };
         let wrong = [
             (
@@ -107,7 +120,7 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
                     "results[{i}] ({case_id} / {arm}): '{field}' has the wrong type; row skipped"
                 ),
             );
-            continue;
+            return;
         }
         let repetition = row.i64_at("run_number").unwrap_or(1);
         let model = row.str_at("model").filter(|m| !m.is_empty());
@@ -131,7 +144,7 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
                 ErrorKind::DuplicateRow,
                 format!("results[{i}]: a second row for {case_id} / {arm} / run {repetition} (kept the first)"),
             );
-            continue;
+            return;
         }
         if !row_cases.iter().any(|c| c.case_id == case_id) {
             row_cases.push(case_from_row(row, release, skill, case_id));
@@ -151,16 +164,12 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
             deferred_judge_tasks: row.i64_at("deferred_judge_tasks"),
             ..Default::default()
         });
-        let objective = row
-            .get("assertions")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let qualitative = row
-            .get("qualitative_assertions")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let list = |k: &str| {
+            row.get(k)
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice)
+        };
+        let (objective, qualitative) = (list("assertions"), list("qualitative_assertions"));
         let tagged = objective
             .iter()
             .map(|a| (a, false))
@@ -208,6 +217,27 @@ pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
             });
         }
     }
+}
+
+pub struct ParsedReport {
+    pub records: Records,
+    /// Case definitions from the rows; the caller keeps those no manifest has.
+    pub row_cases: Vec<CaseRec>,
+}
+
+pub fn parse(doc: &Value, path: &str, release: &str) -> ParsedReport {
+    let mut records = Records::default();
+    let skill = doc.str_at("skill_name").unwrap_or("(unknown skill)");
+    let mut reader = RowReader::new(path, release, skill, doc.f64_at("generated_at"));
+    // Borrowed, never cloned: a 100,000-run report is gigabytes as a Value.
+    let rows: &[Value] = doc
+        .get("results")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
+    for (i, row) in rows.iter().enumerate() {
+        reader.row(i, row, &mut records);
+    }
+    let row_cases = reader.row_cases;
     let src = peer::PeerSource {
         path,
         report_kind: "benchmark",

@@ -2,6 +2,7 @@
 //! manifest, benchmark/cost/token reports, trigger reports, judge results.
 
 pub mod benchmark;
+pub mod benchmark_stream;
 pub mod events;
 pub mod judge;
 pub mod layout;
