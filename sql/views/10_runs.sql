@@ -6,20 +6,21 @@
 -- then follows that definition (docs/metrics.md §M1, other harnesses).
 CREATE OR REPLACE VIEW runs AS
 WITH gaps AS (
-    -- Verdicts liftdb's grader could not give exactly, and script assertions
-    -- it failed because --allow-scripts was not given (the harness's verdict
-    -- without it, but a report made with it knows better).
+    -- Verdicts liftdb's grader could not give exactly, and the oracles it did
+    -- not run — script assertions without --allow-scripts, embedding
+    -- similarity (never called) — failed as the harness fails them without
+    -- those flags; a report made with them knows better.
     SELECT grading_id,
            count(*) FILTER (WHERE availability = 'unavailable') AS unavailable,
-           count(*) FILTER (WHERE availability = 'scripts_not_allowed') AS not_run
+           count(*) FILTER (WHERE availability IN ('scripts_not_allowed', 'embedding_not_run')) AS not_run
     FROM assertion_result
-    WHERE availability IN ('unavailable', 'scripts_not_allowed') AND NOT skipped
+    WHERE availability IN ('unavailable', 'scripts_not_allowed', 'embedding_not_run') AND NOT skipped
     GROUP BY grading_id
 ),
 chosen_grading AS (
     -- liftdb's own grading when it decided every verdict, then a tool's report
     -- (the newest, between a per-split and an all-split benchmark), then
-    -- liftdb's with scripts not run or judge verdicts missing, then liftdb's
+    -- liftdb's with scripts or embeddings not run or judge verdicts missing, then liftdb's
     -- with unavailable verdicts.
     SELECT g.*
     FROM grading g

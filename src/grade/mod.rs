@@ -61,6 +61,9 @@ pub struct Row {
     /// A script assertion failed because scripts were not allowed (the
     /// harness's verdict without --allow-scripts).
     pub scripts_not_allowed: bool,
+    /// An embedding similarity failed unrun (the harness's verdict without
+    /// --embed-cmd; liftdb never calls one, so a report made with it wins).
+    pub embedding_not_run: bool,
 }
 
 /// A graded run: its rows in the harness's order, and what the harness
@@ -327,6 +330,7 @@ pub fn grade_run(
                     judge_task_id: None,
                     unavailable: None,
                     scripts_not_allowed: false,
+                    embedding_not_run: false,
                 };
                 satisfied.insert(lbl.clone(), false);
                 match is_judge {
@@ -385,6 +389,7 @@ pub fn grade_run(
                     )
                 }),
                 scripts_not_allowed: false,
+                embedding_not_run: false,
             });
             if turn.is_none() {
                 satisfied.insert(lbl.clone(), passed);
@@ -403,6 +408,9 @@ pub fn grade_run(
         };
         let verdict = evaluate(a, unit_text, &unit_ev);
         let not_run = kind.as_deref() == Some("script") && !options.allow_scripts;
+        let embedding_not_run = kind.as_deref() == Some("similarity")
+            && a.get("mode").and_then(Value::as_str) == Some("embedding")
+            && verdict.unavailable.is_none();
         let name = match turn {
             Some(n) => Some(format!("turn-{n}: {lbl}")),
             None => row_name(a),
@@ -421,6 +429,7 @@ pub fn grade_run(
             judge_task_id: None,
             unavailable: verdict.unavailable,
             scripts_not_allowed: not_run,
+            embedding_not_run,
         });
         if turn.is_none() {
             satisfied.insert(lbl.clone(), verdict.passed);

@@ -612,3 +612,58 @@ fn a_requested_variant_without_a_folder_is_a_phantom_run_like_the_harness() {
     );
     assert_eq!(left[0]["n"].as_i64(), Some(1));
 }
+
+#[test]
+fn an_embedding_similarity_liftdb_cannot_run_leaves_the_run_to_a_report() {
+    // liftdb never calls an embedding command; without one the harness fails
+    // the assertion (grading.md §4.7), so liftdb's verdict is the harness's
+    // without --embed-cmd — and a report ingested beside it is preferred.
+    let mut doc: Value = serde_json::from_slice(
+        &std::fs::read(seh_root().join("input/evals/shared-benchmark.json")).unwrap(),
+    )
+    .unwrap();
+    let case = doc["cases"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c["id"] == "enum-add-value")
+        .unwrap();
+    case["assertions"].as_array_mut().unwrap().push(serde_json::json!(
+        {"type": "similarity", "name": "close-to-reference", "mode": "embedding", "expected": "ADD VALUE is safe"}
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("embedding-benchmark.json");
+    std::fs::write(&manifest, doc.to_string()).unwrap();
+    let (_input, manifest) = corpus_input_with(&manifest);
+    let mut ts = new_store();
+    let paths = [
+        seh_root().join("runs/eval-runs"),
+        manifest,
+        seh_root().join("reference/benchmark-holdout.json.gz"),
+    ];
+    ingest_counting(&mut ts, &paths, true);
+    let by = rows(
+        &ts.store,
+        "SELECT case_id = 'enum-add-value' AS embedding_case, graded_by, count(*) AS n
+         FROM runs WHERE split = 'holdout' AND arm IN ('with_skill', 'without_skill')
+         GROUP BY ALL ORDER BY ALL",
+    );
+    let graded_by: Vec<(bool, &str)> = by
+        .iter()
+        .map(|r| {
+            (
+                r["embedding_case"].as_bool().unwrap(),
+                r["graded_by"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    // The other holdout cases: liftdb's own grading; the case with the
+    // embedding assertion: the holdout report's.
+    assert_eq!(graded_by, [(false, "liftdb"), (true, "report")]);
+    let evidence = rows(
+        &ts.store,
+        "SELECT DISTINCT availability, evidence FROM assertion_result WHERE name = 'close-to-reference'",
+    );
+    assert_eq!(evidence.len(), 1);
+    assert_eq!(evidence[0]["availability"], "embedding_not_run");
+}

@@ -395,10 +395,11 @@ fn native_grading(
                 None => row.evidence,
             },
             judge_task_id: row.judge_task_id,
-            availability: match (available, row.scripts_not_allowed) {
-                (false, _) => "unavailable",
-                (true, true) => "scripts_not_allowed",
-                (true, false) => "complete",
+            availability: match (available, row.scripts_not_allowed, row.embedding_not_run) {
+                (false, _, _) => "unavailable",
+                (true, true, _) => "scripts_not_allowed",
+                (true, false, true) => "embedding_not_run",
+                (true, false, false) => "complete",
             }
             .into(),
         });
