@@ -460,3 +460,76 @@ fn agent_skill_evals_rows_follow_their_evidence_and_skill_creator_trigger_evals_
     );
     assert_eq!(trig[1]["triggered_runs"].as_i64(), Some(2));
 }
+
+#[test]
+fn handbook_cache_read_tokens_are_kept() {
+    // The Anthropic usage block reports cache reads as
+    // cache_read_input_tokens; a handbook run whose response.json carries
+    // them keeps them in the cost ledger (the value written here).
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixture("seed000-skill-eval/runs/tmp/skills-eval/corpus-claude-sonnet-4-5-single");
+    crate::common::copy_tree(&src, &dir.path().join("corpus-cache"));
+    let response = dir
+        .path()
+        .join("corpus-cache/sql-migration-review/iteration-1/eval-3/with_skill/response.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&response).unwrap()).unwrap();
+    doc["usage"]["cache_read_input_tokens"] = serde_json::json!(640);
+    std::fs::write(&response, doc.to_string()).unwrap();
+    let ts = store_of(&[dir.path().to_path_buf()]);
+    let cached = crate::common::rows(
+        &ts.store,
+        "SELECT run_dir, cache_read_tokens FROM cost_ledger WHERE cache_read_tokens IS NOT NULL",
+    );
+    assert_eq!(cached.len(), 1, "{cached:?}");
+    assert!(cached[0]["run_dir"]
+        .as_str()
+        .unwrap()
+        .ends_with("eval-3/with_skill"));
+    assert_eq!(cached[0]["cache_read_tokens"].as_f64(), Some(640.0));
+}
+
+#[test]
+fn a_promptfoo_error_row_keeps_its_providers_model() {
+    // A provider error leaves a row without a response, so without the
+    // model the response names; it keeps the model its provider's other
+    // rows report (claude-sonnet-4-5 on every row of this corpus file).
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture("promptfoo/runs/results.json")).unwrap())
+            .unwrap();
+    let row = &mut doc["results"]["results"][0];
+    row["response"] = serde_json::Value::Null;
+    row["error"] = serde_json::json!("provider timed out");
+    row["success"] = serde_json::json!(false);
+    if let Some(m) = row["metadata"].as_object_mut() {
+        m.remove("model");
+    }
+    let label = row["provider"]["label"].as_str().unwrap().to_string();
+    std::fs::write(dir.path().join("results.json"), doc.to_string()).unwrap();
+    let ts = store_of(&[dir.path().join("results.json")]);
+    let models = crate::common::rows(
+        &ts.store,
+        &format!(
+            "SELECT model, model_source, count(*) AS n FROM run WHERE arm = {} GROUP BY ALL ORDER BY ALL",
+            crate::common::sql_str(&label)
+        ),
+    );
+    let got: Vec<(Option<&str>, Option<&str>, i64)> = models
+        .iter()
+        .map(|r| {
+            (
+                r["model"].as_str(),
+                r["model_source"].as_str(),
+                r["n"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("claude-sonnet-4-5"), Some("provider"), 1),
+            (Some("claude-sonnet-4-5"), Some("runtime"), 29)
+        ]
+    );
+}

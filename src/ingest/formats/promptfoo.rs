@@ -89,6 +89,14 @@ fn case_of(row: &Value) -> String {
         })
 }
 
+/// The model a row's response names.
+fn model_of(row: &Value) -> Option<String> {
+    meta(row, "model")
+        .and_then(Value::as_str)
+        .or_else(|| meta(row, "runtime").and_then(|r| r.str_at("model")))
+        .map(str::to_string)
+}
+
 fn arm_of(row: &Value) -> String {
     let p = row.get("provider");
     p.and_then(|p| p.str_at("label"))
@@ -161,16 +169,27 @@ pub struct Source<'a> {
 
 pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
     let reps = repetitions(rows);
+    let mut provider_models: std::collections::HashMap<String, String> = Default::default();
+    for row in rows {
+        if let Some(m) = model_of(row) {
+            provider_models.entry(arm_of(row)).or_insert(m);
+        }
+    }
     let mut seen_cases = std::collections::HashSet::new();
     let mut seen_runs = std::collections::HashSet::new();
     for (i, row) in rows.iter().enumerate() {
         let skill = skill_of(row, src.config);
         let case_id = case_of(row);
         let arm = arm_of(row);
-        let model = meta(row, "model")
-            .and_then(Value::as_str)
-            .or_else(|| meta(row, "runtime").and_then(|r| r.str_at("model")))
-            .map(str::to_string);
+        // A row without a response (a provider error) keeps the model its
+        // provider reported on its other rows.
+        let (model, model_source) = match model_of(row) {
+            Some(m) => (Some(m), Some("runtime")),
+            None => match provider_models.get(&arm) {
+                Some(m) => (Some(m.clone()), Some("provider")),
+                None => (None, None),
+            },
+        };
         let (repetition, repetition_source) = reps[i];
         let run_id = run_key(&RunIdentity {
             release: src.release,
@@ -214,7 +233,7 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
             source_format: format.into(),
             skill_name: skill.clone(),
             case_id: case_id.clone(),
-            model_source: model.as_ref().map(|_| "runtime".to_string()),
+            model_source: model_source.map(str::to_string),
             model,
             arm: arm.clone(),
             repetition,

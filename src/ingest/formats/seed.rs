@@ -205,6 +205,19 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
         .cloned();
     let input = usage.as_ref().and_then(|u| u.f64_at("input_tokens"));
     let output_tokens = usage.as_ref().and_then(|u| u.f64_at("output_tokens"));
+    // The Anthropic usage block names them cache_read_input_tokens; kept when reported.
+    let cache_read = usage.as_ref().and_then(|u| {
+        u.f64_at("cache_read_input_tokens")
+            .or_else(|| u.f64_at("cache_read_tokens"))
+    });
+    if cache_read.is_some() {
+        records.measurements.push(MeasurementRec::reported(
+            &run_id,
+            "cache_read_tokens",
+            cache_read,
+            "provider_reported",
+        ));
+    }
     records.measurements.extend([
         MeasurementRec::reported(&run_id, "input_tokens", input, "provider_reported"),
         MeasurementRec::reported(&run_id, "output_tokens", output_tokens, "provider_reported"),
