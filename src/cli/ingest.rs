@@ -156,34 +156,14 @@ fn print_grading(g: &liftdb::ingest::GradingCounts) {
         "  graded by liftdb: {} of {total} skill-eval-harness answer runs",
         g.graded
     );
-    if g.no_manifest > 0 {
-        eprintln!(
-            "note: {} runs have no manifest case to grade against; ingest the manifest with them: liftdb ingest RUNS evals/shared-benchmark.json",
-            g.no_manifest
-        );
-    }
-    if g.scripts_not_run > 0 {
-        eprintln!(
-            "note: {} runs have script assertions that failed unrun (as skill-benchmark without --allow-scripts); to run them: liftdb ingest RUNS MANIFEST --allow-scripts",
-            g.scripts_not_run
-        );
-    }
-    if g.unavailable > 0 {
-        eprintln!(
-            "note: {} runs have a verdict liftdb cannot give exactly; their rates are NULL unless a skill-benchmark report is ingested for them. Which and why: liftdb sql \"SELECT r.run_dir, a.name, a.evidence FROM assertion_result a JOIN run r USING (run_id) WHERE a.availability = 'unavailable'\"",
-            g.unavailable
-        );
-    }
-    if g.judge_deferred > 0 {
-        eprintln!(
-            "note: {} runs have judge assertions without stored verdicts (no row, as in the harness); ingest the judge results with them to merge their verdicts",
-            g.judge_deferred
-        );
-    }
-    if g.phantoms > 0 {
-        eprintln!(
-            "note: {} requested variants have no run directory: recorded as missing runs (unscorable), as skill-benchmark counts them",
-            g.phantoms
-        );
+    let notes = [
+        (g.no_manifest, "runs have no manifest case to grade against; ingest the manifest with them: liftdb ingest RUNS evals/shared-benchmark.json"),
+        (g.scripts_not_run, "runs have script assertions that failed unrun (as skill-benchmark without --allow-scripts); to run them: liftdb ingest RUNS MANIFEST --allow-scripts"),
+        (g.unavailable, "runs have a verdict liftdb cannot give exactly; their rates are NULL unless a skill-benchmark report is ingested for them. Which and why: liftdb sql \"SELECT r.run_dir, a.name, a.evidence FROM assertion_result a JOIN run r USING (run_id) WHERE a.availability = 'unavailable'\""),
+        (g.judge_deferred, "runs have judge assertions without stored verdicts (no row, as in the harness); ingest the judge results with them to merge their verdicts"),
+        (g.phantoms, "requested variants have no run directory: recorded as missing runs (unscorable), as skill-benchmark counts them"),
+    ];
+    for (n, what) in notes.into_iter().filter(|(n, _)| *n > 0) {
+        eprintln!("note: {n} {what}");
     }
 }

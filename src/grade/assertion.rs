@@ -25,6 +25,8 @@ pub struct Evidence<'a> {
     /// Where process assertions read events and metrics: the run directory,
     /// or the turn's (None when that turn has no directory).
     pub unit_base: Option<&'a Path>,
+    /// The unit's events and metrics, read by its first process assertion.
+    pub trace: &'a process::TraceCell,
 }
 
 /// One verdict: the harness's row, or why liftdb gives none.
@@ -168,7 +170,7 @@ pub fn evaluate(a: &Value, text: &str, ev: &Evidence) -> Verdict {
             }
         }
         k if process::PROCESS.contains(&k) || process::EFFICIENCY.contains(&k) => {
-            process::evaluate(a, k, ev.unit_base)
+            process::evaluate(a, k, ev.unit_base, ev.trace)
         }
         other => Verdict::unavailable(format!("assertion type '{other}' is not graded by liftdb")),
     };

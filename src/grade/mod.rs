@@ -276,11 +276,14 @@ pub fn grade_run(
     let valid = execution_valid(&meta, text.as_deref());
     let scorable = !missing_output && valid;
     let text = text.unwrap_or_default();
+    // The run's and each turn's trace (0: the run, n: turn n).
+    let traces: Vec<process::TraceCell> = (0..=turns.len()).map(|_| Default::default()).collect();
     let ev = Evidence {
         run_dir,
         manifest_dir,
         options,
         unit_base: Some(run_dir),
+        trace: &traces[0],
     };
     let turn_dirs: Vec<Option<std::path::PathBuf>> = (1..=turns.len())
         .map(|n| Some(run_dir.join(format!("turn-{n}"))).filter(|d| d.is_dir()))
@@ -404,6 +407,7 @@ pub fn grade_run(
                 Some(n) => turn_dirs[n as usize - 1].as_deref(),
                 None => Some(run_dir),
             },
+            trace: &traces[turn.unwrap_or(0) as usize],
             ..ev
         };
         let verdict = evaluate(a, unit_text, &unit_ev);

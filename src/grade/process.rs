@@ -29,39 +29,58 @@ pub const EFFICIENCY: &[&str] = &["total_tokens_le", "elapsed_seconds_le", "comm
 /// A verdict or why liftdb cannot reproduce the harness here.
 type Outcome = Result<(bool, String), String>;
 
+/// A unit's events and merged metrics, read once for all its process
+/// assertions (the harness rereads them per assertion; the files are the same).
+pub struct Trace {
+    events: Events,
+    metrics: Map<String, Value>,
+}
+
+/// Where a unit's `Trace` is kept once read.
+pub type TraceCell = std::cell::OnceCell<Result<Trace, String>>;
+
 /// Grade one process or efficiency assertion against the unit directory
 /// (the run directory, or a turn's; None when that turn has no directory).
-pub fn evaluate(a: &Value, kind: &str, base: Option<&Path>) -> Verdict {
+pub fn evaluate(a: &Value, kind: &str, base: Option<&Path>, trace: &TraceCell) -> Verdict {
     let Some(base) = base else {
         return Verdict::binary(false, "missing run directory for trace assertion".into());
     };
-    match grade(a, kind, base) {
+    let loaded = trace.get_or_init(|| {
+        Ok(Trace {
+            events: read_events(base)?,
+            metrics: read_metrics(base)?,
+        })
+    });
+    let trace = match loaded {
+        Ok(t) => t,
+        Err(why) => return Verdict::unavailable(why.clone()),
+    };
+    match grade(a, kind, trace) {
         Ok((passed, evidence)) => Verdict::binary(passed, evidence),
         Err(why) => Verdict::unavailable(why),
     }
 }
 
-fn grade(a: &Value, kind: &str, base: &Path) -> Outcome {
-    let events = read_events(base)?;
-    let metrics = read_metrics(base)?;
+fn grade(a: &Value, kind: &str, trace: &Trace) -> Outcome {
+    let (events, metrics) = (&trace.events, &trace.metrics);
     let ci = a.get("ci").is_none_or(|v| truthy(Some(v)));
     if let Some(signal) = required_signal(kind) {
-        if let Some(missing) = unavailable_measurement(&metrics, signal) {
+        if let Some(missing) = unavailable_measurement(metrics, signal) {
             return Ok((false, missing));
         }
     }
     match kind {
-        "skill_invoked" => skill_invoked(a, &events, &metrics),
+        "skill_invoked" => skill_invoked(a, events, metrics),
         "total_tokens_le" => {
-            let Some(value) = metric_number(&metrics, &["total_tokens"]) else {
+            let Some(value) = metric_number(metrics, &["total_tokens"]) else {
                 return Ok((false, "missing total_tokens evidence".into()));
             };
             at_most(a, "total_tokens", value)
         }
         "elapsed_seconds_le" => {
-            let seconds = metric_number(&metrics, &["elapsed_seconds", "duration_seconds"])
-                .or_else(|| {
-                    metric_number(&metrics, &["elapsed_ms", "duration_ms"]).map(|ms| ms / 1000.0)
+            let seconds =
+                metric_number(metrics, &["elapsed_seconds", "duration_seconds"]).or_else(|| {
+                    metric_number(metrics, &["elapsed_ms", "duration_ms"]).map(|ms| ms / 1000.0)
                 });
             let Some(value) = seconds else {
                 return Ok((false, "missing elapsed time evidence".into()));
@@ -69,18 +88,18 @@ fn grade(a: &Value, kind: &str, base: &Path) -> Outcome {
             at_most(a, "elapsed_seconds", value)
         }
         "command_count_le" => {
-            let counted = match &events {
+            let counted = match events {
                 Events::List(list) => Some(command_events(list).len() as f64),
                 _ => None,
             };
-            let Some(value) = metric_number(&metrics, &["commands", "command_count"]).or(counted)
+            let Some(value) = metric_number(metrics, &["commands", "command_count"]).or(counted)
             else {
                 return Ok((false, "missing command count evidence".into()));
             };
             at_most(a, "command_count", value)
         }
         _ => {
-            let list = match &events {
+            let list = match events {
                 Events::List(list) => list,
                 Events::Missing(why) => return Ok((false, why.clone())),
                 Events::Invalid => return Err(INVALID_EVENTS.into()),
@@ -158,7 +177,7 @@ fn grade(a: &Value, kind: &str, base: &Path) -> Outcome {
                 "no_repeated_command_loop" => {
                     let max = py_int(a.get("max_repeats").or(a.get("max")), 1)?;
                     // `metric or computed`: a metric of 0 falls through to the computation.
-                    let observed = match metric_number(&metrics, &["repeated_command_max"]) {
+                    let observed = match metric_number(metrics, &["repeated_command_max"]) {
                         Some(m) if m != 0.0 => py_int_of_float(m)?,
                         _ => repeated_command_max(&commands) as i128,
                     };

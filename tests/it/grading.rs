@@ -277,20 +277,12 @@ fn re_ingest_regrades_exactly_the_runs_whose_grading_changed() {
     assert_eq!(regraded, 0, "nothing changed, nothing regraded");
 
     // Editing one case regrades that case's runs alone.
-    let mut doc: Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
-    let case = doc["cases"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|c| c["id"] == "enum-add-value")
-        .unwrap();
-    case["assertions"]
-        .as_array_mut()
-        .unwrap()
-        .push(serde_json::json!(
-            {"type": "contains", "name": "edit-probe", "value": "no answer says zqxj-4711"}
-        ));
-    std::fs::write(&manifest, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    write_manifest_with(
+        &manifest,
+        &manifest,
+        "enum-add-value",
+        serde_json::json!({"type": "contains", "name": "edit-probe", "value": "no answer says zqxj-4711"}),
+    );
     let case_runs = walk_run_dirs(&runs.join("enum-add-value"));
     let (regraded, g) = ingest_counting(&mut ts, &both, true);
     assert_eq!((regraded, g.graded), (case_runs, case_runs));
@@ -317,6 +309,24 @@ fn path_spelled_from_runs(evidence: &Value) -> Value {
         }
         None => evidence.clone(),
     }
+}
+
+/// Write manifest `from` to `to` with `assertion` added to case `case_id`.
+fn write_manifest_with(
+    from: &std::path::Path,
+    to: &std::path::Path,
+    case_id: &str,
+    assertion: Value,
+) {
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(from).unwrap()).unwrap();
+    let case = doc["cases"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c["id"] == case_id)
+        .unwrap();
+    case["assertions"].as_array_mut().unwrap().push(assertion);
+    std::fs::write(to, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
 }
 
 /// A copy of the corpus's input folder with `manifest` beside its own (the
@@ -618,22 +628,14 @@ fn an_embedding_similarity_liftdb_cannot_run_leaves_the_run_to_a_report() {
     // liftdb never calls an embedding command; without one the harness fails
     // the assertion (grading.md §4.7), so liftdb's verdict is the harness's
     // without --embed-cmd — and a report ingested beside it is preferred.
-    let mut doc: Value = serde_json::from_slice(
-        &std::fs::read(seh_root().join("input/evals/shared-benchmark.json")).unwrap(),
-    )
-    .unwrap();
-    let case = doc["cases"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|c| c["id"] == "enum-add-value")
-        .unwrap();
-    case["assertions"].as_array_mut().unwrap().push(serde_json::json!(
-        {"type": "similarity", "name": "close-to-reference", "mode": "embedding", "expected": "ADD VALUE is safe"}
-    ));
     let dir = tempfile::tempdir().unwrap();
     let manifest = dir.path().join("embedding-benchmark.json");
-    std::fs::write(&manifest, doc.to_string()).unwrap();
+    write_manifest_with(
+        &seh_root().join("input/evals/shared-benchmark.json"),
+        &manifest,
+        "enum-add-value",
+        serde_json::json!({"type": "similarity", "name": "close-to-reference", "mode": "embedding", "expected": "ADD VALUE is safe"}),
+    );
     let (_input, manifest) = corpus_input_with(&manifest);
     let mut ts = new_store();
     let paths = [
