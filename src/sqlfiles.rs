@@ -49,6 +49,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "grading_key",
         sql: include_str!("../sql/migrations/0008_grading_key.sql"),
     },
+    Migration {
+        version: 9,
+        name: "experiments",
+        sql: include_str!("../sql/migrations/0009_experiments.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
@@ -62,6 +67,10 @@ pub const VIEWS: &[(&str, &str)] = &[
     (
         "reliability",
         include_str!("../sql/views/50_reliability.sql"),
+    ),
+    (
+        "reliability_lift",
+        include_str!("../sql/views/51_reliability_lift.sql"),
     ),
     (
         "cost_ledger",
@@ -96,6 +105,10 @@ pub const REPORTS: &[(&str, &str)] = &[
     (
         "reliability",
         include_str!("../sql/reports/reliability.sql"),
+    ),
+    (
+        "reliability-lift",
+        include_str!("../sql/reports/reliability-lift.sql"),
     ),
     ("cost", include_str!("../sql/reports/cost.sql")),
     ("ledger", include_str!("../sql/reports/ledger.sql")),

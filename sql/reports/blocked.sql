@@ -1,9 +1,10 @@
 -- name: blocked
 -- description: Pairs that could not be compared, with the harness's reason (missing arm, unscorable arm, missing or invalid rate).
--- params: release, skill, split, model, case, arm
+-- params: release, skill, split, model, case, arm, experiment
 SELECT
     release_label AS release,
     skill_name AS skill,
+    experiment,
     split,
     case_id AS "case",
     model,
@@ -20,4 +21,5 @@ WHERE NOT eligible
   AND ($model IS NULL OR model = $model)
   AND ($case IS NULL OR case_id = $case)
   AND control_arm = coalesce($arm, 'without_skill')
-ORDER BY release, skill, "case", model NULLS FIRST, rep;
+  AND ($experiment IS NULL OR experiment = $experiment)
+ORDER BY release, skill, experiment NULLS FIRST, "case", model NULLS FIRST, rep;

@@ -1,11 +1,12 @@
 -- name: cost-per-lift
 -- description: Per case and model: objective lift beside comparable cost and token deltas; lift per dollar, per 1k tokens, and dollars per unit of lift (means of per-pair ratios, as the harness computes them).
--- params: release, skill, split, model, case
+-- params: release, skill, split, model, case, experiment
 -- Means in repetition order (list_avg): avg() would sum in thread order and
 -- the last printed digit could change from one run to the next.
 SELECT
     release_label AS release,
     skill_name AS skill,
+    experiment,
     case_id AS "case",
     model,
     count(*) AS pairs,
@@ -23,5 +24,6 @@ WHERE ($release IS NULL OR release_label = $release)
   AND ($split IS NULL OR split = $split)
   AND ($model IS NULL OR model = $model)
   AND ($case IS NULL OR case_id = $case)
+  AND ($experiment IS NULL OR experiment = $experiment)
 GROUP BY ALL
-ORDER BY release, skill, "case", model NULLS FIRST;
+ORDER BY release, skill, experiment NULLS FIRST, "case", model NULLS FIRST;

@@ -1,9 +1,10 @@
 -- name: cost
 -- description: Cost ledger totals per arm and model; partial when some runs have no cost (known subtotal shown).
--- params: release, skill, split, model, case, arm
+-- params: release, skill, split, model, case, arm, experiment
 SELECT
     release_label AS release,
     skill_name AS skill,
+    experiment,
     arm,
     model,
     count(*) AS runs,
@@ -22,5 +23,6 @@ WHERE ($release IS NULL OR release_label = $release)
   AND ($model IS NULL OR model = $model)
   AND ($case IS NULL OR case_id = $case)
   AND ($arm IS NULL OR arm = $arm)
+  AND ($experiment IS NULL OR experiment = $experiment)
 GROUP BY ALL
-ORDER BY release, skill, arm, model NULLS FIRST;
+ORDER BY release, skill, experiment NULLS FIRST, arm, model NULLS FIRST;

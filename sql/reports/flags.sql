@@ -1,9 +1,10 @@
 -- name: flags
 -- description: Case flags with the harness's labels (saturated, no lift, with-skill failure, flaky, critical failures).
--- params: release, skill, split, case
+-- params: release, skill, split, case, experiment
 SELECT
     release_label AS release,
     skill_name AS skill,
+    experiment,
     split,
     case_id AS "case",
     round(with_skill, 4) AS with_skill,
@@ -15,4 +16,5 @@ WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
   AND ($split IS NULL OR split = $split)
   AND ($case IS NULL OR case_id = $case)
-ORDER BY release, skill, split, "case";
+  AND ($experiment IS NULL OR experiment = $experiment)
+ORDER BY release, skill, experiment NULLS FIRST, split, "case";

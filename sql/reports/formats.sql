@@ -1,10 +1,10 @@
 -- name: formats
 -- description: Runs per harness format and native batch, with how many are scorable and graded.
--- params: release, skill
+-- params: release, skill, experiment
 SELECT
     release_label AS release,
     source_format AS format,
-    native_batch AS batch,
+    experiment,
     skill_name AS skill,
     count(*) AS runs,
     count(*) FILTER (WHERE scorable) AS scorable,
@@ -14,5 +14,6 @@ SELECT
 FROM runs
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
+  AND ($experiment IS NULL OR experiment = $experiment)
 GROUP BY ALL
-ORDER BY release, format, batch;
+ORDER BY release, format, experiment;

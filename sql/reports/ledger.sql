@@ -1,9 +1,10 @@
 -- name: ledger
 -- description: The cost ledger: one row per run with tokens, cost (USD) and time, each with availability and provenance; NULL where the tool did not measure.
--- params: release, skill, split, model, case, arm
+-- params: release, skill, split, model, case, arm, experiment
 SELECT
     release_label AS release,
     skill_name AS skill,
+    experiment,
     case_id AS "case",
     split,
     model,
@@ -24,4 +25,5 @@ WHERE ($release IS NULL OR release_label = $release)
   AND ($model IS NULL OR model = $model)
   AND ($case IS NULL OR case_id = $case)
   AND ($arm IS NULL OR arm = $arm)
-ORDER BY release, skill, "case", model NULLS FIRST, arm, rep;
+  AND ($experiment IS NULL OR experiment = $experiment)
+ORDER BY release, skill, experiment NULLS FIRST, "case", model NULLS FIRST, arm, rep;

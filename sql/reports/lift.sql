@@ -1,9 +1,17 @@
 -- name: lift
--- description: Paired lift of with_skill over the control arm (default without_skill) with sign-flip p, 95% interval and noise verdict: overall, per model, per case.
--- params: release, skill, split, model, case, arm
+-- description: Paired lift of with_skill over the control arm (default without_skill) with sign-flip p, 95% interval and noise verdict: overall, per model, per case. kind 'release' pools the release's experiments (each case and model one unit); kind 'experiment' is one tool run (a seh runs root, a handbook run id, a skill-creator iteration, a promptfoo eval), equal to its own report, shown when the release has several or --experiment names one.
+-- params: release, skill, split, model, case, arm, experiment
+WITH shown AS (
+    SELECT l.*,
+           count(DISTINCT l.experiment) FILTER (WHERE l.row_kind = 'experiment')
+               OVER (PARTITION BY l.release_label, l.skill_name, l.control_arm, l.channel, l.split) AS experiments
+    FROM lift l
+)
 SELECT
     l.release_label AS release,
     l.skill_name AS skill,
+    l.row_kind AS kind,
+    l.experiment,
     l.split,
     l.scope,
     l.model,
@@ -22,10 +30,11 @@ SELECT
     s.ci_upper,
     s.noise_verdict AS verdict,
     l.negative_delta_units AS negative_units
-FROM lift l
+FROM shown l
 LEFT JOIN lift_stats s
     ON s.release_label = l.release_label AND s.skill_name = l.skill_name
    AND s.control_arm = l.control_arm AND s.channel = l.channel AND s.split = l.split AND s.scope = l.scope
+   AND s.row_kind = l.row_kind AND s.experiment IS NOT DISTINCT FROM l.experiment
    AND s.model IS NOT DISTINCT FROM l.model AND s.case_id IS NOT DISTINCT FROM l.case_id
 WHERE l.channel = 'objective'
   AND ($release IS NULL OR l.release_label = $release)
@@ -34,6 +43,9 @@ WHERE l.channel = 'objective'
   AND ($model IS NULL OR l.scope = 'overall' OR l.model = $model)
   AND ($case IS NULL OR l.scope = 'overall' OR l.case_id = $case)
   AND l.control_arm = coalesce($arm, 'without_skill')
-ORDER BY release, skill, l.split,
+  AND CASE WHEN $experiment IS NOT NULL THEN l.experiment = $experiment
+           WHEN l.row_kind = 'release' THEN true
+           ELSE l.experiments > 1 END
+ORDER BY release, skill, l.split, CASE l.row_kind WHEN 'release' THEN 0 ELSE 1 END, l.experiment NULLS FIRST,
     CASE l.scope WHEN 'overall' THEN 0 WHEN 'model' THEN 1 ELSE 2 END,
     l.model NULLS FIRST, "case" NULLS FIRST;

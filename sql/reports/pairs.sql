@@ -1,9 +1,10 @@
 -- name: pairs
 -- description: Pairing diagnostics per case and model: eligible and blocked pairs with the named reasons.
--- params: release, skill, split, model, case, arm
+-- params: release, skill, split, model, case, arm, experiment
 SELECT
     release_label AS release,
     skill_name AS skill,
+    experiment,
     split,
     case_id AS "case",
     model,
@@ -18,5 +19,6 @@ WHERE ($release IS NULL OR release_label = $release)
   AND ($model IS NULL OR model = $model)
   AND ($case IS NULL OR case_id = $case)
   AND control_arm = coalesce($arm, 'without_skill')
+  AND ($experiment IS NULL OR experiment = $experiment)
 GROUP BY ALL
-ORDER BY release, skill, "case", model NULLS FIRST;
+ORDER BY release, skill, experiment NULLS FIRST, "case", model NULLS FIRST;

@@ -61,6 +61,110 @@ handbook AS (
     FROM peer_metric p
     WHERE p.report_kind = 'handbook_benchmark' AND p.json_path IN ('/pass_rate_lift', '/paired_win_rate')
 ),
+skill_creator_stats AS (
+    -- skill-creator's aggregate_benchmark.py, per configuration: the stats of
+    -- summary.pass_rate over the runs it loaded (those with a grading.json in
+    -- the experiment the benchmark's folder names: iteration-N, also for a
+    -- copy of the file kept elsewhere), rounded to 4 places, stddev
+    -- the sample one. Time and tokens are not compared: the script counts
+    -- grader seconds and output characters under those names
+    -- (docs/harnesses.md §D).
+    SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
+           CASE regexp_extract(p.json_path, '/([a-z]+)$', 1)
+               WHEN 'mean' THEN liftdb_round4(liftdb_mean(list(r.objective_pass_rate)))
+               WHEN 'stddev' THEN liftdb_round4(CASE WHEN count(r.objective_pass_rate) > 1 THEN stddev_samp(r.objective_pass_rate)
+                                                     WHEN count(r.objective_pass_rate) = 1 THEN 0 END)
+               WHEN 'min' THEN min(r.objective_pass_rate)
+               WHEN 'max' THEN max(r.objective_pass_rate)
+           END AS liftdb_value
+    FROM peer_metric p
+    LEFT JOIN runs r
+      ON r.experiment = regexp_extract(p.source_path, '([^/]+)/[^/]+$', 1)
+     AND r.release_label = p.release_label AND r.skill_name = p.skill_name
+     AND r.arm = regexp_extract(p.json_path, '^/run_summary/([^/]+)/', 1) AND r.graded
+    WHERE p.report_kind = 'skill_creator_benchmark'
+      AND regexp_matches(p.json_path, '^/run_summary/[^/]+/pass_rate/(mean|stddev|min|max)$')
+    GROUP BY p.source_path, p.release_label, p.skill_name, p.json_path, p.value
+),
+skill_creator_runs AS (
+    -- The runs[] rows of each configuration against the graded runs liftdb holds there.
+    SELECT p.source_path, p.release_label, p.skill_name, 'runs of ' || p.value_text AS metric,
+           count(*)::DOUBLE AS tool_value,
+           any_value((SELECT count(*) FROM runs r
+                       WHERE r.experiment = regexp_extract(p.source_path, '([^/]+)/[^/]+$', 1)
+                         AND r.release_label = p.release_label AND r.skill_name = p.skill_name
+                         AND r.arm = p.value_text AND r.graded))::DOUBLE AS liftdb_value
+    FROM peer_metric p
+    WHERE p.report_kind = 'skill_creator_benchmark'
+      AND regexp_matches(p.json_path, '^/runs/[0-9]+/configuration$')
+    GROUP BY p.source_path, p.release_label, p.skill_name, p.value_text
+),
+trigger_reports AS (
+    -- A skill-eval-harness trigger matrix's per-entry summary (runs passed,
+    -- runs) and run_eval.py's summary (queries passed, queries) against the
+    -- observations stored from the same file.
+    SELECT p.source_path, p.release_label, p.skill_name,
+           coalesce('matrix ' || a.value_text || coalesce('/' || m.value_text, '') || ' ', '')
+               || regexp_extract(p.json_path, '/summary/(.*)$', 1) AS metric,
+           p.value AS tool_value,
+           (SELECT CASE WHEN p.report_kind = 'trigger_matrix' THEN
+                        CASE WHEN p.json_path LIKE '%/passed' THEN sum(CASE WHEN o.passed THEN o.runs ELSE 0 END)
+                             ELSE sum(o.runs) END
+                   ELSE CASE WHEN p.json_path LIKE '%/passed' THEN count(*) FILTER (WHERE o.passed)
+                             ELSE count(*) END END
+              FROM trigger_observation o
+             WHERE o.source_path = p.source_path
+               AND (a.value_text IS NULL OR o.agent = a.value_text)
+               AND (m.value_text IS NULL OR o.model = m.value_text))::DOUBLE AS liftdb_value
+    FROM peer_metric p
+    LEFT JOIN peer_metric a
+      ON a.source_path = p.source_path AND a.json_path = regexp_extract(p.json_path, '^(/matrix/[0-9]+)/', 1) || '/agent'
+    LEFT JOIN peer_metric m
+      ON m.source_path = p.source_path AND m.json_path = regexp_extract(p.json_path, '^(/matrix/[0-9]+)/', 1) || '/model'
+    WHERE (p.report_kind = 'trigger_matrix' AND regexp_matches(p.json_path, '^/matrix/[0-9]+/summary/(passed|total)$'))
+       OR (p.report_kind = 'skill_creator_trigger_eval' AND p.json_path IN ('/summary/passed', '/summary/total'))
+),
+seh_ledger AS (
+    -- The skill-eval-harness runs a cost report of the release and skill covers.
+    SELECT r.release_label, r.skill_name, r.arm, r.cost_usd, r.total_tokens
+    FROM runs r WHERE r.source_format = 'C_seh' AND r.population = 'answer'
+),
+cost_summary AS (
+    -- cost-summary.json: runs seen, runs with a dollar cost or token usage,
+    -- and the known dollar subtotal, overall and per variant.
+    SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
+           (SELECT CASE
+                       WHEN p.json_path LIKE '%/runs' OR p.json_path = '/coverage/runs_seen' THEN count(*)
+                       WHEN p.json_path = '/coverage/runs_with_dollar_cost' THEN count(l.cost_usd)
+                       WHEN p.json_path = '/coverage/runs_with_token_usage' THEN count(l.total_tokens)
+                       ELSE round(sum(l.cost_usd), 6) END
+              FROM seh_ledger l
+             WHERE l.release_label = p.release_label AND l.skill_name IS NOT DISTINCT FROM coalesce(p.skill_name, l.skill_name)
+               AND (p.json_path NOT LIKE '/by_variant/%' OR l.arm = regexp_extract(p.json_path, '^/by_variant/([^/]+)/', 1)))::DOUBLE AS liftdb_value
+    FROM peer_metric p
+    WHERE p.report_kind = 'cost_summary'
+      AND (p.json_path IN ('/coverage/runs_seen', '/coverage/runs_with_dollar_cost', '/coverage/runs_with_token_usage',
+                           '/totals/total_cost_usd_aggregate/known_subtotal')
+           OR regexp_matches(p.json_path, '^/by_variant/[^/]+/(runs|total_cost_usd_aggregate/known_subtotal)$'))
+),
+token_overhead AS (
+    -- token-overhead.json: n and mean of the comparable per-pair cost and
+    -- token deltas (cost_per_lift), per report of the file.
+    SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
+           (SELECT CASE regexp_extract(p.json_path, '/([a-z_]+)/(n|mean)$', 1)
+                       WHEN 'cost_delta_usd' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.cost_delta) ELSE avg(c.cost_delta) END
+                       WHEN 'total_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.total_token_delta) ELSE avg(c.total_token_delta) END
+                       WHEN 'input_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.input_token_delta) ELSE avg(c.input_token_delta) END
+                       WHEN 'output_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.output_token_delta) ELSE avg(c.output_token_delta) END
+                   END
+              FROM cost_per_lift c
+             WHERE c.release_label = p.release_label
+               AND c.experiment IN (SELECT experiment FROM runs WHERE source_format = 'C_seh')
+               AND c.skill_name IS NOT DISTINCT FROM coalesce(p.skill_name, c.skill_name))::DOUBLE AS liftdb_value
+    FROM peer_metric p
+    WHERE p.report_kind = 'token_overhead'
+      AND regexp_matches(p.json_path, '^/reports/[0-9]+/summary/(cost_delta_usd|total_token_delta|input_token_delta|output_token_delta)/(n|mean)$')
+),
 graded_twice AS (
     -- Runs a skill-eval-harness report graded and liftdb graded too.
     SELECT gt.report_path, gt.run_id, gt.grading_id AS tool_grading, gl.grading_id AS liftdb_grading
@@ -109,13 +213,16 @@ SELECT
     release_label AS release,
     skill_name AS skill,
     regexp_extract(source, '[^/]+$') AS report,
+    regexp_extract(source, '([^/]+)/[^/]+$', 1) AS folder,
     metric,
     tool_value,
     liftdb_value,
     liftdb_value - tool_value AS difference,
-    abs(liftdb_value - tool_value) <= 5e-7 AS agrees
+    abs(liftdb_value - tool_value) <= 5e-7 * greatest(1, abs(tool_value)) AS agrees
 FROM (SELECT * FROM pairs_compared UNION ALL SELECT * FROM promptfoo UNION ALL SELECT * FROM handbook
+      UNION ALL SELECT * FROM skill_creator_stats UNION ALL SELECT * FROM skill_creator_runs
+      UNION ALL SELECT * FROM trigger_reports UNION ALL SELECT * FROM cost_summary UNION ALL SELECT * FROM token_overhead
       UNION ALL SELECT * FROM verdicts_compared UNION ALL SELECT * FROM first_disagreements)
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
-ORDER BY release, skill, report, metric;
+ORDER BY release, skill, folder, report, metric;

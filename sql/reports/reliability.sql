@@ -1,9 +1,10 @@
 -- name: reliability
 -- description: pass@k and pass^k per case and arm (all models pooled), k = 1..n.
--- params: release, skill, split, case, arm
+-- params: release, skill, split, case, arm, experiment
 SELECT
     release_label AS release,
     skill_name AS skill,
+    experiment,
     split,
     case_id AS "case",
     arm,
@@ -18,4 +19,5 @@ WHERE ($release IS NULL OR release_label = $release)
   AND ($split IS NULL OR split = $split)
   AND ($case IS NULL OR case_id = $case)
   AND ($arm IS NULL OR arm = $arm)
-ORDER BY release, skill, "case", arm, k;
+  AND ($experiment IS NULL OR experiment = $experiment)
+ORDER BY release, skill, experiment NULLS FIRST, "case", arm, k;

@@ -1,6 +1,6 @@
 -- name: trend
 -- description: Lift, cost and the change from the previous release, per skill (and model), in release order.
--- params: skill, model, release
+-- params: skill, model, release, experiment
 SELECT
     skill_name AS skill,
     scope,
@@ -23,4 +23,5 @@ FROM trend
 WHERE ($skill IS NULL OR skill_name = $skill)
   AND ($model IS NULL OR scope = 'overall' OR model = $model)
   AND ($release IS NULL OR release_label = $release)
+  AND ($experiment IS NULL OR release_label IN (SELECT release_label FROM runs WHERE experiment = $experiment))
 ORDER BY skill, CASE scope WHEN 'overall' THEN 0 ELSE 1 END, model NULLS FIRST, release_order;

@@ -89,6 +89,7 @@ SELECT
     r.run_id,
     r.release_label,
     r.native_batch,
+    r.native_batch AS experiment,
     r.source_format,
     r.skill_name,
     r.case_id,
@@ -176,6 +177,7 @@ COMMENT ON VIEW runs IS 'One row per run: identity, split, scorable, recomputed 
 COMMENT ON COLUMN runs.run_id IS 'Deterministic run key: hash of release, native batch, skill, case, model, arm, repetition.';
 COMMENT ON COLUMN runs.release_label IS 'Release the run belongs to (--release, or derived at ingest).';
 COMMENT ON COLUMN runs.native_batch IS 'The tool''s own batch: seh runs root, handbook run id, skill-creator iteration, promptfoo eval id.';
+COMMENT ON COLUMN runs.experiment IS 'The experiment: one native benchmark of its tool (a seh runs root, a handbook run id, a skill-creator iteration, a promptfoo eval id). Per-experiment rows of lift and the other views reproduce that tool''s own report.';
 COMMENT ON COLUMN runs.source_format IS 'Harness that wrote the run: A_handbook, B_skill_evals, C_seh, D_skill_creator, E_promptfoo.';
 COMMENT ON COLUMN runs.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN runs.case_id IS 'Eval case id.';

@@ -47,6 +47,7 @@ joined AS (
 SELECT
     release_label,
     native_batch,
+    native_batch AS experiment,
     skill_name,
     case_id,
     coalesce(with_split, control_split) AS split,
@@ -85,6 +86,7 @@ COMMENT ON VIEW pairs IS 'Validated with_skill/control pairs per case, model and
 -- Columns
 COMMENT ON COLUMN pairs.release_label IS 'Release of the pair.';
 COMMENT ON COLUMN pairs.native_batch IS 'The tool''s batch both arms come from.';
+COMMENT ON COLUMN pairs.experiment IS 'The experiment both arms come from (runs.experiment): pairs never cross experiments.';
 COMMENT ON COLUMN pairs.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN pairs.case_id IS 'Eval case.';
 COMMENT ON COLUMN pairs.split IS 'Case split.';

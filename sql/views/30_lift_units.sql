@@ -1,7 +1,15 @@
--- lift_units: the unit of the paired lift (docs/metrics.md §M3) is (case, model),
--- or the case alone for runs whose model is unknown, within one native batch
--- of the tool (a handbook run id, a promptfoo eval). Repetitions are averaged
--- inside a unit over its eligible pairs, on three channels:
+-- lift_units: the unit of the paired lift (docs/metrics.md §M3), in two
+-- kinds of rows that are never mixed:
+--   row_kind 'experiment'  (case, model) within one experiment (a seh runs root,
+--                          a handbook run id, ...): what that tool's own report
+--                          computes, unit for unit;
+--   row_kind 'release'     (release, skill, case, model) across experiments: the
+--                          unit pools its pairs from every experiment, so no
+--                          (case, model) counts twice. Where the model is
+--                          unknown (NULL) a case of two experiments may be two
+--                          different models, so such units are pooled only
+--                          when the release has a single experiment of them.
+-- Repetitions are averaged inside a unit over its eligible pairs, on three channels:
 --   objective  objective_pass_rate, pairs validated on it (M2/M3)
 --   pass_at_1  run success (rate >= 1 - 1e-12) over the same pairs: the
 --              reliability paired lift's delta pass@1 (M5)
@@ -23,6 +31,22 @@ WITH channels AS (
            AND p.with_graded_score BETWEEN 0 AND 1 AND p.control_graded_score BETWEEN 0 AND 1,
            p.with_graded_score, p.control_graded_score
     FROM pairs p
+),
+single_unknown_model AS (
+    -- (release, skill) whose unknown-model pairs all come from one experiment
+    SELECT release_label, skill_name
+    FROM pairs WHERE model IS NULL
+    GROUP BY ALL
+    HAVING count(DISTINCT coalesce(experiment, '')) = 1
+),
+kinds AS (
+    SELECT *, 'experiment' AS row_kind FROM channels
+    UNION ALL
+    SELECT * REPLACE (NULL::VARCHAR AS experiment), 'release'
+    FROM channels c
+    WHERE model IS NOT NULL
+       OR EXISTS (SELECT 1 FROM single_unknown_model s
+                  WHERE s.release_label = c.release_label AND s.skill_name = c.skill_name)
 )
 SELECT
     release_label,
@@ -30,11 +54,13 @@ SELECT
     control_arm,
     channel,
     split,
-    native_batch,
+    row_kind,
+    experiment,
     case_id,
     model,
     count(*) FILTER (WHERE usable) AS eligible_pairs,
     count(*) FILTER (WHERE NOT usable) AS blocked_pairs,
+    count(DISTINCT coalesce(native_batch, '')) AS experiments,
     -- Exact means (liftdb_mean, as statistics.mean): with avg() the last bit
     -- would follow DuckDB's summation order, and a unit with equal arms could
     -- come out negative.
@@ -42,7 +68,17 @@ SELECT
     liftdb_mean(list(control_value) FILTER (WHERE usable)) AS without_rate,
     liftdb_mean(list(with_value) FILTER (WHERE usable))
         - liftdb_mean(list(control_value) FILTER (WHERE usable)) AS delta
-FROM channels
-GROUP BY ALL;
+FROM kinds
+GROUP BY release_label, skill_name, control_arm, channel, split, row_kind, experiment, case_id, model;
 
-COMMENT ON VIEW lift_units IS 'Per (case, model) unit means of with_skill and control values over eligible pairs, per channel (objective, pass_at_1, graded).';
+COMMENT ON VIEW lift_units IS 'Per (case, model) unit means of with_skill and control values over eligible pairs, per channel (objective, pass_at_1, graded), per experiment and pooled per release.';
+
+-- Columns
+COMMENT ON COLUMN lift_units.row_kind IS 'experiment: a unit of one experiment (as its tool reports it); release: the unit pooled over the release''s experiments.';
+COMMENT ON COLUMN lift_units.experiment IS 'The experiment of an experiment row; NULL on a release row.';
+COMMENT ON COLUMN lift_units.experiments IS 'Experiments whose pairs the unit holds (1 on an experiment row).';
+COMMENT ON COLUMN lift_units.eligible_pairs IS 'Eligible pairs of the unit.';
+COMMENT ON COLUMN lift_units.blocked_pairs IS 'Blocked pairs of the unit.';
+COMMENT ON COLUMN lift_units.with_rate IS 'Mean with_skill value over the eligible pairs.';
+COMMENT ON COLUMN lift_units.without_rate IS 'Mean control value over the eligible pairs.';
+COMMENT ON COLUMN lift_units.delta IS 'with_rate - without_rate.';

@@ -1,4 +1,6 @@
--- lift: paired lift of with_skill over a control arm (docs/metrics.md §M3), at
+-- lift: paired lift of with_skill over a control arm (docs/metrics.md §M3), in
+-- the two row kinds of lift_units ('experiment': one tool run, equal to its
+-- own report; 'release': experiments pooled, a unit counted once), at
 -- three scopes: 'overall', per 'model', per 'case', for each channel of
 -- lift_units ('objective' is the headline lift). split = 'all' pools every
 -- split; each split also gets its own rows. Units without an eligible pair
@@ -21,7 +23,7 @@ scoped AS (
 ),
 agg AS (
     SELECT
-        release_label, skill_name, control_arm, channel, split, scope,
+        release_label, skill_name, control_arm, channel, split, row_kind, experiment, scope,
         scope_model AS model,
         scope_case AS case_id,
         count(*) FILTER (WHERE eligible_pairs > 0) AS units,
@@ -31,11 +33,11 @@ agg AS (
         liftdb_mean(list(without_rate)) AS without_rate,
         count(*) FILTER (WHERE with_rate < without_rate) AS negative_delta_units,
         list({'case_id': case_id, 'model': model, 'with_rate': with_rate, 'without_rate': without_rate, 'delta': delta}
-             ORDER BY model NULLS LAST, case_id, native_batch) FILTER (WHERE with_rate < without_rate) AS negative_delta_cases,
-        list(delta ORDER BY model NULLS LAST, case_id, native_batch) FILTER (WHERE eligible_pairs > 0) AS deltas,
-        list(without_rate ORDER BY model NULLS LAST, case_id, native_batch) FILTER (WHERE eligible_pairs > 0) AS unit_without_rates
+             ORDER BY model NULLS LAST, case_id) FILTER (WHERE with_rate < without_rate) AS negative_delta_cases,
+        list(delta ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS deltas,
+        list(without_rate ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS unit_without_rates
     FROM scoped
-    GROUP BY release_label, skill_name, control_arm, channel, split, scope, scope_model, scope_case
+    GROUP BY release_label, skill_name, control_arm, channel, split, row_kind, experiment, scope, scope_model, scope_case
 )
 SELECT
     release_label,
@@ -43,6 +45,8 @@ SELECT
     control_arm,
     channel,
     split,
+    row_kind,
+    experiment,
     scope,
     model,
     case_id,
@@ -68,6 +72,8 @@ COMMENT ON COLUMN lift.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN lift.control_arm IS 'Arm compared with with_skill.';
 COMMENT ON COLUMN lift.channel IS 'objective (pass rates) or graded (graded scores).';
 COMMENT ON COLUMN lift.split IS 'Case split, or ''all'' for every split pooled.';
+COMMENT ON COLUMN lift.row_kind IS 'experiment: one experiment, equal to its tool''s own report; release: the release''s experiments pooled, each (case, model) one unit (unknown-model units are not pooled across experiments).';
+COMMENT ON COLUMN lift.experiment IS 'The experiment of an experiment row (runs.experiment); NULL on a release row.';
 COMMENT ON COLUMN lift.scope IS 'overall, model or case.';
 COMMENT ON COLUMN lift.model IS 'The model of a model row.';
 COMMENT ON COLUMN lift.case_id IS 'The case of a case row.';

@@ -1,5 +1,5 @@
 -- case_flags: the harness's case-level findings (docs/metrics.md §M4, 0.6.0
--- labels), all models pooled. W and N are pair-weighted means over the
+-- labels), all models pooled, per experiment (a tool's report holds one). W and N are pair-weighted means over the
 -- case's eligible with_skill/without_skill pairs; cases with no eligible
 -- pair get no row. Flag order follows the harness: saturated, forgettable,
 -- no lift, with-skill failure, then per arm (manifest order) flaky and
@@ -10,7 +10,7 @@ WITH paired AS (
 ),
 case_rates AS (
     SELECT
-        release_label, skill_name, case_id,
+        release_label, experiment, skill_name, case_id,
         any_value(split) AS split,
         -- Exact means (liftdb_mean): flags compare them exactly (W == 1, W < N).
         liftdb_mean(list(with_rate) FILTER (WHERE eligible)) AS with_rate,
@@ -31,18 +31,18 @@ arm_order AS (
 arm_findings AS (
     -- flaky and critical-failure per arm over the case's scorable runs
     SELECT
-        r.release_label, r.skill_name, r.case_id, r.arm,
+        r.release_label, r.experiment, r.skill_name, r.case_id, r.arm,
         liftdb_arm_order(r.arm, coalesce(any_value(o.ablation_ids), [])) AS arm_rank,
         count(r.objective_pass_rate) >= 2 AND count(DISTINCT r.objective_pass_rate) >= 2 AS flaky,
         list_sort(list_distinct(flatten(list(r.critical_failures) FILTER (WHERE r.vetoed)))) AS critical_names
     FROM runs r
     LEFT JOIN arm_order o USING (release_label, skill_name)
     WHERE r.scorable AND r.population = 'answer'
-    GROUP BY r.release_label, r.skill_name, r.case_id, r.arm
+    GROUP BY r.release_label, r.experiment, r.skill_name, r.case_id, r.arm
 ),
 arm_flags AS (
     SELECT
-        release_label, skill_name, case_id,
+        release_label, experiment, skill_name, case_id,
         flatten(list(
             (CASE WHEN flaky THEN ['flaky repeated pass rates: ' || arm] ELSE [] END)
             || (CASE WHEN len(critical_names) > 0
@@ -54,7 +54,7 @@ arm_flags AS (
 ),
 floor_flags AS (
     SELECT
-        cr.release_label, cr.skill_name, cr.case_id,
+        cr.release_label, cr.experiment, cr.skill_name, cr.case_id,
         list_sort(list_distinct(list(a.name))) AS names
     FROM case_rates cr
     JOIN case_def c USING (release_label, skill_name, case_id)
@@ -67,6 +67,7 @@ floor_flags AS (
 )
 SELECT
     cr.release_label,
+    cr.experiment,
     cr.skill_name,
     cr.case_id,
     cr.split,
@@ -84,14 +85,20 @@ SELECT
     || (CASE WHEN len(ff.names) > 0 THEN ['below-reference-floor: ' || array_to_string(ff.names, ', ')] ELSE [] END)
         AS flags
 FROM case_rates cr
-LEFT JOIN case_def c USING (release_label, skill_name, case_id)
-LEFT JOIN arm_flags af USING (release_label, skill_name, case_id)
-LEFT JOIN floor_flags ff USING (release_label, skill_name, case_id);
+LEFT JOIN case_def c
+    ON c.release_label = cr.release_label AND c.skill_name = cr.skill_name AND c.case_id = cr.case_id
+LEFT JOIN arm_flags af
+    ON af.release_label = cr.release_label AND af.experiment IS NOT DISTINCT FROM cr.experiment
+   AND af.skill_name = cr.skill_name AND af.case_id = cr.case_id
+LEFT JOIN floor_flags ff
+    ON ff.release_label = cr.release_label AND ff.experiment IS NOT DISTINCT FROM cr.experiment
+   AND ff.skill_name = cr.skill_name AND ff.case_id = cr.case_id;
 
 COMMENT ON VIEW case_flags IS 'Case-level findings with the harness labels: saturated, no lift, with-skill failure, flaky, critical.';
 
 -- Columns
 COMMENT ON COLUMN case_flags.release_label IS 'Release.';
+COMMENT ON COLUMN case_flags.experiment IS 'The experiment the case was run in (runs.experiment).';
 COMMENT ON COLUMN case_flags.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN case_flags.case_id IS 'Eval case.';
 COMMENT ON COLUMN case_flags.split IS 'Case split.';

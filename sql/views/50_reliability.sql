@@ -1,31 +1,32 @@
--- reliability: pass@k and pass^k per (case, arm), all models pooled
+-- reliability: pass@k and pass^k per (experiment, case, arm), all models pooled
 -- (docs/metrics.md §M5). n = scorable runs with a valid rate, c = successes
 -- (rate >= 1 - 1e-12). One row per k = 1..n. Values are exact (unrounded);
 -- the harness prints them rounded to 6 decimals.
 CREATE OR REPLACE VIEW reliability AS
 WITH counts AS (
     SELECT
-        release_label, skill_name, case_id, any_value(split) AS split, arm,
+        release_label, experiment, skill_name, case_id, any_value(split) AS split, arm,
         count(*) AS n,
         count(*) FILTER (WHERE liftdb_is_success(objective_pass_rate)) AS c
     FROM runs
     WHERE scorable AND population = 'answer'
       AND objective_pass_rate BETWEEN 0 AND 1
-    GROUP BY release_label, skill_name, case_id, arm
+    GROUP BY release_label, experiment, skill_name, case_id, arm
 )
 SELECT
-    release_label, skill_name, case_id, split, arm, n, c, k,
+    release_label, experiment, skill_name, case_id, split, arm, n, c, k,
     CASE WHEN c >= n OR n - c < k THEN 1.0
          ELSE 1 - liftdb_comb(n - c, k) / liftdb_comb(n, k) END AS pass_at_k,
     CASE WHEN c < k THEN 0.0
          ELSE liftdb_comb(c, k) / liftdb_comb(n, k) END AS pass_hat_k
 FROM counts, (SELECT unnest(range(1, n + 1)) AS k)
-ORDER BY release_label, skill_name, case_id, arm, k;
+ORDER BY release_label, experiment, skill_name, case_id, arm, k;
 
 COMMENT ON VIEW reliability IS 'pass@k and pass^k per case and arm (models pooled), one row per k.';
 
 -- Columns
 COMMENT ON COLUMN reliability.release_label IS 'Release.';
+COMMENT ON COLUMN reliability.experiment IS 'The experiment (runs.experiment): a tool''s report pools its models, never its experiments.';
 COMMENT ON COLUMN reliability.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN reliability.case_id IS 'Eval case.';
 COMMENT ON COLUMN reliability.split IS 'Case split.';

@@ -5,6 +5,7 @@ CREATE OR REPLACE VIEW cost_ledger AS
 SELECT
     run_id,
     release_label,
+    experiment,
     skill_name,
     case_id,
     split,
@@ -35,6 +36,7 @@ COMMENT ON VIEW cost_ledger IS 'Per-run tokens, cost (exact DECIMAL) and time, e
 -- Columns
 COMMENT ON COLUMN cost_ledger.run_id IS 'Run key.';
 COMMENT ON COLUMN cost_ledger.release_label IS 'Release.';
+COMMENT ON COLUMN cost_ledger.experiment IS 'The experiment of the run (runs.experiment).';
 COMMENT ON COLUMN cost_ledger.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN cost_ledger.case_id IS 'Eval case.';
 COMMENT ON COLUMN cost_ledger.split IS 'Case split.';

@@ -13,7 +13,7 @@ metrics AS (
 ),
 sides AS (
     SELECT
-        p.release_label, p.native_batch, p.skill_name, p.case_id, p.split, p.model, p.repetition,
+        p.release_label, p.native_batch, p.experiment, p.skill_name, p.case_id, p.split, p.model, p.repetition,
         p.with_run_id, p.control_run_id, p.eligible AS objective_eligible, p.delta AS objective_delta,
         mt.metric,
         p.with_scorable AND p.control_scorable AS both_scorable,
@@ -65,7 +65,7 @@ judged AS (
     FROM sides
 )
 SELECT
-    release_label, native_batch, skill_name, case_id, split, model, repetition, metric,
+    release_label, native_batch, experiment, skill_name, case_id, split, model, repetition, metric,
     coalesce(with_run_id, '-') || '|' || coalesce(control_run_id, '-') AS pair_key,
     with_run_id, control_run_id,
     objective_eligible, objective_delta,

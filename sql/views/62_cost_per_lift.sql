@@ -7,6 +7,7 @@ CREATE OR REPLACE VIEW cost_per_lift AS
 SELECT
     c.release_label,
     c.native_batch,
+    c.experiment,
     c.skill_name,
     c.case_id,
     c.split,

@@ -1,11 +1,18 @@
 -- trigger_rates: does the skill load when it should? One row per (release,
--- skill, agent, model, polarity), scope 'polarity', and one per query within
+-- experiment, skill, agent, model, polarity), scope 'polarity', and one per query within
 -- it, scope 'query' (docs/metrics.md §M10). Incomplete observations stay in
 -- the denominators, as skill-eval-harness 0.6.0 counts them.
 CREATE OR REPLACE VIEW trigger_rates AS
-WITH polarity AS (
+WITH observation AS (
+    -- A trigger report is an experiment: a baseline and an ablation matrix
+    -- of one skill are never pooled (rows stored before the column existed
+    -- fall back to their report's file name).
+    SELECT * REPLACE (coalesce(experiment, regexp_extract(source_path, '[^/]+$')) AS experiment)
+    FROM trigger_observation
+),
+polarity AS (
     SELECT
-        release_label, skill_name, agent, model, should_trigger,
+        release_label, experiment, skill_name, agent, model, should_trigger,
         CASE WHEN should_trigger THEN 'should fire' ELSE 'should not fire' END AS polarity,
         'polarity' AS scope,
         NULL::VARCHAR AS query_text,
@@ -13,12 +20,12 @@ WITH polarity AS (
         sum(triggered_runs) AS triggered,
         sum(CASE WHEN passed THEN runs ELSE 0 END) AS passed,
         count(*) FILTER (WHERE observation_complete IS NOT TRUE) AS incomplete
-    FROM trigger_observation
-    GROUP BY release_label, skill_name, agent, model, should_trigger
+    FROM observation
+    GROUP BY release_label, experiment, skill_name, agent, model, should_trigger
 ),
 query AS (
     SELECT
-        release_label, skill_name, agent, model, should_trigger,
+        release_label, experiment, skill_name, agent, model, should_trigger,
         CASE WHEN should_trigger THEN 'should fire' ELSE 'should not fire' END AS polarity,
         'query' AS scope,
         query_text,
@@ -26,11 +33,11 @@ query AS (
         sum(triggered_runs) AS triggered,
         sum(CASE WHEN passed THEN runs ELSE 0 END) AS passed,
         count(*) FILTER (WHERE observation_complete IS NOT TRUE) AS incomplete
-    FROM trigger_observation
-    GROUP BY release_label, skill_name, agent, model, should_trigger, query_text
+    FROM observation
+    GROUP BY release_label, experiment, skill_name, agent, model, should_trigger, query_text
 )
 SELECT
-    release_label, skill_name, agent, model, polarity, scope, query_text,
+    release_label, experiment, skill_name, agent, model, polarity, scope, query_text,
     observations, triggered,
     round(triggered / observations, 4) AS trigger_rate,
     round(passed / observations, 4) AS pass_rate,
@@ -43,6 +50,7 @@ COMMENT ON VIEW trigger_rates IS 'Trigger observations per polarity and per quer
 
 -- Columns
 COMMENT ON COLUMN trigger_rates.release_label IS 'Release.';
+COMMENT ON COLUMN trigger_rates.experiment IS 'The trigger report (matrix, run_eval.py output) or promptfoo eval the observations come from: experiments are never pooled.';
 COMMENT ON COLUMN trigger_rates.skill_name IS 'Skill the observations are about.';
 COMMENT ON COLUMN trigger_rates.agent IS 'Agent that ran the queries.';
 COMMENT ON COLUMN trigger_rates.model IS 'Model (NULL when the report names none).';

@@ -37,6 +37,12 @@ arm_pairs AS (
      AND list_contains(e.cases, p.case_id)
     JOIN runs w ON w.run_id = p.with_run_id
     JOIN runs c ON c.run_id = p.control_run_id
+    -- Blocked pairs are no evidence (the harness's cohorts hold only the
+    -- pairs its eligibility admits): they count neither in a cohort's pairs
+    -- nor in its coverage, and cannot veto its score drop.
+    WHERE w.scorable AND c.scorable
+      AND p.with_combined_rate BETWEEN 0 AND 1
+      AND p.control_combined_rate BETWEEN 0 AND 1
 ),
 assertion_obs AS (
     -- Per pair and cited assertion: the boolean result on each arm, when the

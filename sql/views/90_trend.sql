@@ -8,10 +8,11 @@ WITH ordered AS (
     FROM releases
 ),
 units AS (
-    SELECT release_label, skill_name, case_id, model, avg(delta) AS delta
+    -- Release units: each (case, model) once, its experiments' pairs pooled.
+    SELECT release_label, skill_name, case_id, model, delta
     FROM lift_units
     WHERE channel = 'objective' AND control_arm = 'without_skill' AND eligible_pairs > 0
-    GROUP BY ALL
+      AND row_kind = 'release'
 ),
 matched AS (
     SELECT o.release_label, o.previous_release, cur.skill_name, cur.case_id, cur.model,
@@ -38,7 +39,7 @@ CREATE OR REPLACE VIEW trend AS
 WITH l AS (
     SELECT l.*, r.ordinal
     FROM lift l JOIN releases r USING (release_label)
-    WHERE l.channel = 'objective' AND l.control_arm = 'without_skill'
+    WHERE l.channel = 'objective' AND l.control_arm = 'without_skill' AND l.row_kind = 'release'
       AND l.split = 'all' AND l.scope IN ('overall', 'model')
 ),
 costs AS (
@@ -74,7 +75,7 @@ SELECT
 FROM l
 LEFT JOIN lift_stats s
     ON s.release_label = l.release_label AND s.skill_name = l.skill_name AND s.control_arm = l.control_arm
-   AND s.channel = l.channel AND s.split = l.split AND s.scope = l.scope
+   AND s.channel = l.channel AND s.split = l.split AND s.scope = l.scope AND s.row_kind = l.row_kind
    AND s.model IS NOT DISTINCT FROM l.model AND s.case_id IS NULL
 LEFT JOIN costs c
     ON c.release_label = l.release_label AND c.skill_name = l.skill_name

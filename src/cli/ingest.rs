@@ -103,6 +103,12 @@ pub fn print_summary(db: &Path, s: &IngestSummary, quiet: bool) {
                 .map(|b| format!(", batch {b}"))
                 .unwrap_or_default(),
         );
+        if !s.other_releases.is_empty() {
+            eprintln!(
+                "  skill-creator iterations written as releases of their own: {} (--release puts them in one)",
+                s.other_releases.join(", ")
+            );
+        }
         let regraded = match s.units_regraded {
             0 => String::new(),
             n => format!(", {n} regraded (manifest case or grading flags changed)"),
@@ -138,10 +144,27 @@ pub fn print_summary(db: &Path, s: &IngestSummary, quiet: bool) {
             s.trigger_trace_dirs
         );
     }
+    print_layout(&s.layout);
     if !s.skipped_files.is_empty() {
         eprintln!(
             "note: {} files skipped (not a format liftdb reads)",
             s.skipped_files.len()
+        );
+    }
+}
+
+/// Which reading ingest chose where no metadata or manifest told case from model.
+fn print_layout(l: &liftdb::ingest::LayoutCounts) {
+    if l.from_runs_root > 0 {
+        eprintln!(
+            "note: {} runs name no case in metadata.json and no manifest was given: read as <folder given>/<case>/[<model>/]<variant>, as skill-benchmark --runs reads that folder",
+            l.from_runs_root
+        );
+    }
+    if l.guessed > 0 {
+        eprintln!(
+            "note: {} runs: nothing tells <case>/<variant> from <case>/<model>/<variant> (no case in metadata.json, no manifest, not directly below a folder given): read as <case>/<variant>, one model. Ingest the runs root itself or the manifest with them to settle it; which: liftdb sql \"SELECT run_dir FROM run WHERE layout_reading = 'guessed'\"",
+            l.guessed
         );
     }
 }

@@ -106,6 +106,10 @@ pub struct FilterArgs {
     pub case_id: Option<String>,
     #[arg(long)]
     pub arm: Option<String>,
+    /// One experiment (runs.experiment): a seh runs root, a handbook run id,
+    /// a skill-creator iteration, a promptfoo eval id, a trigger report.
+    #[arg(long)]
+    pub experiment: Option<String>,
 }
 
 impl FilterArgs {
@@ -117,6 +121,7 @@ impl FilterArgs {
             ("model", &self.model),
             ("case", &self.case_id),
             ("arm", &self.arm),
+            ("experiment", &self.experiment),
         ]
         .into_iter()
         .filter_map(|(k, v)| v.clone().map(|v| (k.to_string(), v)))

@@ -151,7 +151,10 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
     }
 
     // Run directories: a directory holding a marker file, except an
-    // outputs/ or turn-N/ folder inside another run directory.
+    // outputs/ or turn-N/ folder inside another run directory. A marker in
+    // outputs/ marks the directory above it: outputs/ is always a part of a
+    // run (skill-creator keeps metrics.json there, and a run without
+    // timing.json or grading.json has no other marker).
     let mut run_dirs: HashSet<PathBuf> = files
         .iter()
         .map(|f| &f.path)
@@ -159,7 +162,12 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
             p.file_name()
                 .is_some_and(|n| marks_run_dir(&n.to_string_lossy()))
         })
-        .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .filter_map(|p| p.parent())
+        .filter_map(|d| match d.file_name().is_some_and(|n| n == "outputs") {
+            true => d.parent(),
+            false => Some(d),
+        })
+        .map(Path::to_path_buf)
         .collect();
     let nested: Vec<PathBuf> = run_dirs
         .iter()

@@ -92,6 +92,8 @@ struct Input<'a> {
     path: &'a str,
     sha256: &'a str,
     release: &'a str,
+    /// --release named it (skill-creator iterations then stay in it).
+    release_explicit: bool,
     /// Other files the parse reads, recorded into `LooseParse::declared`.
     files: &'a DeclaredReader,
 }
@@ -250,6 +252,7 @@ pub fn parse(
     bytes: &[u8],
     sha256: &str,
     release: &str,
+    release_explicit: bool,
     forced: Option<Format>,
 ) -> LooseParse {
     let doc = if path.ends_with(".jsonl") {
@@ -272,6 +275,7 @@ pub fn parse(
         path,
         sha256,
         release,
+        release_explicit,
         files: &files,
     };
     let claimed = LOOSE_ADAPTERS
@@ -385,7 +389,12 @@ fn parse_promptfoo_rows(i: &Input) -> LooseParse {
 
 fn parse_skill_creator_benchmark(i: &Input) -> LooseParse {
     let mut records = Records::default();
-    let suite = skill_creator::parse_benchmark(i.doc, i.path, i.sha256, i.release, &mut records);
+    let release = skill_creator::release_of(
+        std::path::Path::new(i.path).parent(),
+        i.release,
+        i.release_explicit,
+    );
+    let suite = skill_creator::parse_benchmark(i.doc, i.path, i.sha256, &release, &mut records);
     let skill = suite.skill_name.clone();
     let mut p = LooseParse::new(LooseKind::SkillCreatorBenchmark, SKILL_CREATOR, records);
     p.case_skills = skill_creator::benchmark_cases(i.doc)

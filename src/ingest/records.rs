@@ -132,6 +132,7 @@ table! {
         identity_conflicts: Option<String> => "JSON",
         raw_metadata: Option<String> => "JSON",
         environment: Option<String> => "JSON",
+        layout_reading: Option<String> => "VARCHAR",
     }
 }
 
@@ -355,6 +356,7 @@ table! {
         skill_tree_hash: Option<String> => "VARCHAR",
         evidence_class: Option<String> => "VARCHAR",
         trace_dir: Option<String> => "VARCHAR",
+        experiment: Option<String> => "VARCHAR",
     }
 }
 

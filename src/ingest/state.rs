@@ -39,6 +39,8 @@ pub struct StoredState {
     pub phantoms: std::collections::HashSet<String>,
     /// (variants as JSON, manifest path) of every stored manifest's suite.
     pub manifest_variants: Vec<(String, String)>,
+    /// manifest path -> the releases its suites are stored under.
+    pub manifest_releases: HashMap<String, std::collections::HashSet<String>>,
 }
 
 pub struct StoredGrading {
@@ -158,9 +160,24 @@ impl StoredState {
         while let Some(r) = rows.next()? {
             manifest_variants.push((r.get(0)?, r.get(1)?));
         }
+        let mut manifest_releases: HashMap<String, std::collections::HashSet<String>> =
+            HashMap::new();
+        let mut stmt = conn.prepare(
+            "SELECT DISTINCT s.manifest_path, s.release_label FROM suite s
+             JOIN source_file f ON f.path = s.manifest_path AND f.owner_key = s.manifest_path
+             WHERE f.kind = 'manifest'",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            manifest_releases
+                .entry(r.get(0)?)
+                .or_default()
+                .insert(r.get(1)?);
+        }
         Ok(StoredState {
             phantoms,
             manifest_variants,
+            manifest_releases,
             judge_rows,
             manifest_cases,
             seh_gradings,

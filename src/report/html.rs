@@ -271,8 +271,9 @@ pub fn render(conn: &Connection, skill: Option<&str>) -> Result<String> {
                     "SELECT l.release_label AS release, l.skill_name AS skill, l.units, l.eligible_pairs AS pairs,
                     round(l.with_rate, 4) AS with_skill, round(l.without_rate, 4) AS without_skill,
                     round(l.absolute_delta, 4) AS lift, s.p_value AS p, s.ci_lower, s.ci_upper, s.noise_verdict AS verdict
-             FROM lift l LEFT JOIN lift_stats s USING (release_label, skill_name, control_arm, channel, split, scope)
+             FROM lift l LEFT JOIN lift_stats s USING (release_label, skill_name, control_arm, channel, split, row_kind, scope)
              WHERE l.channel = 'objective' AND l.control_arm = 'without_skill' AND l.split = 'all' AND l.scope = 'overall'
+               AND l.row_kind = 'release'
                AND s.model IS NULL AND s.case_id IS NULL AND ($skill IS NULL OR l.skill_name = $skill)
              ORDER BY release, skill",
         &params,
@@ -282,8 +283,9 @@ pub fn render(conn: &Connection, skill: Option<&str>) -> Result<String> {
         &format!(
             "SELECT l.skill_name, l.case_id, l.absolute_delta, s.ci_lower, s.ci_upper,
                     list_min(l.deltas) AS min_unit, list_max(l.deltas) AS max_unit
-             FROM lift l LEFT JOIN lift_stats s USING (release_label, skill_name, control_arm, channel, split, scope, case_id)
+             FROM lift l LEFT JOIN lift_stats s USING (release_label, skill_name, control_arm, channel, split, row_kind, scope, case_id)
              WHERE l.channel = 'objective' AND l.control_arm = 'without_skill' AND l.split = 'all' AND l.scope = 'case'
+               AND l.row_kind = 'release'
                AND l.release_label = {latest} AND ($skill IS NULL OR l.skill_name = $skill)
              ORDER BY l.skill_name, l.absolute_delta DESC, l.case_id"
         ),

@@ -1,6 +1,8 @@
 //! Fill `lift_stats` from the `lift` view: one row of test, interval and
 //! noise check per lift row. Runs inside the ingest transaction.
 
+use std::collections::HashMap;
+
 use duckdb::arrow::array::{Array, AsArray};
 use duckdb::arrow::datatypes::Float64Type;
 use duckdb::{appender_params_from_iter, Connection};
@@ -28,28 +30,48 @@ fn doubles(col: &dyn Array, i: usize) -> Vec<f64> {
         .collect()
 }
 
+/// Key columns of a lift row, before its deltas and control rates.
+const KEYS: usize = 10;
+/// Position of `channel` among the keys.
+const CHANNEL: usize = 3;
+
 pub fn refresh(conn: &Connection) -> Result<u64> {
     conn.execute_batch("DELETE FROM lift_stats")?;
     let mut stmt = conn.prepare(
-        "SELECT release_label, skill_name, control_arm, channel, split, scope, model, case_id,
-                deltas, unit_without_rates
+        "SELECT release_label, skill_name, control_arm, channel, split, row_kind, experiment,
+                scope, model, case_id, deltas, unit_without_rates
          FROM lift",
     )?;
     let batches: Vec<_> = stmt.query_arrow([])?.collect();
-    // Read every lift row first, then test them in parallel: interval
-    // inversion runs the test ~120 times per row.
-    let mut inputs = Vec::new();
+    // Read every lift row first, then test each distinct input once, in
+    // parallel: interval inversion runs the test ~120 times per row, and a
+    // release of one experiment has its experiment rows equal to its release
+    // rows.
+    let mut keyed = Vec::new();
+    let mut distinct: HashMap<TestInput, usize> = HashMap::new();
+    let mut inputs: Vec<TestInput> = Vec::new();
     for batch in &batches {
         for i in 0..batch.num_rows() {
             let col = |k: usize| batch.column(k).as_ref();
-            let keys: Vec<Option<String>> = (0..8).map(|k| strings(col(k), i)).collect();
-            inputs.push((keys, doubles(col(8), i), doubles(col(9), i)));
+            let keys: Vec<Option<String>> = (0..KEYS).map(|k| strings(col(k), i)).collect();
+            let input = TestInput::new(
+                keys[CHANNEL].as_deref() == Some("pass_at_1"),
+                doubles(col(KEYS), i),
+                doubles(col(KEYS + 1), i),
+            );
+            let slot = *distinct.entry(input.clone()).or_insert_with(|| {
+                inputs.push(input);
+                inputs.len() - 1
+            });
+            keyed.push((keys, slot));
         }
     }
-    let rows: Vec<Row> = inputs
-        .into_par_iter()
-        .map(|(keys, d, without)| stats_row(keys, d, &without))
-        .collect();
+    let tested: Vec<Row> = inputs.par_iter().map(TestInput::test).collect();
+    let rows = keyed.into_iter().map(|(keys, slot)| {
+        let mut row: Row = keys.into_iter().map(text).collect();
+        row.extend(tested[slot].iter().cloned());
+        row
+    });
     let mut appender = conn.appender("lift_stats")?;
     let mut written = 0;
     for row in rows {
@@ -60,17 +82,38 @@ pub fn refresh(conn: &Connection) -> Result<u64> {
     Ok(written)
 }
 
-/// One `lift_stats` row: the lift row's keys, then test, interval and noise check.
-fn stats_row(keys: Vec<Option<String>>, mut d: Vec<f64>, without: &[f64]) -> Row {
-    if keys[3].as_deref() == Some("pass_at_1") {
-        // The harness tests the per-unit delta pass@1 after rounding it to 6 places.
-        d = d.into_iter().map(|v| py_round(v, 6)).collect();
+/// What a lift row's test depends on: its unit deltas (rounded to 6 places
+/// on the pass@1 channel, as the harness tests them) and control means,
+/// compared bit for bit.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct TestInput {
+    deltas: Vec<u64>,
+    without: Vec<u64>,
+}
+
+impl TestInput {
+    fn new(pass_at_1: bool, d: Vec<f64>, without: Vec<f64>) -> TestInput {
+        let round = |v: f64| if pass_at_1 { py_round(v, 6) } else { v };
+        TestInput {
+            deltas: d.into_iter().map(|v| round(v).to_bits()).collect(),
+            without: without.into_iter().map(f64::to_bits).collect(),
+        }
     }
+
+    /// The stats columns of a `lift_stats` row: test, interval and noise check.
+    fn test(&self) -> Row {
+        let d: Vec<f64> = self.deltas.iter().map(|b| f64::from_bits(*b)).collect();
+        let without: Vec<f64> = self.without.iter().map(|b| f64::from_bits(*b)).collect();
+        stats_columns(&d, &without)
+    }
+}
+
+fn stats_columns(d: &[f64], without: &[f64]) -> Row {
     let mean = (!d.is_empty()).then(|| d.iter().sum::<f64>() / d.len() as f64);
-    let test = sign_flip(&d);
-    let iv = interval(&d);
-    let noise = noise_check(&d, without, &iv, None);
-    let mut row: Row = keys.into_iter().map(text).collect();
+    let test = sign_flip(d);
+    let iv = interval(d);
+    let noise = noise_check(d, without, &iv, None);
+    let mut row: Row = Vec::new();
     row.extend([
         int(Some(test.n as i64)),
         text(Some(test.method)),

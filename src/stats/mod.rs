@@ -17,5 +17,15 @@ pub mod sql_functions;
 pub mod trend;
 
 pub use interval::{interval, noise_check, Interval, NoiseCheck};
+
+/// Refill every materialized statistics table (lift_stats, ablation_stats,
+/// trend_stats) from the views, inside the caller's transaction.
+#[cfg(feature = "store")]
+pub fn refresh_all(conn: &duckdb::Connection) -> crate::Result<()> {
+    materialize::refresh(conn)?;
+    ablation::refresh(conn)?;
+    trend::refresh(conn)?;
+    Ok(())
+}
 pub use rounding::py_round;
 pub use sign_flip::{sign_flip, SignFlip};

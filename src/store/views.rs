@@ -39,6 +39,11 @@ pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<()> {
         return Ok(());
     }
     recreate_views(conn)?;
+    // The statistics tables are derived from the views: a new definition (or
+    // a migration that re-created a table) refills them.
+    let tx = conn.unchecked_transaction()?;
+    crate::stats::refresh_all(&tx)?;
+    tx.commit()?;
     let now = format!("{}:{}", views_sha256(), view_count(conn)?);
     conn.execute(
         "INSERT OR REPLACE INTO liftdb_settings VALUES ('views_sha256', ?)",

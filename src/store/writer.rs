@@ -47,9 +47,17 @@ const DELETE_UNITS: &[&str] = &[
     "DELETE FROM peer_metric WHERE source_path IN (SELECT path FROM liftdb_doomed)",
     "DELETE FROM trigger_observation WHERE source_path IN (SELECT path FROM liftdb_doomed)",
     "DELETE FROM judge_verdict WHERE source_path IN (SELECT path FROM liftdb_doomed)",
-    "DELETE FROM case_def WHERE source_path IN (SELECT path FROM liftdb_doomed)",
-    "DELETE FROM suite WHERE manifest_path IN (SELECT path FROM liftdb_doomed)",
     "DELETE FROM source_file WHERE owner_key IN (SELECT path FROM liftdb_doomed)",
+];
+
+/// A replaced manifest gives up its cases and suites of the batch's release
+/// only: the releases it defined before keep theirs. Any other replaced
+/// file gives up all of them. Run before DELETE_UNITS (it reads source_file).
+const DELETE_DEFINITIONS: &[&str] = &[
+    "DELETE FROM case_def WHERE source_path IN (SELECT path FROM liftdb_doomed)
+       AND (release_label = ? OR source_path NOT IN (SELECT path FROM source_file WHERE kind = 'manifest'))",
+    "DELETE FROM suite WHERE manifest_path IN (SELECT path FROM liftdb_doomed)
+       AND (release_label = ? OR manifest_path NOT IN (SELECT path FROM source_file WHERE kind = 'manifest'))",
 ];
 
 /// Secrets out of every text value of a row.
@@ -166,6 +174,9 @@ impl<'c> BatchWriter<'c> {
             ],
         )?;
         fill_key_table(&tx, "liftdb_doomed", replaced_units.iter().cloned())?;
+        for sql in DELETE_DEFINITIONS {
+            tx.execute(sql, [&batch.release_label])?;
+        }
         for sql in DELETE_UNITS {
             tx.execute_batch(sql)?;
         }
@@ -232,6 +243,7 @@ impl<'c> BatchWriter<'c> {
             }
         }
         update_mtimes(tx, touched)?;
+        register_run_releases(tx)?;
         clock.mark("errors + mtimes");
         crate::stats::materialize::refresh(tx)?;
         clock.mark("lift_stats");
@@ -277,4 +289,20 @@ pub fn touch(conn: &Connection, touched: &[(String, i64)]) -> Result<()> {
     let tx = conn.unchecked_transaction()?;
     update_mtimes(&tx, touched)?;
     Ok(tx.commit()?)
+}
+
+/// Releases that runs carry besides their batch's (skill-creator's
+/// iteration-N folders, one release each) join `releases` in their natural
+/// order — iteration-2 before iteration-10 — after every label seen before.
+fn register_run_releases(tx: &Connection) -> Result<()> {
+    tx.execute_batch(
+        "INSERT INTO releases
+         SELECT release_label,
+                coalesce((SELECT max(ordinal) FROM releases), 0)
+                    + row_number() OVER (ORDER BY TRY_CAST(regexp_extract(release_label, '(\\d+)$', 1) AS BIGINT) NULLS LAST, release_label),
+                now()::TIMESTAMP, 'skill-creator iteration'
+         FROM (SELECT release_label FROM run UNION SELECT release_label FROM suite)
+         WHERE release_label NOT IN (SELECT release_label FROM releases)",
+    )?;
+    Ok(())
 }

@@ -215,7 +215,7 @@ fn promptfoo_results_match_its_stats_and_prompt_metrics() {
     let lift = scalar(
         &ts.store,
         "SELECT absolute_delta FROM lift WHERE channel = 'objective' AND control_arm = 'without_skill'
-           AND scope = 'overall' AND split = 'all'",
+           AND scope = 'overall' AND split = 'all' AND row_kind = 'experiment'",
     );
     assert_close(
         f(&lift),

@@ -140,7 +140,7 @@ fn lift_and_ablations_without_any_report() {
     let lift = rows(
         &ts.store,
         "SELECT s.p_value FROM lift_stats s WHERE channel = 'objective' AND control_arm = 'without_skill'
-         AND split = 'tune' AND scope = 'overall'",
+         AND split = 'tune' AND scope = 'overall' AND row_kind = 'experiment'",
     );
     assert_eq!(
         lift[0]["p_value"].as_f64(),

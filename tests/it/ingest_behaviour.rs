@@ -364,3 +364,96 @@ fn a_newer_store_is_refused_without_being_touched() {
     assert!(liftdb::store::open_read(&db).is_err());
     assert_eq!(sha_of(&db), before, "the file is untouched");
 }
+
+#[test]
+fn a_manifest_ingested_again_for_a_second_release_defines_that_release_too() {
+    // The same manifest with two run trees, one release each: the second
+    // ingest must not skip the (unchanged) manifest, or release v2's runs
+    // have no case definitions (no split, no tune/holdout lift).
+    let dir = tempfile::tempdir().unwrap();
+    for copy in ["runs-v1", "runs-v2"] {
+        copy_tree(&seh_root().join("runs/eval-runs"), &dir.path().join(copy));
+    }
+    let manifest = seh_root().join("input/evals/shared-benchmark.json");
+    let cases = serde_json::from_slice::<serde_json::Value>(&std::fs::read(&manifest).unwrap())
+        .unwrap()["cases"]
+        .as_array()
+        .unwrap()
+        .len();
+    let mut ts = new_store();
+    for release in ["v1", "v2"] {
+        let summary = liftdb::ingest::ingest(
+            &mut ts.store,
+            &[dir.path().join(format!("runs-{release}")), manifest.clone()],
+            &liftdb::ingest::IngestOptions {
+                release: Some(release.into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    }
+    let per_release = rows(
+        &ts.store,
+        "SELECT release_label, count(*) AS n FROM case_def GROUP BY 1 ORDER BY 1",
+    );
+    assert_eq!(per_release.len(), 2, "{per_release:?}");
+    for r in &per_release {
+        assert_eq!(r["n"].as_u64(), Some(cases as u64), "{r:?}");
+    }
+    assert_eq!(
+        scalar(
+            &ts.store,
+            "SELECT count(*) FROM runs WHERE release_label = 'v2' AND split IS NULL AND population = 'answer'"
+        ),
+        serde_json::Value::from(0)
+    );
+    // Both releases keep their suite from the one manifest.
+    assert_eq!(
+        scalar(&ts.store, "SELECT count(DISTINCT release_label) FROM suite"),
+        serde_json::Value::from(2)
+    );
+}
+
+#[test]
+fn a_layout_no_metadata_or_manifest_settles_is_read_from_the_folder_given_and_announced() {
+    // <case>/<model>/<variant> with output.md only: no metadata.json names the case.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("latest");
+    for arm in ["with_skill", "without_skill"] {
+        let run = root.join("add-col/claude-haiku-4-5").join(arm);
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::write(run.join("output.md"), "answer\n").unwrap();
+    }
+    // Given the runs root itself: its children are cases, as skill-benchmark --runs reads it.
+    let mut ts = new_store();
+    let summary = ingest_paths(&mut ts, std::slice::from_ref(&root));
+    assert_eq!(summary.layout.from_runs_root, 2);
+    assert_eq!(summary.layout.guessed, 0);
+    let r = rows(
+        &ts.store,
+        "SELECT DISTINCT case_id, model, layout_reading FROM run",
+    );
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(
+        (&r[0]["case_id"], &r[0]["model"], &r[0]["layout_reading"]),
+        (
+            &serde_json::Value::from("add-col"),
+            &serde_json::Value::from("claude-haiku-4-5"),
+            &serde_json::Value::from("runs root")
+        )
+    );
+    // Given the folder above it, nothing tells: the single-model reading,
+    // and the CLI says so.
+    let db = dir.path().join("guessed.duckdb");
+    let out = crate::common::liftdb_cmd(&db)
+        .args(["ingest"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("2 runs: nothing tells <case>/<variant> from <case>/<model>/<variant>"),
+        "{stderr}"
+    );
+}

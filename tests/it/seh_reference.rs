@@ -10,8 +10,19 @@ use crate::common::{
     seh_root, sql_str, TestStore,
 };
 
-/// paired_summary (and its by_model blocks) of one report against the lift view.
+/// paired_summary (and its by_model blocks) of one report against the lift
+/// view's experiment rows (the store holds that one experiment).
 pub(crate) fn check_paired_summary(ts: &TestStore, report: &Value, split: &str) {
+    check_experiment_summary(ts, report, split, "row_kind = 'experiment'")
+}
+
+/// The same, for the experiment rows `experiment_cond` selects.
+pub(crate) fn check_experiment_summary(
+    ts: &TestStore,
+    report: &Value,
+    split: &str,
+    experiment_cond: &str,
+) {
     let ps = &report["paired_summary"];
     let lift = |scope: &str, model: Option<&str>| {
         let model_cond = model.map_or("model IS NULL".to_string(), |m| {
@@ -20,7 +31,7 @@ pub(crate) fn check_paired_summary(ts: &TestStore, report: &Value, split: &str) 
         let r = rows(
             &ts.store,
             &format!(
-                "SELECT * FROM lift WHERE channel = 'objective' AND control_arm = 'without_skill' AND split = {} AND scope = {} AND {model_cond}",
+                "SELECT * FROM lift WHERE channel = 'objective' AND control_arm = 'without_skill' AND split = {} AND scope = {} AND {model_cond} AND {experiment_cond}",
                 sql_str(split),
                 sql_str(scope)
             ),
@@ -124,7 +135,7 @@ pub(crate) fn check_paired_summary(ts: &TestStore, report: &Value, split: &str) 
     }
     let our_models = scalar(
         &ts.store,
-        &format!("SELECT count(*) FROM lift WHERE channel = 'objective' AND control_arm = 'without_skill' AND scope = 'model' AND split = {}", sql_str(split)),
+        &format!("SELECT count(*) FROM lift WHERE channel = 'objective' AND control_arm = 'without_skill' AND scope = 'model' AND split = {} AND {experiment_cond}", sql_str(split)),
     );
     assert_eq!(
         our_models.as_u64(),

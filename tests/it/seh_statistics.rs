@@ -20,7 +20,7 @@ fn stats_row(
         &ts.store,
         &format!(
             "SELECT * FROM lift_stats WHERE control_arm = 'without_skill' AND channel = {} AND split = {}
-               AND scope = {} AND {model_cond} AND case_id IS NULL",
+               AND scope = {} AND {model_cond} AND case_id IS NULL AND row_kind = 'experiment'",
             sql_str(channel),
             sql_str(split),
             sql_str(scope)
@@ -91,7 +91,7 @@ fn graded_channel_matches() {
             &ts.store,
             &format!(
                 "SELECT with_rate, without_rate FROM lift WHERE channel = 'graded' AND control_arm = 'without_skill'
-                   AND scope = 'overall' AND split = {}",
+                   AND scope = 'overall' AND split = {} AND row_kind = 'experiment'",
                 sql_str(split)
             ),
         );
@@ -140,7 +140,7 @@ fn reliability_paired_lift_matches() {
                 &ts.store,
                 &format!(
                     "SELECT delta FROM lift_units WHERE channel = 'pass_at_1' AND control_arm = 'without_skill'
-                       AND case_id = {} AND model = {}",
+                       AND case_id = {} AND model = {} AND row_kind = 'experiment'",
                     sql_str(case),
                     sql_str(model)
                 ),
@@ -156,9 +156,118 @@ fn reliability_paired_lift_matches() {
 }
 
 #[test]
-fn ablations_are_confirmed_causal_like_the_tool() {
+fn paired_pass_at_k_and_pass_hat_k_lift_match_for_every_k() {
     let ts = corpus_store();
-    let report = reference("benchmark-tune.json.gz");
+    for (file, split) in [
+        ("benchmark-tune.json.gz", "tune"),
+        ("benchmark-holdout.json.gz", "holdout"),
+        ("benchmark.json.gz", "all"),
+    ] {
+        let pl = &reference(file)["reliability"]["paired_lift"];
+        // Pooled per k (the report's rounding, 6 places) overall and per model.
+        let mut blocks = vec![(None, &pl["pooled"])];
+        for (model, block) in pl["by_model"].as_object().unwrap() {
+            blocks.push((Some(model.as_str()), &block["pooled"]));
+        }
+        for (model, pooled) in blocks {
+            let ours = rows(
+                &ts.store,
+                &format!(
+                    "SELECT k, units, liftdb_pyround(pass_at_k_delta, 6) AS at_k, liftdb_pyround(pass_hat_k_delta, 6) AS hat_k
+                     FROM reliability_lift WHERE control_arm = 'without_skill' AND split = {} AND {} ORDER BY k",
+                    sql_str(split),
+                    match model {
+                        Some(m) => format!("scope = 'model' AND model = {}", sql_str(m)),
+                        None => "scope = 'overall'".to_string(),
+                    }
+                ),
+            );
+            let what = format!("{split} {model:?}");
+            let at_k = pooled["mean_pass_at_k_delta"].as_object().unwrap();
+            let hat_k = pooled["mean_pass_hat_k_delta"].as_object().unwrap();
+            assert_eq!(ours.len(), at_k.len(), "{what}: every k");
+            for r in &ours {
+                let k = r["k"].to_string();
+                assert_eq!(r["at_k"].as_f64(), at_k[&k].as_f64(), "{what} pass@{k}");
+                assert_eq!(r["hat_k"].as_f64(), hat_k[&k].as_f64(), "{what} pass^{k}");
+            }
+            assert_eq!(
+                ours[0]["units"].as_i64(),
+                pooled["cases"].as_i64(),
+                "{what} units"
+            );
+        }
+        // Per unit, every k.
+        for (unit, block) in pl["by_case"].as_object().unwrap() {
+            let (case, model) = unit.split_once('@').expect("case@model");
+            let ours = rows(
+                &ts.store,
+                &format!(
+                    "SELECT k, liftdb_pyround(pass_at_k_delta, 6) AS at_k, liftdb_pyround(pass_hat_k_delta, 6) AS hat_k
+                     FROM reliability_lift WHERE control_arm = 'without_skill' AND split = {} AND scope = 'unit'
+                       AND case_id = {} AND model = {} ORDER BY k",
+                    sql_str(split),
+                    sql_str(case),
+                    sql_str(model)
+                ),
+            );
+            let at_k = block["pass_at_k_delta"].as_object().unwrap();
+            assert_eq!(ours.len(), at_k.len(), "{unit}");
+            for r in &ours {
+                let k = r["k"].to_string();
+                assert_eq!(r["at_k"].as_f64(), at_k[&k].as_f64(), "{unit} pass@{k}");
+                assert_eq!(
+                    r["hat_k"].as_f64(),
+                    block["pass_hat_k_delta"][&k].as_f64(),
+                    "{unit} pass^{k}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn ablations_are_confirmed_causal_like_the_tool() {
+    check_ablations(&corpus_store(), &reference("benchmark-tune.json.gz"));
+}
+
+#[test]
+fn a_blocked_ablation_pair_is_no_evidence_like_the_tool() {
+    // The dev tree with one ablation run made a runner failure (fixture
+    // seh-blocked-ablation-pair: the same change, and skill-benchmark's report on it).
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("eval-runs");
+    crate::common::copy_tree(&crate::common::seh_root().join("runs/eval-runs"), &runs);
+    std::fs::write(
+        runs.join("add-not-null-column/claude-haiku-4-5/ablation:no-severity/run-1/output.md"),
+        "[CLAUDE FAILURE] exit 1: the runner crashed before answering\n",
+    )
+    .unwrap();
+    let mut ts = crate::common::new_store();
+    let summary = liftdb::ingest::ingest(
+        &mut ts.store,
+        &[
+            runs,
+            crate::common::seh_root().join("input/evals/shared-benchmark.json"),
+        ],
+        &liftdb::ingest::IngestOptions {
+            allow_scripts: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    let report = crate::common::read_report(&crate::common::fixture(
+        "seh-blocked-ablation-pair/benchmark-tune.json.gz",
+    ));
+    // The cohort with the blocked pair is tested on its 5 other pairs.
+    let by_case = &report["ablation_regressions"][0]["regressions"][0]["significance"]["by_case"];
+    assert_eq!(by_case["add-not-null-column@claude-haiku-4-5"]["n"], 5);
+    check_ablations(&ts, &report);
+}
+
+/// Every ablation regression of a report against ablation_stats.
+fn check_ablations(ts: &TestStore, report: &Value) {
     let ablations = report["ablation_regressions"].as_array().unwrap();
     let measured: Vec<&Value> = ablations
         .iter()
@@ -224,6 +333,44 @@ fn ablations_are_confirmed_causal_like_the_tool() {
                 sig["by_case"],
                 "{id} per-cohort tests"
             );
+            // The evidence of each flip: rates over the cohort's eligible pairs only.
+            for ev in reg["evidence"].as_array().unwrap() {
+                let ours = rows(
+                    &ts.store,
+                    &format!(
+                        "SELECT e.pairs, x.* FROM ablation_evidence e, unnest(e.assertion_evidence) AS t(x)
+                         WHERE e.ablation_id = {} AND e.regression_index = {index} AND e.case_id = {}
+                           AND e.model IS NOT DISTINCT FROM {} AND x.assertion = {}",
+                        sql_str(id),
+                        sql_str(ev["case"].as_str().unwrap()),
+                        ev["model"].as_str().map_or("NULL".into(), sql_str),
+                        sql_str(ev["assertion"].as_str().unwrap())
+                    ),
+                );
+                assert_eq!(ours.len(), 1, "{id} {ev}");
+                let what = format!("{id} {} {}", ev["case"], ev["model"]);
+                assert_eq!(
+                    ours[0]["paired_observations"], ev["paired_observations"],
+                    "{what}"
+                );
+                assert_eq!(ours[0]["pairs"], ev["paired_observations"], "{what} pairs");
+                assert_eq!(
+                    ours[0]["with_skill_rate"].as_f64(),
+                    ev["with_skill_rate"].as_f64(),
+                    "{what}"
+                );
+                assert_eq!(
+                    ours[0]["ablation_rate"].as_f64(),
+                    ev["ablation_rate"].as_f64(),
+                    "{what}"
+                );
+            }
+            // Coverage is over the cohort's eligible pairs: a blocked pair is no gap.
+            assert_eq!(
+                o["coverage_gaps"].as_u64(),
+                Some(reg["assertion_coverage_gaps"].as_array().unwrap().len() as u64),
+                "{id} coverage gaps"
+            );
         }
     }
 }
@@ -272,7 +419,7 @@ fn sign_flip_p_sql_function_equals_exact_enumeration() {
     let p = scalar(
         &ts.store,
         "SELECT round(sign_flip_p(deltas), 6) FROM lift WHERE channel = 'objective' AND control_arm = 'without_skill'
-           AND split = 'tune' AND scope = 'overall'",
+           AND split = 'tune' AND scope = 'overall' AND row_kind = 'experiment'",
     );
     let expected =
         reference("benchmark-tune.json.gz")["paired_summary"]["significance"]["p_value"].clone();

@@ -36,8 +36,8 @@ const RUN_ADAPTERS: &[RunAdapter] = &[
     },
     RunAdapter {
         format: Format::SkillCreator,
-        claims: |_, files| skill_creator::is_run_dir(files),
-        parse: |dir, files, ctx| skill_creator::parse_run(dir, files, ctx.release),
+        claims: skill_creator::is_run_dir,
+        parse: |dir, files, ctx| skill_creator::parse_run(dir, files, ctx),
     },
     RunAdapter {
         format: Format::Seh,

@@ -580,6 +580,7 @@ mod skill_evals {
             observation_complete: Some(loaded.is_some()),
             passed: row.bool_at("success"),
             evidence_class: Some("agent_skill_evals_routing".into()),
+            experiment: src.eval_id.map(str::to_string),
             ..Default::default()
         })
     }

@@ -13,18 +13,69 @@ use crate::ingest::json::{as_f64, parse_lenient, Get};
 use crate::ingest::kernel::expectations::{grading_from_expectations, is_expectations_grading};
 use crate::ingest::kernel::format::SKILL_CREATOR;
 use crate::ingest::kernel::{
-    name_of, parse_run_segment, peer, run_key, suite_id, RunFiles, RunIdentity, RunOutcome,
+    name_of, parse_run_segment, peer, report_experiment, run_key, suite_id, RunContext, RunFiles,
+    RunIdentity, RunOutcome,
 };
 use crate::ingest::records::{key, ErrorKind, MeasurementRec, Records, RunRec, SuiteRec};
 
-/// A config directory (or its run-N) holding an expectations grading.json
-/// and no skill-eval-harness metadata.json.
-pub fn is_run_dir(files: &RunFiles) -> bool {
-    !files.contains_key("metadata.json")
-        && files
-            .get("grading.json")
-            .and_then(|b| parse_lenient(b).ok())
-            .is_some_and(|g| is_expectations_grading(&g))
+/// A config directory (or its run-N) with no skill-eval-harness
+/// metadata.json, holding an expectations grading.json, or sitting in the
+/// workspace layout `iteration-<N>/eval-<id>[-<name>]/<config>/run-<k>`
+/// (a run the grader has not reached yet has no grading.json: it is an
+/// ungraded skill-creator run, not a stray run of another format).
+pub fn is_run_dir(dir: &Path, files: &RunFiles) -> bool {
+    if files.contains_key("metadata.json") {
+        return false;
+    }
+    let graded = files
+        .get("grading.json")
+        .and_then(|b| parse_lenient(b).ok())
+        .is_some_and(|g| is_expectations_grading(&g));
+    graded || iteration_dir_of(dir).is_some()
+}
+
+/// `iteration-<N>` with a non-negative integer N.
+fn iteration_number(name: &str) -> Option<u64> {
+    name.strip_prefix("iteration-")?.parse().ok()
+}
+
+/// The iteration folder above `<eval>/<config>/run-<k>`, when the path has
+/// the workspace layout.
+fn iteration_dir_of(run_dir: &Path) -> Option<&Path> {
+    let leaf = name_of(run_dir)?;
+    parse_run_segment(&leaf)?;
+    let eval = run_dir.parent()?.parent()?;
+    name_of(eval)?.strip_prefix("eval-")?;
+    let iteration = eval.parent()?;
+    iteration_number(&name_of(iteration)?).map(|_| iteration)
+}
+
+/// skill-creator's `iteration-N` folders are successive releases of the
+/// skill (docs/harnesses.md §D): what lies under one belongs to release
+/// `iteration-N`, unless --release named the release of the whole call.
+pub fn release_of(iteration_dir: Option<&Path>, batch: &str, explicit: bool) -> String {
+    match iteration_dir.and_then(name_of) {
+        Some(name) if !explicit && iteration_number(&name).is_some() => name,
+        _ => batch.to_string(),
+    }
+}
+
+/// The eval id as `aggregate_benchmark.py` takes it: `eval_metadata.json`'s
+/// `eval_id` (a number or a string, written as given), else the integer after
+/// `eval-` in the folder name (`eval-6-run-as-non-root` is 6), else the name.
+fn eval_id(metadata: Option<&Value>, eval_name: &str) -> String {
+    if let Some(id) = metadata.and_then(|m| m.get("eval_id")) {
+        return match id {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+    }
+    eval_name
+        .split('-')
+        .nth(1)
+        .and_then(|n| n.parse::<i64>().ok())
+        .map(|n| n.to_string())
+        .unwrap_or_else(|| eval_name.to_string())
 }
 
 /// Zero-trap: the aggregator writes 0 for "not recorded" (docs/harnesses.md §D).
@@ -37,7 +88,7 @@ fn zero_is_missing(
     MeasurementRec::reported(run_id, metric, value.filter(|v| *v > 0.0), provenance)
 }
 
-pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
+pub fn parse_run(dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let mut records = Records::default();
     let dir_text = dir.display().to_string();
     let leaf = name_of(dir).unwrap_or_default();
@@ -61,17 +112,11 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
     };
     let eval_name = name_of(eval_dir).unwrap_or_default();
     let metadata = files.get(metadata_key).and_then(|b| parse_lenient(b).ok());
-    let case_id = metadata
-        .as_ref()
-        .and_then(|m| m.get("eval_id"))
-        .map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-        .or_else(|| eval_name.split_once('-').map(|(_, id)| id.to_string()))
-        .unwrap_or(eval_name.clone());
+    let case_id = eval_id(metadata.as_ref(), &eval_name);
     let iteration = eval_dir.parent();
     let native_batch = iteration.and_then(name_of);
+    let release = release_of(iteration, ctx.release, ctx.release_explicit);
+    let release = release.as_str();
     let skill = iteration
         .and_then(Path::parent)
         .and_then(name_of)
@@ -267,6 +312,7 @@ pub fn parse_trigger_eval(doc: &Value, path: &str, release: &str, records: &mut 
                 triggered_runs: triggers,
                 passed: q.bool_at("pass"),
                 evidence_class: Some("skill_creator_run_eval".into()),
+                experiment: Some(report_experiment(path)),
                 ..Default::default()
             });
     }
@@ -277,4 +323,34 @@ pub fn parse_trigger_eval(doc: &Value, path: &str, release: &str, records: &mut 
         skill_name: skill.as_deref(),
     };
     peer::flatten(doc, &src, &["results"], &mut records.peer_metrics);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eval_id_as_aggregate_benchmark_takes_it() {
+        let meta = |v: Value| serde_json::json!({ "eval_id": v });
+        // eval_metadata.json's id as written, a number or a string alike.
+        assert_eq!(eval_id(Some(&meta(Value::from(6))), "eval-6-x"), "6");
+        assert_eq!(eval_id(Some(&meta(Value::from("6"))), "eval-6-x"), "6");
+        // Without it: int(name.split("-")[1]).
+        assert_eq!(eval_id(None, "eval-14-multi-stage-slim-runtime"), "14");
+        assert_eq!(eval_id(None, "eval-alpha"), "eval-alpha");
+    }
+
+    #[test]
+    fn an_iteration_folder_is_a_release_unless_one_is_named() {
+        let run = Path::new("/w/x-workspace/iteration-3/eval-6-a/with_skill/run-2");
+        let iteration = iteration_dir_of(run);
+        assert_eq!(iteration, Some(Path::new("/w/x-workspace/iteration-3")));
+        assert_eq!(release_of(iteration, "batch", false), "iteration-3");
+        assert_eq!(release_of(iteration, "v1", true), "v1");
+        // The handbook's iteration-<i>/eval-<id>/<mode> has no run-<k>: not this layout.
+        assert_eq!(
+            iteration_dir_of(Path::new("/o/run/skill/iteration-1/eval-3/with_skill")),
+            None
+        );
+    }
 }

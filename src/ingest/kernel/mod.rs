@@ -14,5 +14,5 @@ pub mod unit;
 
 pub use format::Format;
 pub use identity::{case_pk, run_key, suite_id, RunIdentity};
-pub use paths::{name_of, parse_run_segment};
+pub use paths::{name_of, parse_run_segment, report_experiment};
 pub use unit::{GradingContext, ManifestCase, RunContext, RunFiles, RunOutcome};

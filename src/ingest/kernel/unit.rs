@@ -12,6 +12,12 @@ pub type RunFiles = HashMap<String, Vec<u8>>;
 /// What every run directory of one ingest shares.
 pub struct RunContext<'a> {
     pub release: &'a str,
+    /// The release was named (--release): skill-creator iterations do not
+    /// become releases of their own.
+    pub release_explicit: bool,
+    /// The directories given to ingest (a skill-eval-harness layout is read
+    /// from the one holding its case folders).
+    pub roots: &'a [std::path::PathBuf],
     pub forced: Option<Format>,
     /// case id -> skill, from the manifests and reports of this ingest and the store.
     pub known_cases: &'a HashMap<String, String>,

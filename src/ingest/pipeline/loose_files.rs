@@ -35,6 +35,7 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
         errors: Vec::new(),
     };
     let release = plan.release.label.clone();
+    let release_explicit = plan.release.explicit();
     for read in &mut plan.loose {
         // An unreadable file has its error row already.
         let unit_path = read.unit.path.clone();
@@ -66,7 +67,7 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
         }
         let mut parse = match streamed {
             Some(p) => p,
-            None => loose::parse(&path, &bytes, sha, &release, forced),
+            None => loose::parse(&path, &bytes, sha, &release, release_explicit, forced),
         };
         drop(bytes);
         if parse.kind == LooseKind::Unrecognized {

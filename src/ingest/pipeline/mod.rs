@@ -22,7 +22,7 @@ use crate::Result;
 
 pub use super::release::DEFAULT_RELEASE;
 pub(crate) use plan::ReadUnit;
-pub use summary::{ErrorLine, GradingCounts, IngestSummary};
+pub use summary::{ErrorLine, GradingCounts, IngestSummary, LayoutCounts};
 
 #[derive(Debug, Clone, Default)]
 pub struct IngestOptions {
@@ -85,6 +85,8 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
 
     let ctx = formats::RunContext {
         release: &plan.release.label,
+        release_explicit: plan.release.explicit(),
+        roots: &plan.dir_roots,
         forced: opts.format,
         known_cases: &resolved.known_cases,
         declared_arms: &resolved.declared_arms,

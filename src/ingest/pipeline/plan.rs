@@ -36,6 +36,14 @@ pub(crate) struct Release {
     pub(crate) source: &'static str,
 }
 
+impl Release {
+    /// Named by the user (--release): it then holds every run of the call,
+    /// skill-creator iterations included.
+    pub(crate) fn explicit(&self) -> bool {
+        self.source == "--release"
+    }
+}
+
 /// Counts of the change check, for the summary.
 #[derive(Default)]
 pub(crate) struct UnitCounts {
@@ -117,7 +125,16 @@ pub(crate) fn plan(
         .units
         .into_par_iter()
         .map(|unit| {
-            let check = read_if_changed(unit, known);
+            // A manifest ingested before, for other releases than the one
+            // --release names now, defines this release's cases too: read
+            // it again (its rows of the other releases stay).
+            let new_release = opts.release.as_deref().is_some_and(|r| {
+                known
+                    .manifest_releases
+                    .get(&unit.path.display().to_string())
+                    .is_some_and(|releases| !releases.contains(r))
+            });
+            let check = read_if_changed(unit, known, new_release);
             bar.inc(1);
             check
         })
@@ -357,7 +374,8 @@ struct ChangeCheck {
 }
 
 /// Decide whether a unit changed; read its files when it may have.
-fn read_if_changed(unit: Unit, known: &StoredState) -> ChangeCheck {
+/// `force`: read and parse the unit even when its files are unchanged.
+fn read_if_changed(unit: Unit, known: &StoredState, force: bool) -> ChangeCheck {
     let owner = unit.path.display().to_string();
     let stored = known.files_by_owner.get(&owner);
     let same_set = stored.is_some_and(|files| {
@@ -372,7 +390,7 @@ fn read_if_changed(unit: Unit, known: &StoredState) -> ChangeCheck {
         && unit.files.iter().all(|f| {
             stored_file(f).is_some_and(|k| k.size == f.size as i64 && k.mtime_ns == f.mtime_ns)
         });
-    if stat_same {
+    if stat_same && !force {
         return ChangeCheck {
             unit,
             changed: None,
@@ -416,7 +434,7 @@ fn read_if_changed(unit: Unit, known: &StoredState) -> ChangeCheck {
         && contents
             .iter()
             .all(|(f, _, sha)| stored_file(f).is_some_and(|k| &k.sha256 == sha));
-    if content_same {
+    if content_same && !force {
         let touched = contents
             .iter()
             .map(|(f, _, _)| (f.path.display().to_string(), f.mtime_ns))

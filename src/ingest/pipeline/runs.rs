@@ -32,6 +32,10 @@ pub(super) struct RunDirs {
     pub(super) trigger_trace_dirs: usize,
     pub(super) errors: Vec<IngestErrorRec>,
     pub(super) grading: super::summary::GradingCounts,
+    /// Every release the written runs carry (skill-creator iterations are
+    /// releases of their own).
+    pub(super) releases: std::collections::BTreeSet<String>,
+    pub(super) layout: super::summary::LayoutCounts,
 }
 
 /// One run directory after the parallel phase: its outcome and its rows.
@@ -214,6 +218,15 @@ fn collect_chunk(
             .map(|run| run.source_format.clone())
             .unwrap_or_else(|| formats::SEH.into());
         out.runs_written += records.runs.len() as u64;
+        out.releases
+            .extend(records.runs.iter().map(|run| run.release_label.clone()));
+        for run in &records.runs {
+            match run.layout_reading.as_deref() {
+                Some("runs root") => out.layout.from_runs_root += 1,
+                Some("guessed") => out.layout.guessed += 1,
+                _ => {}
+            }
+        }
         count_grading(&records, &mut out.grading);
         merge_rows(&mut rows, p.rows);
         for (info, _, _) in &p.read.contents {

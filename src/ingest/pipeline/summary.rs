@@ -13,6 +13,9 @@ pub struct IngestSummary {
     pub release: String,
     /// How the release label was chosen: --release, previous ingest, graded runs, skill_tree_hash, generated_at, runs given with it, default.
     pub release_source: String,
+    /// Releases runs of this batch went to besides `release`: skill-creator's
+    /// iteration-N folders, one release each (unless --release named one).
+    pub other_releases: Vec<String>,
     pub files_seen: usize,
     pub files_changed: usize,
     pub files_unchanged: usize,
@@ -37,6 +40,18 @@ pub struct IngestSummary {
     pub dry_run: bool,
     /// How the skill-eval-harness answer runs of this batch were graded.
     pub grading: GradingCounts,
+    /// How run layouts no metadata or manifest settled were read.
+    pub layout: LayoutCounts,
+}
+
+/// skill-eval-harness runs whose case and model no metadata or manifest
+/// told apart, by the reading ingest chose (announced, never silent).
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct LayoutCounts {
+    /// Read below the folder given as the harness reads `--runs`.
+    pub from_runs_root: usize,
+    /// Nothing told: read as `<case>/<variant>` (the single-model layout).
+    pub guessed: usize,
 }
 
 /// skill-eval-harness answer runs of a batch by how liftdb could grade them.
@@ -89,6 +104,15 @@ pub(super) fn assemble(
         batch_id: None,
         release: plan.release.label.clone(),
         release_source: plan.release.source.to_string(),
+        other_releases: runs
+            .map(|r| {
+                r.releases
+                    .iter()
+                    .filter(|l| **l != plan.release.label)
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default(),
         files_seen: plan.counts.files_seen,
         files_changed: runs.map_or(0, |r| resolved.source_files.len() + r.files_parsed),
         files_unchanged: plan.counts.files_unchanged,
@@ -106,5 +130,6 @@ pub(super) fn assemble(
         errors: Vec::new(),
         dry_run: opts.dry_run,
         grading: runs.map(|r| r.grading.clone()).unwrap_or_default(),
+        layout: runs.map(|r| r.layout.clone()).unwrap_or_default(),
     }
 }

@@ -1,10 +1,13 @@
 //! Run identity from the directory layout
 //! `<case>/[<model>/]<variant>/[run-<n>/]` (docs/harnesses.md §C.3). The layout wins
 //! over metadata; metadata only breaks the tie between "case/variant" and
-//! "case/model/variant", and disagreements are recorded.
+//! "case/model/variant", and disagreements are recorded. Without metadata or
+//! a manifest to tell, a folder given to ingest that holds case folders is
+//! read as the harness reads `--runs`; deeper than that nothing tells, and
+//! the single-model reading is taken and announced.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::is_known_arm;
 use crate::ingest::kernel::{name_of, parse_run_segment};
@@ -18,6 +21,42 @@ pub struct LayoutIdentity {
     pub repetition_source: &'static str,
     /// Name of the runs root (the directory holding the case directories).
     pub runs_root: Option<String>,
+    pub reading: Reading,
+}
+
+/// What told `<case>/<variant>` from `<case>/<model>/<variant>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// metadata.json's case_id.
+    Metadata,
+    /// A manifest's case id.
+    Manifest,
+    /// The folder given to ingest, read as the harness's `--runs`: its
+    /// children are cases, a level between case and variant is the model.
+    RunsRoot,
+    /// Nothing: the harness's single-model layout was assumed.
+    Guessed,
+}
+
+impl Reading {
+    pub fn label(self) -> &'static str {
+        match self {
+            Reading::Metadata => "metadata",
+            Reading::Manifest => "manifest",
+            Reading::RunsRoot => "runs root",
+            Reading::Guessed => "guessed",
+        }
+    }
+}
+
+/// How many folders lie between a given ingest root and the variant folder
+/// (1: `<root>/<case>/<variant>`, 2: `<root>/<case>/<model>/<variant>`).
+fn depth_below_root(variant_dir: &Path, roots: &[PathBuf]) -> Option<usize> {
+    roots
+        .iter()
+        .filter_map(|r| variant_dir.strip_prefix(r).ok())
+        .map(|rel| rel.components().count().saturating_sub(1))
+        .min()
 }
 
 /// Resolve identity from the path. `metadata_case` is metadata.case_id when
@@ -27,6 +66,7 @@ pub fn resolve(
     metadata_case: Option<&str>,
     known_cases: &HashMap<String, String>,
     declared_arms: &HashSet<String>,
+    roots: &[PathBuf],
 ) -> Result<LayoutIdentity, String> {
     let leaf = name_of(run_dir).ok_or("run directory has no name")?;
     let (variant_dir, repetition, repetition_source) = match parse_run_segment(&leaf) {
@@ -48,14 +88,34 @@ pub fn resolve(
     let above2_name = above.parent().and_then(name_of);
 
     let is_case = |name: &str| metadata_case == Some(name) || known_cases.contains_key(name);
-    let (case_id, model, case_dir) =
+    let told_by = |name: &str| match metadata_case == Some(name) {
+        true => Reading::Metadata,
+        false => Reading::Manifest,
+    };
+    let (case_id, model, case_dir, reading) =
         if is_case(&above_name) && metadata_case != above2_name.as_deref() {
-            (above_name, None, above)
-        } else if let Some(case) = above2_name.filter(|n| is_case(n)) {
-            (case, Some(above_name), above.parent().unwrap_or(above))
+            let reading = told_by(&above_name);
+            (above_name, None, above, reading)
+        } else if let Some(case) = above2_name.clone().filter(|n| is_case(n)) {
+            let reading = told_by(&case);
+            (
+                case,
+                Some(above_name),
+                above.parent().unwrap_or(above),
+                reading,
+            )
         } else {
-            // Nothing tells us: the harness's single-model layout.
-            (above_name, None, above)
+            match (depth_below_root(variant_dir, roots), above2_name) {
+                (Some(1), _) => (above_name, None, above, Reading::RunsRoot),
+                (Some(2), Some(case)) => (
+                    case,
+                    Some(above_name),
+                    above.parent().unwrap_or(above),
+                    Reading::RunsRoot,
+                ),
+                // Nothing tells us: the harness's single-model layout.
+                _ => (above_name, None, above, Reading::Guessed),
+            }
         };
     let runs_root = case_dir.parent().and_then(name_of);
     Ok(LayoutIdentity {
@@ -65,6 +125,7 @@ pub fn resolve(
         repetition,
         repetition_source,
         runs_root,
+        reading,
     })
 }
 
@@ -85,6 +146,7 @@ mod tests {
             Some("add-col"),
             &HashMap::new(),
             &HashSet::new(),
+            &[],
         )
         .unwrap();
         assert_eq!(id.case_id, "add-col");
@@ -100,6 +162,7 @@ mod tests {
             None,
             &cases(&["add-col"]),
             &HashSet::new(),
+            &[],
         )
         .unwrap();
         assert_eq!(
@@ -115,8 +178,40 @@ mod tests {
             Path::new("/t/query-001-x/run-1"),
             None,
             &HashMap::new(),
-            &HashSet::new()
+            &HashSet::new(),
+            &[],
         )
         .is_err());
+    }
+
+    #[test]
+    fn the_folder_given_reads_as_the_harness_runs_root() {
+        let roots = [PathBuf::from("/r/latest")];
+        let read = |path: &str| {
+            resolve(
+                Path::new(path),
+                None,
+                &HashMap::new(),
+                &HashSet::new(),
+                &roots,
+            )
+            .unwrap()
+        };
+        // One model per case: <case>/<model>/<variant> below the root, as skill-benchmark --runs reads it.
+        let fanned = read("/r/latest/add-col/claude-haiku-4-5/with_skill/run-2");
+        assert_eq!(fanned.case_id, "add-col");
+        assert_eq!(fanned.model.as_deref(), Some("claude-haiku-4-5"));
+        assert_eq!(
+            (fanned.runs_root.as_deref(), fanned.reading),
+            (Some("latest"), Reading::RunsRoot)
+        );
+        let single = read("/r/latest/add-col/with_skill");
+        assert_eq!((single.case_id.as_str(), single.model), ("add-col", None));
+        // Deeper below the root nothing tells: single-model reading, announced.
+        let deep = read("/r/latest/x/add-col/claude/with_skill/run-1");
+        assert_eq!(
+            (deep.case_id.as_str(), deep.reading),
+            ("claude", Reading::Guessed)
+        );
     }
 }

@@ -85,7 +85,13 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let meta_case = metadata
         .and_then(|m| m.get("case_id"))
         .and_then(Value::as_str);
-    let ident = match layout::resolve(run_dir, meta_case, ctx.known_cases, ctx.declared_arms) {
+    let ident = match layout::resolve(
+        run_dir,
+        meta_case,
+        ctx.known_cases,
+        ctx.declared_arms,
+        ctx.roots,
+    ) {
         Ok(i) => i,
         Err(reason) => {
             records.error(&dir_text, ErrorKind::NotARunLayout, reason);
@@ -175,6 +181,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         arm: ident.arm.clone(),
         repetition: ident.repetition,
         repetition_source: ident.repetition_source.into(),
+        layout_reading: Some(ident.reading.label().into()),
         provider: get("provider").and_then(Value::as_str).map(str::to_string),
         population: get("population")
             .and_then(Value::as_str)

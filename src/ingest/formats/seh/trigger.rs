@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::ingest::json::{json_text, Get};
-use crate::ingest::kernel::{parse_run_segment, peer};
+use crate::ingest::kernel::{parse_run_segment, peer, report_experiment};
 use crate::ingest::records::{key, Records, TriggerObsRec};
 
 pub fn looks_like_trigger_report(doc: &Value) -> bool {
@@ -79,6 +79,7 @@ pub fn parse(doc: &Value, path: &str, release: &str, records: &mut Records) {
                 .map(str::to_string),
             evidence_class: doc.str_at("evidence_class").map(str::to_string),
             trace_dir: trace_dir.map(str::to_string),
+            experiment: Some(report_experiment(path)),
         });
     }
     let src = peer::PeerSource {

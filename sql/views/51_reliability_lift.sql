@@ -1,0 +1,65 @@
+-- reliability_lift: the paired reliability lift (docs/metrics.md §M5), as
+-- skill-eval-harness 0.6.0's reliability.paired_lift builds it: per (case,
+-- model) unit of an experiment, over the unit's eligible pairs (n runs on
+-- each arm, c successes), the with_skill - control delta of pass@k and
+-- pass^k for k = 1..n ('unit' rows); per k, the mean of those deltas over the
+-- units that reach k, overall and per model. Values are exact (the unit
+-- deltas unrounded, the means exact as statistics.mean); the harness prints
+-- both rounded to 6 decimals. split = 'all' pools every split.
+CREATE OR REPLACE VIEW reliability_lift AS
+WITH units AS (
+    SELECT release_label, experiment, skill_name, control_arm, coalesce(split, '(none)') AS split,
+           case_id, model,
+           count(*) AS n,
+           count(*) FILTER (WHERE liftdb_is_success(with_rate)) AS c_with,
+           count(*) FILTER (WHERE liftdb_is_success(control_rate)) AS c_control
+    FROM pairs
+    WHERE eligible
+    GROUP BY ALL
+),
+by_split AS (
+    SELECT * FROM units
+    UNION ALL
+    SELECT * REPLACE ('all' AS split) FROM units
+),
+per_k AS (
+    SELECT u.*, k,
+           liftdb_pass_at_k(n, c_with, k) - liftdb_pass_at_k(n, c_control, k) AS pass_at_k_delta,
+           liftdb_pass_hat_k(n, c_with, k) - liftdb_pass_hat_k(n, c_control, k) AS pass_hat_k_delta
+    FROM by_split u, (SELECT unnest(range(1, n + 1)) AS k)
+)
+SELECT release_label, experiment, skill_name, control_arm, split, 'unit' AS scope, model, case_id, k,
+       1 AS units, n, c_with, c_control, pass_at_k_delta, pass_hat_k_delta
+FROM per_k
+UNION ALL
+SELECT release_label, experiment, skill_name, control_arm, split, 'overall', NULL, NULL, k,
+       count(*), NULL, NULL, NULL,
+       liftdb_mean_signed(list(pass_at_k_delta)), liftdb_mean_signed(list(pass_hat_k_delta))
+FROM per_k
+GROUP BY release_label, experiment, skill_name, control_arm, split, k
+UNION ALL
+SELECT release_label, experiment, skill_name, control_arm, split, 'model', model, NULL, k,
+       count(*), NULL, NULL, NULL,
+       liftdb_mean_signed(list(pass_at_k_delta)), liftdb_mean_signed(list(pass_hat_k_delta))
+FROM per_k
+WHERE model IS NOT NULL
+GROUP BY release_label, experiment, skill_name, control_arm, split, model, k;
+
+COMMENT ON VIEW reliability_lift IS 'Paired pass@k / pass^k lift (with_skill - control) per unit and k, and per k pooled overall and per model, per experiment.';
+
+-- Columns
+COMMENT ON COLUMN reliability_lift.release_label IS 'Release.';
+COMMENT ON COLUMN reliability_lift.experiment IS 'The experiment (runs.experiment).';
+COMMENT ON COLUMN reliability_lift.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN reliability_lift.control_arm IS 'Arm compared with with_skill.';
+COMMENT ON COLUMN reliability_lift.split IS 'Case split, or ''all'' for every split pooled.';
+COMMENT ON COLUMN reliability_lift.scope IS 'unit (one case and model), model (its units pooled) or overall.';
+COMMENT ON COLUMN reliability_lift.model IS 'Model of a unit or model row.';
+COMMENT ON COLUMN reliability_lift.case_id IS 'Case of a unit row.';
+COMMENT ON COLUMN reliability_lift.k IS 'Attempts drawn, 1..n.';
+COMMENT ON COLUMN reliability_lift.units IS 'Units that reach k (k <= their pairs).';
+COMMENT ON COLUMN reliability_lift.n IS 'Eligible pairs of a unit (runs per arm).';
+COMMENT ON COLUMN reliability_lift.c_with IS 'with_skill successes of a unit (rate >= 1 - 1e-12).';
+COMMENT ON COLUMN reliability_lift.c_control IS 'Control successes of a unit.';
+COMMENT ON COLUMN reliability_lift.pass_at_k_delta IS 'pass@k(with) - pass@k(control); on pooled rows the exact mean over units.';
+COMMENT ON COLUMN reliability_lift.pass_hat_k_delta IS 'pass^k(with) - pass^k(control); on pooled rows the exact mean over units.';
