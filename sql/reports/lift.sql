@@ -1,5 +1,5 @@
 -- name: lift
--- description: Paired lift of with_skill over the control arm (default without_skill) with sign-flip p, 95% interval and noise verdict: overall, per model, per case. kind 'release' pools the release's experiments (each case and model one unit); kind 'experiment' is one tool run (a seh runs root, a handbook run id, a skill-creator iteration, a promptfoo eval), equal to its own report, shown when the release has several or --experiment names one.
+-- description: Paired lift of with_skill over the control arm (default without_skill) with sign-flip p, 95% interval and noise verdict: overall, per model, per case. kind 'release' pools the release's experiments (each case and model one unit); kind 'experiment' is one tool run (a seh runs root, a handbook run id, a skill-creator iteration, a promptfoo eval), equal to its own report: its overall and per-model rows when the release has several, all its rows with --experiment NAME.
 -- params: release, skill, split, model, case, arm, experiment
 WITH shown AS (
     SELECT l.*,
@@ -45,7 +45,9 @@ WHERE l.channel = 'objective'
   AND l.control_arm = coalesce($arm, 'without_skill')
   AND CASE WHEN $experiment IS NOT NULL THEN l.experiment = $experiment
            WHEN l.row_kind = 'release' THEN true
-           ELSE l.experiments > 1 END
+           -- several experiments: each one's overall and per-model rows
+           -- (--experiment NAME shows its case rows too)
+           ELSE l.experiments > 1 AND l.scope <> 'case' END
 ORDER BY release, skill, l.split, CASE l.row_kind WHEN 'release' THEN 0 ELSE 1 END, l.experiment NULLS FIRST,
     CASE l.scope WHEN 'overall' THEN 0 WHEN 'model' THEN 1 ELSE 2 END,
     l.model NULLS FIRST, "case" NULLS FIRST;

@@ -71,7 +71,7 @@ pub fn run() -> anyhow::Result<i32> {
     let mut stdout = std::io::stdout().lock();
     let sections: &[Section] = &[
         (
-            "Lift on the tune split, every harness pooled",
+            "Lift on the tune split: each tool's experiment, and the release pooling them (a case and model once)",
             "lift",
             &[("split", "tune")],
         ),
