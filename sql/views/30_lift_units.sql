@@ -32,44 +32,69 @@ WITH channels AS (
            p.with_graded_score, p.control_graded_score
     FROM pairs p
 ),
-single_unknown_model AS (
-    -- (release, skill) whose unknown-model pairs all come from one experiment
-    SELECT release_label, skill_name
-    FROM pairs WHERE model IS NULL
+experiment_units AS (
+    SELECT release_label, skill_name, control_arm, channel, split, experiment, case_id, model,
+           count(*) FILTER (WHERE usable) AS eligible_pairs,
+           count(*) FILTER (WHERE NOT usable) AS blocked_pairs,
+           list(with_value) FILTER (WHERE usable) AS with_values,
+           list(control_value) FILTER (WHERE usable) AS control_values
+    FROM channels
     GROUP BY ALL
-    HAVING count(DISTINCT coalesce(experiment, '')) = 1
+),
+releases AS (
+    -- Per (release, skill): its experiments, and whether its unknown-model
+    -- units all come from one of them (only then are they pooled).
+    SELECT release_label, skill_name,
+           count(DISTINCT coalesce(experiment, '')) AS release_experiments,
+           count(DISTINCT coalesce(experiment, '')) FILTER (WHERE model IS NULL) <= 1 AS pool_unknown_model
+    FROM experiment_units
+    GROUP BY ALL
+),
+pooled AS (
+    -- A release unit holds the eligible pairs of every experiment: its
+    -- experiments' value lists concatenated (the exact mean does not depend
+    -- on their order).
+    SELECT e.release_label, e.skill_name, e.control_arm, e.channel, e.split,
+           'release' AS row_kind, NULL::VARCHAR AS experiment, e.case_id, e.model,
+           sum(e.eligible_pairs) AS eligible_pairs, sum(e.blocked_pairs) AS blocked_pairs,
+           count(*) AS experiments,
+           flatten(list(e.with_values)) AS with_values,
+           flatten(list(e.control_values)) AS control_values
+    FROM experiment_units e
+    JOIN releases r USING (release_label, skill_name)
+    WHERE e.model IS NOT NULL OR r.pool_unknown_model
+    GROUP BY e.release_label, e.skill_name, e.control_arm, e.channel, e.split, e.case_id, e.model
 ),
 kinds AS (
-    SELECT *, 'experiment' AS row_kind FROM channels
+    SELECT release_label, skill_name, control_arm, channel, split, 'experiment' AS row_kind,
+           experiment, case_id, model, eligible_pairs, blocked_pairs, 1 AS experiments,
+           with_values, control_values
+    FROM experiment_units
     UNION ALL
-    SELECT * REPLACE (NULL::VARCHAR AS experiment), 'release'
-    FROM channels c
-    WHERE model IS NOT NULL
-       OR EXISTS (SELECT 1 FROM single_unknown_model s
-                  WHERE s.release_label = c.release_label AND s.skill_name = c.skill_name)
+    SELECT * FROM pooled
 )
 SELECT
-    release_label,
-    skill_name,
-    control_arm,
-    channel,
-    split,
-    row_kind,
-    experiment,
-    case_id,
-    model,
-    count(*) FILTER (WHERE usable) AS eligible_pairs,
-    count(*) FILTER (WHERE NOT usable) AS blocked_pairs,
-    count(DISTINCT coalesce(native_batch, '')) AS experiments,
+    k.release_label,
+    k.skill_name,
+    k.control_arm,
+    k.channel,
+    k.split,
+    k.row_kind,
+    k.experiment,
+    k.case_id,
+    k.model,
+    k.eligible_pairs,
+    k.blocked_pairs,
+    k.experiments,
+    r.release_experiments,
     -- Exact means (liftdb_mean, as statistics.mean): with avg() the last bit
     -- would follow DuckDB's summation order, and a unit with equal arms could
     -- come out negative.
-    liftdb_mean(list(with_value) FILTER (WHERE usable)) AS with_rate,
-    liftdb_mean(list(control_value) FILTER (WHERE usable)) AS without_rate,
-    liftdb_mean(list(with_value) FILTER (WHERE usable))
-        - liftdb_mean(list(control_value) FILTER (WHERE usable)) AS delta
-FROM kinds
-GROUP BY release_label, skill_name, control_arm, channel, split, row_kind, experiment, case_id, model;
+    liftdb_mean(k.with_values) AS with_rate,
+    liftdb_mean(k.control_values) AS without_rate,
+    liftdb_mean(k.with_values) - liftdb_mean(k.control_values) AS delta
+FROM kinds k
+JOIN releases r USING (release_label, skill_name);
 
 COMMENT ON VIEW lift_units IS 'Per (case, model) unit means of with_skill and control values over eligible pairs, per channel (objective, pass_at_1, graded), per experiment and pooled per release.';
 
@@ -77,6 +102,7 @@ COMMENT ON VIEW lift_units IS 'Per (case, model) unit means of with_skill and co
 COMMENT ON COLUMN lift_units.row_kind IS 'experiment: a unit of one experiment (as its tool reports it); release: the unit pooled over the release''s experiments.';
 COMMENT ON COLUMN lift_units.experiment IS 'The experiment of an experiment row; NULL on a release row.';
 COMMENT ON COLUMN lift_units.experiments IS 'Experiments whose pairs the unit holds (1 on an experiment row).';
+COMMENT ON COLUMN lift_units.release_experiments IS 'Experiments of the skill in the release (1: its release rows equal its experiment rows).';
 COMMENT ON COLUMN lift_units.eligible_pairs IS 'Eligible pairs of the unit.';
 COMMENT ON COLUMN lift_units.blocked_pairs IS 'Blocked pairs of the unit.';
 COMMENT ON COLUMN lift_units.with_rate IS 'Mean with_skill value over the eligible pairs.';

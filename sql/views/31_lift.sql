@@ -9,10 +9,15 @@
 -- so the sign-flip test can be applied to them; unit_without_rates (same
 -- order) gives the noise check its headroom.
 CREATE OR REPLACE VIEW lift AS
-WITH units_by_split AS (
-    SELECT * REPLACE (coalesce(split, '(none)') AS split) FROM lift_units
+WITH computed_units AS (
+    -- A release of one experiment has release rows equal to its experiment
+    -- rows: they are copied below instead of aggregated twice.
+    SELECT * FROM lift_units WHERE row_kind = 'experiment' OR release_experiments > 1
+),
+units_by_split AS (
+    SELECT * REPLACE (coalesce(split, '(none)') AS split) FROM computed_units
     UNION ALL
-    SELECT * REPLACE ('all' AS split) FROM lift_units
+    SELECT * REPLACE ('all' AS split) FROM computed_units
 ),
 scoped AS (
     SELECT 'overall' AS scope, NULL::VARCHAR AS scope_model, NULL::VARCHAR AS scope_case, * FROM units_by_split
@@ -23,7 +28,8 @@ scoped AS (
 ),
 agg AS (
     SELECT
-        release_label, skill_name, control_arm, channel, split, row_kind, experiment, scope,
+        release_label, skill_name, control_arm, channel, split, row_kind, experiment,
+        release_experiments, scope,
         scope_model AS model,
         scope_case AS case_id,
         count(*) FILTER (WHERE eligible_pairs > 0) AS units,
@@ -37,7 +43,14 @@ agg AS (
         list(delta ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS deltas,
         list(without_rate ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS unit_without_rates
     FROM scoped
-    GROUP BY release_label, skill_name, control_arm, channel, split, row_kind, experiment, scope, scope_model, scope_case
+    GROUP BY release_label, skill_name, control_arm, channel, split, row_kind, experiment,
+             release_experiments, scope, scope_model, scope_case
+),
+both_kinds AS (
+    SELECT * FROM agg
+    UNION ALL
+    SELECT * REPLACE ('release' AS row_kind, NULL::VARCHAR AS experiment)
+    FROM agg WHERE row_kind = 'experiment' AND release_experiments = 1
 )
 SELECT
     release_label,
@@ -62,7 +75,7 @@ SELECT
     coalesce(negative_delta_cases, []) AS negative_delta_cases,
     coalesce(deltas, []) AS deltas,
     coalesce(unit_without_rates, []) AS unit_without_rates
-FROM agg;
+FROM both_kinds;
 
 COMMENT ON VIEW lift IS 'Paired lift overall, per model and per case, per split and pooled, per channel, with normalized gain and unit deltas.';
 

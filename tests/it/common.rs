@@ -122,6 +122,18 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The handbook corpus's benchmark.json files, one per run id (the corpus has three).
+pub fn seed_benchmarks() -> Vec<PathBuf> {
+    let benchmarks: Vec<PathBuf> = walkdir::WalkDir::new(fixture("seed000-skill-eval/runs"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "benchmark.json")
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    assert_eq!(benchmarks.len(), 3);
+    benchmarks
+}
+
 /// A writable copy of a tree (fixtures are read-only in the corpora).
 pub fn copy_tree(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from) {

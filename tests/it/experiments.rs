@@ -44,15 +44,7 @@ fn overall(ts: &TestStore, cond: &str) -> Vec<serde_json::Map<String, Value>> {
 fn one_ingest_of_every_corpus_keeps_each_tool_run_equal_to_its_report() {
     let ts = every_corpus();
     // Handbook: one experiment per run id, each equal to its benchmark.json.
-    let seed = fixture("seed000-skill-eval/runs");
-    let benchmarks: Vec<PathBuf> = walkdir::WalkDir::new(&seed)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name() == "benchmark.json")
-        .map(|e| e.path().to_path_buf())
-        .collect();
-    assert_eq!(benchmarks.len(), 3);
-    for path in benchmarks {
+    for path in crate::common::seed_benchmarks() {
         let b = read_report(&path);
         let run_id = b["run_id"].as_str().unwrap();
         let row = overall(

@@ -42,14 +42,7 @@ fn p95(mut v: Vec<f64>) -> f64 {
 fn seed_handbook_runs_match_each_benchmark() {
     let root = fixture("seed000-skill-eval/runs");
     let ts = store_of(std::slice::from_ref(&root));
-    let benchmarks: Vec<PathBuf> = walkdir::WalkDir::new(&root)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name() == "benchmark.json")
-        .map(|e| e.path().to_path_buf())
-        .collect();
-    assert_eq!(benchmarks.len(), 3);
-    for path in benchmarks {
+    for path in crate::common::seed_benchmarks() {
         let b = read_json(&path);
         let run_id = b["run_id"].as_str().unwrap();
         let batch = sql_str(run_id);
