@@ -4,14 +4,33 @@ use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("database error: {0}")]
-    Db(#[from] duckdb::Error),
+    /// DuckDB's own text, once (its error also carries it as a source and
+    /// a code, which printing the chain would repeat).
+    #[error("database error: {}", duckdb_text(.0))]
+    Db(duckdb::Error),
 
-    #[error("{path}: {source}")]
+    #[error("{path} cannot be a store: {reason}; name the store file with .duckdb (e.g. --db liftdb.duckdb)")]
+    NotAStorePath { path: String, reason: String },
+
+    #[error("{path} is not a liftdb store: it exists and is not a DuckDB database file (DuckDB: {detail}); liftdb never writes into other files: give a new path, e.g. --db liftdb.duckdb")]
+    NotAStore { path: String, detail: String },
+
+    #[error("store {path}: the disk is full ({detail}); nothing was written and the store is as it was; free {needed} and run the command again")]
+    DiskFull {
+        path: String,
+        detail: String,
+        needed: String,
+    },
+
+    #[error("store {path} is damaged (DuckDB: {detail}); `liftdb check` says what is affected, and the run trees it was ingested from can rebuild it: liftdb --db {path} rebuild --out NEW.duckdb")]
+    Corrupt { path: String, detail: String },
+
+    /// The I/O error is in the message, not a source (printing the chain
+    /// would say it twice).
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
 
     #[error("store {path} was written by a newer liftdb (schema version {found}, this binary knows up to {known}); upgrade liftdb to open it")]
@@ -30,8 +49,14 @@ pub enum Error {
         expected: String,
     },
 
-    #[error("store {path} is being written by another liftdb ({holder}); try again when it finishes, or give ingest --wait SECONDS")]
-    Locked { path: String, holder: String },
+    #[error("store {path} is being {activity} by another process ({holder}); {hint}")]
+    Locked {
+        path: String,
+        holder: String,
+        /// "written", or "read" (a shell or query holds it open read-only).
+        activity: &'static str,
+        hint: &'static str,
+    },
 
     #[error("view {name} failed its probe after being created: {detail}")]
     ViewProbe { name: String, detail: String },
@@ -51,6 +76,21 @@ pub enum Error {
 
     #[error("{path} could not be read again while its rows were appended ({detail}); nothing was written — ingest it again")]
     ReportChanged { path: String, detail: String },
+}
+
+impl From<duckdb::Error> for Error {
+    fn from(e: duckdb::Error) -> Self {
+        Error::Db(e)
+    }
+}
+
+/// DuckDB's message without the code text the bindings append
+/// ("Error code 1: Unknown error code") or a repeat of itself.
+pub fn duckdb_text(e: &duckdb::Error) -> String {
+    match e {
+        duckdb::Error::DuckDBFailure(_, Some(msg)) => msg.clone(),
+        other => other.to_string(),
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -45,6 +45,13 @@ pub struct IngestArgs {
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// A file larger than this (MiB) is not read whole: an error row, the rest ingested
+    /// (large skill-eval-harness reports are streamed and not bound by it).
+    #[arg(long, default_value_t = 1024)]
+    pub max_file_mb: u64,
+    /// A .gz file inflating past this (MiB) is an error row; the inflation stops there.
+    #[arg(long, default_value_t = 512)]
+    pub max_inflated_mb: u64,
 }
 
 pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
@@ -64,6 +71,10 @@ pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
         allow_scripts: args.allow_scripts,
         strict: args.strict,
         progress: !args.quiet && !args.json && std::io::stderr().is_terminal(),
+        limits: liftdb::ingest::json::ReadLimits {
+            max_file_bytes: args.max_file_mb.saturating_mul(1 << 20),
+            max_inflated_bytes: args.max_inflated_mb.saturating_mul(1 << 20),
+        },
     };
     let summary = ingest::ingest(&mut store, &args.paths, &opts)?;
     if args.json {

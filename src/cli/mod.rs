@@ -1,8 +1,10 @@
 //! Subcommands. Data goes to stdout, messages to stderr. Exit codes: 0 ok,
 //! 1 ingest finished with file errors, 2 the command failed.
 
+mod check;
 mod demo;
 mod ingest;
+mod rebuild;
 mod report;
 mod schema;
 mod sql;
@@ -77,6 +79,10 @@ pub enum Command {
     Repl(ReplArgs),
     /// Export a view, table, report or SELECT to .csv, .tsv, .parquet, .json or .jsonl.
     Export(ExportArgs),
+    /// Verify the store: migrations ledger, every block of every table, every view (exit 0/1).
+    Check,
+    /// Ingest every recorded batch again into a new store (--out), for a damaged one.
+    Rebuild(rebuild::RebuildArgs),
 }
 
 #[derive(Args, Debug)]
@@ -199,6 +205,8 @@ pub fn run() -> anyhow::Result<i32> {
             eprintln!("wrote {rows} rows to {}", args.out.display());
             Ok(0)
         }
+        Some(Command::Check) => check::run(&cli.db),
+        Some(Command::Rebuild(args)) => rebuild::run(&cli.db, &args),
         None => repl(&cli.db, &cli.repl),
     }
 }

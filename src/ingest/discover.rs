@@ -53,6 +53,12 @@ fn is_json_like(path: &Path) -> bool {
     name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".jsonl")
 }
 
+/// A FIFO, socket or device node.
+fn is_special(kind: std::fs::FileType) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    kind.is_fifo() || kind.is_socket() || kind.is_block_device() || kind.is_char_device()
+}
+
 fn is_nested_run_part(dir: &Path) -> bool {
     let name = dir
         .file_name()
@@ -112,6 +118,11 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
                         found_files.push(e.into_path());
                     }
                 }
+                Ok(e) if is_special(e.file_type()) => out.errors.push(IngestErrorRec::new(
+                    e.path().display().to_string(),
+                    ErrorKind::SpecialFile,
+                    "not a regular file (a FIFO, socket or device): never opened, since reading one can block forever",
+                )),
                 Ok(e) if e.path_is_symlink() => out.errors.push(IngestErrorRec::new(
                     e.path().display().to_string(),
                     ErrorKind::SymlinkNotFollowed,

@@ -11,6 +11,10 @@ pub enum ErrorKind {
     NotGzip,
     /// A symbolic link inside a walked tree (never followed).
     SymlinkNotFollowed,
+    /// A FIFO, socket or device: never opened (reading one can block forever).
+    SpecialFile,
+    /// A file over the size liftdb reads whole, or a `.gz` inflating past its cap.
+    TooLarge,
     /// A file given by name that no adapter recognises.
     Unrecognized,
     /// A directory in which no adapter found anything.
@@ -46,7 +50,7 @@ impl ErrorKind {
     pub fn stage(self) -> &'static str {
         use ErrorKind::*;
         match self {
-            Unreadable | NotGzip | SymlinkNotFollowed => "read",
+            Unreadable | NotGzip | SymlinkNotFollowed | SpecialFile | TooLarge => "read",
             Unrecognized | NothingFound | CsvOnly | WrongFormat => "detect",
             InvalidJsonLines | InvalidJson | NotAnObject | WrongShape | DuplicateCaseId
             | MissingId | DuplicateJudgeTask => "parse",
@@ -60,6 +64,8 @@ impl ErrorKind {
         match self {
             Unreadable => "check that the file exists and is readable by this user",
             NotGzip => "the .gz file is not gzip data; re-compress or rename it",
+            SpecialFile => "liftdb reads regular files only; copy the data into a file and ingest that",
+            TooLarge => "raise the cap if the file is genuine: ingest --max-file-mb N (files read whole) or --max-inflated-mb N (.gz inflated)",
             SymlinkNotFollowed => {
                 "pass the link's target to liftdb ingest as a path of its own to ingest it"
             }
@@ -122,6 +128,8 @@ impl IngestErrorRec {
         let kind = match err {
             ReadError::Io(_) => ErrorKind::Unreadable,
             ReadError::NotGzip(_) => ErrorKind::NotGzip,
+            ReadError::NotAFile => ErrorKind::SpecialFile,
+            ReadError::TooLarge { .. } | ReadError::InflatesPastCap { .. } => ErrorKind::TooLarge,
         };
         Self::new(path, kind, format!("cannot read: {err}"))
     }
@@ -134,4 +142,10 @@ pub enum ReadError {
     Io(#[from] std::io::Error),
     #[error("{0}")]
     NotGzip(std::io::Error),
+    #[error("not a regular file (a FIFO, socket or device), never opened")]
+    NotAFile,
+    #[error("{size} bytes, over the {cap}-byte cap on a file read whole")]
+    TooLarge { size: u64, cap: u64 },
+    #[error("inflates past the {cap}-byte cap on a decompressed file (stopped there)")]
+    InflatesPastCap { cap: u64 },
 }

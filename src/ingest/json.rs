@@ -10,19 +10,76 @@ use serde_json::{Map, Value};
 
 use super::errors::ReadError;
 
+/// What one read may hold: a file read whole, and a `.gz` file inflated.
+/// Over either cap the file is an ingest error (the rest is still read), so
+/// memory stays bounded whatever the input. Large reports are streamed from
+/// disk instead and are not bound by `max_file_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimits {
+    pub max_file_bytes: u64,
+    pub max_inflated_bytes: u64,
+}
+
+impl Default for ReadLimits {
+    /// 1 GiB per file, 512 MiB inflated (`ingest --max-file-mb`, `--max-inflated-mb`).
+    fn default() -> Self {
+        ReadLimits {
+            max_file_bytes: 1 << 30,
+            max_inflated_bytes: 512 << 20,
+        }
+    }
+}
+
 /// Read a file once: its bytes (gunzipped for `*.gz`) and the sha256 of what
-/// is on disk (compressed files are hashed as stored).
-pub fn read_hashed(path: &Path) -> Result<(Vec<u8>, String), ReadError> {
+/// is on disk (compressed files are hashed as stored). Only regular files
+/// are opened (a FIFO would block the read forever).
+pub fn read_hashed(path: &Path, limits: &ReadLimits) -> Result<(Vec<u8>, String), ReadError> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotAFile);
+    }
+    if meta.len() > limits.max_file_bytes {
+        return Err(ReadError::TooLarge {
+            size: meta.len(),
+            cap: limits.max_file_bytes,
+        });
+    }
     let raw = std::fs::read(path)?;
     let sha = sha256_hex(&raw);
     if path.extension().is_some_and(|e| e == "gz") {
-        let mut out = Vec::with_capacity(raw.len() * 6);
-        flate2::read::GzDecoder::new(&raw[..])
-            .read_to_end(&mut out)
-            .map_err(ReadError::NotGzip)?;
-        Ok((out, sha))
+        Ok((inflate_capped(&raw, limits.max_inflated_bytes)?, sha))
     } else {
         Ok((raw, sha))
+    }
+}
+
+/// Gunzip, never holding more than `cap` bytes: the buffer grows by
+/// doubling but not past the cap (a doubling past it would touch twice the
+/// memory the cap allows), and the inflation stops one block past it.
+fn inflate_capped(raw: &[u8], cap: u64) -> Result<Vec<u8>, ReadError> {
+    let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+    let mut decoder = flate2::read::GzDecoder::new(raw);
+    // gzip's trailer states the inflated size (mod 2^32): one allocation of
+    // it (at most the cap) instead of a doubling that copies as it grows.
+    let stated = raw
+        .len()
+        .checked_sub(4)
+        .map(|i| u32::from_le_bytes([raw[i], raw[i + 1], raw[i + 2], raw[i + 3]]) as usize)
+        .unwrap_or(0);
+    let mut out: Vec<u8> = Vec::with_capacity(stated.max(raw.len()).min(cap));
+    let mut block = vec![0u8; 1 << 20];
+    loop {
+        let n = decoder.read(&mut block).map_err(ReadError::NotGzip)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        if out.len() + n > cap {
+            return Err(ReadError::InflatesPastCap { cap: cap as u64 });
+        }
+        if out.capacity() - out.len() < n {
+            out.reserve_exact(out.len().max(n).min(cap - out.len()));
+        }
+        out.extend_from_slice(&block[..n]);
     }
 }
 

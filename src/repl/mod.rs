@@ -83,9 +83,9 @@ impl Runner {
 
     fn run_dot(&mut self, session: &mut Session, line: &str) -> Step {
         let mut read_file = |s: &mut Session, file: &str| -> Result<()> {
-            let text = std::fs::read_to_string(file).map_err(|source| crate::Error::Io {
+            let text = std::fs::read_to_string(file).map_err(|error| crate::Error::Io {
                 path: PathBuf::from(file),
-                source,
+                error,
             })?;
             let mut inner = Runner { had_error: false };
             let step = inner.run_text(s, &text);
@@ -145,9 +145,9 @@ pub fn run(db: &Path, opts: &ReplOptions) -> Result<i32> {
             }
         }
         if let Some(file) = &opts.file {
-            let text = std::fs::read_to_string(file).map_err(|source| crate::Error::Io {
+            let text = std::fs::read_to_string(file).map_err(|error| crate::Error::Io {
                 path: file.clone(),
-                source,
+                error,
             })?;
             runner.run_text(&mut session, &text);
         }
@@ -157,9 +157,9 @@ pub fn run(db: &Path, opts: &ReplOptions) -> Result<i32> {
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
-            .map_err(|source| crate::Error::Io {
+            .map_err(|error| crate::Error::Io {
                 path: PathBuf::from("<stdin>"),
-                source,
+                error,
             })?;
         runner.run_text(&mut session, &text);
         return Ok(i32::from(runner.had_error));

@@ -114,7 +114,7 @@ impl Session {
         let target = self.once.take().or_else(|| self.output.clone());
         let io = |path: &Path, e: std::io::Error| Error::Io {
             path: path.to_path_buf(),
-            source: e,
+            error: e,
         };
         match target {
             Some(path) => {

@@ -153,9 +153,9 @@ fn backup_before_migration(conn: &Connection, path: &Path, current: i64) -> Resu
     let mut name = path.as_os_str().to_os_string();
     name.push(format!(".bak-v{current}"));
     let backup = std::path::PathBuf::from(name);
-    std::fs::copy(path, &backup).map_err(|source| Error::Io {
+    std::fs::copy(path, &backup).map_err(|error| Error::Io {
         path: backup.clone(),
-        source,
+        error,
     })?;
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! and the batched writer used by ingest.
 
 mod arrow_rows;
+pub mod check;
 mod migrate;
 mod open;
 mod views;
@@ -9,6 +10,7 @@ pub mod writer;
 
 pub use migrate::{applied_migrations, schema_version, AppliedMigration};
 pub use open::{
-    is_write_refusal, open_read, open_write, open_write_up_to, open_write_waiting, Store,
+    check_persists, check_store_path, classify_db_error, is_write_refusal, open_read, open_write,
+    open_write_up_to, open_write_waiting, Store,
 };
 pub use views::recreate_views;

@@ -37,6 +37,7 @@ pub fn open_write(path: &Path) -> Result<Store> {
 /// (for building stores of an older schema in tests).
 #[doc(hidden)]
 pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
+    check_store_path(path)?;
     if path.exists() {
         // A store from a newer or a modified liftdb is refused before it is opened for writing.
         let config = Config::default().access_mode(AccessMode::ReadOnly)?;
@@ -44,15 +45,16 @@ pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
             migrate::check_writable(&reader, path)?;
         }
     }
-    let conn = Connection::open(path).map_err(|e| lock_or_db(path, e))?;
-    let migrated = migrate::migrate_up_to(&conn, path, version)?;
+    let conn = Connection::open(path).map_err(|e| classify_open_error(path, e, true))?;
+    check_persists(&conn, path).map_err(|e| in_store(path, e))?;
+    let migrated = migrate::migrate_up_to(&conn, path, version).map_err(|e| in_store(path, e))?;
     if version < i64::MAX {
         return Ok(Store {
             conn,
             path: path.to_path_buf(),
         });
     }
-    views::ensure_views(&conn, migrated)?;
+    views::ensure_views(&conn, migrated).map_err(|e| in_store(path, e))?;
     crate::stats::sql_functions::register(&conn)?;
     Ok(Store {
         conn,
@@ -68,9 +70,11 @@ pub fn open_read(path: &Path) -> Result<Store> {
             path.display()
         )));
     }
+    check_store_path(path)?;
     let config = Config::default().access_mode(AccessMode::ReadOnly)?;
-    let conn = Connection::open_with_flags(path, config).map_err(|e| lock_or_db(path, e))?;
-    migrate::check_readable(&conn, path)?;
+    let conn = Connection::open_with_flags(path, config)
+        .map_err(|e| classify_open_error(path, e, false))?;
+    migrate::check_readable(&conn, path).map_err(|e| in_store(path, e))?;
     crate::stats::sql_functions::register(&conn)?;
     Ok(Store {
         conn,
@@ -85,19 +89,132 @@ pub fn is_write_refusal(e: &Error) -> bool {
     matches!(e, Error::Db(db) if db.to_string().contains("read-only"))
 }
 
-/// DuckDB allows one writer process per file; say so plainly, with the PID it reports.
-fn lock_or_db(path: &Path, e: duckdb::Error) -> Error {
-    let msg = e.to_string();
+/// File names DuckDB reads as data (a table), not as a database: a store
+/// named so would be opened in memory, and everything written lost at exit.
+const DATA_FILE_EXTENSIONS: &[&str] = &[
+    "csv", "tsv", "parquet", "json", "jsonl", "ndjson", "gz", "zst", "xlsx", "arrow", "ipc",
+    "feather", "avro",
+];
+
+/// Refuse a store path that would not persist, before anything is parsed.
+pub fn check_store_path(path: &Path) -> Result<()> {
+    let text = path.display().to_string();
+    let refuse = |reason: String| {
+        Err(Error::NotAStorePath {
+            path: text.clone(),
+            reason,
+        })
+    };
+    if text.is_empty() || text.starts_with(':') {
+        return refuse(
+            "it names an in-memory database, and everything written to it is lost at exit".into(),
+        );
+    }
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    if DATA_FILE_EXTENSIONS.contains(&extension.as_str()) {
+        return refuse(format!(
+            "DuckDB reads a .{extension} file as data, not as a database, so nothing written would be kept"
+        ));
+    }
+    if path.is_dir() {
+        return refuse("it is a directory".into());
+    }
+    Ok(())
+}
+
+/// The connection must be the file named, not an in-memory stand-in.
+pub fn check_persists(conn: &Connection, path: &Path) -> Result<()> {
+    let opened: Option<String> = conn.query_row(
+        "SELECT path FROM duckdb_databases() WHERE database_name = current_database()",
+        [],
+        |r| r.get(0),
+    )?;
+    let same = opened
+        .as_deref()
+        .map(Path::new)
+        .and_then(|p| std::fs::canonicalize(p).ok())
+        .zip(std::fs::canonicalize(path).ok())
+        .is_some_and(|(a, b)| a == b);
+    match same {
+        true => Ok(()),
+        false => Err(Error::NotAStorePath {
+            path: path.display().to_string(),
+            reason: format!(
+                "DuckDB opened it as {} instead of that file",
+                opened.unwrap_or_else(|| "an in-memory database".into())
+            ),
+        }),
+    }
+}
+
+/// One error in liftdb's words for what DuckDB says when opening a file:
+/// held by another process (reading or writing), not a database, damaged.
+fn classify_open_error(path: &Path, e: duckdb::Error, writing: bool) -> Error {
+    let msg = crate::error::duckdb_text(&e);
+    let text = path.display().to_string();
     if msg.contains("Could not set lock") || msg.contains("Conflicting lock") {
         let holder = regex::Regex::new(r"PID \d+")
             .ok()
             .and_then(|re| re.find(&msg).map(|m| m.as_str().to_string()))
             .unwrap_or_else(|| "another process".to_string());
-        Error::Locked {
-            path: path.display().to_string(),
-            holder,
-        }
-    } else {
-        Error::Db(e)
+        // A writer is refused by readers too; a reader only by a writer:
+        // if this process may read it now, the holder is only reading.
+        let reading = writing && {
+            let config = Config::default().access_mode(AccessMode::ReadOnly);
+            config.is_ok_and(|c| Connection::open_with_flags(path, c).is_ok())
+        };
+        return match reading {
+            true => Error::Locked {
+                path: text,
+                holder,
+                activity: "read",
+                hint: "writing waits for every reader: close that shell or query (or give ingest --wait SECONDS)",
+            },
+            false => Error::Locked {
+                path: text,
+                holder,
+                activity: "written",
+                hint: "try again when it finishes, or give ingest --wait SECONDS",
+            },
+        };
     }
+    if msg.contains("not a valid DuckDB database file") {
+        return Error::NotAStore {
+            path: text,
+            detail: msg,
+        };
+    }
+    classify_db_error(path, e)
+}
+
+/// A DuckDB failure while opening the store, in liftdb's words.
+fn in_store(path: &Path, e: Error) -> Error {
+    match e {
+        Error::Db(db) => classify_db_error(path, db),
+        other => other,
+    }
+}
+
+/// A failure writing or reading the store: a full disk or a damaged file
+/// said so, with what to do; anything else is DuckDB's text once.
+pub fn classify_db_error(path: &Path, e: duckdb::Error) -> Error {
+    let msg = crate::error::duckdb_text(&e);
+    if msg.contains("No space left on device") || msg.contains("Could not write file") {
+        return Error::DiskFull {
+            path: path.display().to_string(),
+            detail: msg,
+            needed: "space beside it (about the size of the run trees ingested)".into(),
+        };
+    }
+    if msg.contains("Data Corruption") || msg.contains("checksum") && msg.contains("does not match")
+    {
+        return Error::Corrupt {
+            path: path.display().to_string(),
+            detail: msg,
+        };
+    }
+    Error::Db(e)
 }

@@ -190,7 +190,7 @@ fn a_store_held_by_a_writer_gives_a_clear_message() {
         .arg(seh_root().join("input/evals/shared-benchmark.json"))
         .assert()
         .code(2)
-        .stderr(contains("is being written by another liftdb (PID"));
+        .stderr(contains("is being written by another process (PID"));
 }
 
 #[test]

@@ -15,4 +15,5 @@ mod secrets;
 mod seh_reference;
 mod seh_statistics;
 mod skill_creator_anthropic;
+mod store_safety;
 mod streaming;

@@ -156,7 +156,9 @@ impl DeclaredReader {
     /// The file's bytes (gunzipped), or None when it cannot be read.
     pub fn read(&self, path: &std::path::Path) -> Option<Vec<u8>> {
         let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
-        let (bytes, sha256) = crate::ingest::json::read_hashed(path).ok()?;
+        // Evidence files a report points to: small, read under the default caps.
+        let limits = crate::ingest::json::ReadLimits::default();
+        let (bytes, sha256) = crate::ingest::json::read_hashed(path, &limits).ok()?;
         let info = crate::ingest::discover::FileInfo::of(path, &meta);
         let file = DeclaredFile {
             path: info.path,

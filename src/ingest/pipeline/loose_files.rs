@@ -56,7 +56,7 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
                 streamed = loose::parse_streamed_benchmark(&info.path, &path, sha, &release);
             }
             if streamed.is_none() {
-                match json::read_hashed(&info.path) {
+                match json::read_hashed(&info.path, &plan.limits) {
                     Ok((whole, _)) => bytes = whole,
                     Err(e) => {
                         out.errors.push(IngestErrorRec::unreadable(path, &e));

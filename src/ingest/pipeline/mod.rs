@@ -39,9 +39,25 @@ pub struct IngestOptions {
     pub allow_scripts: bool,
     /// Soft assertions count as gates (skill-benchmark's --strict).
     pub strict: bool,
+    /// Caps on one file read whole and on a `.gz` file inflated.
+    pub limits: crate::ingest::json::ReadLimits,
 }
 
+/// Ingest `paths` in one batch. A failure of the store itself (a full disk,
+/// a damaged file) rolls the batch back and says so, with what to do.
 pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
+    let path = store.path.clone();
+    ingest_batch(store, paths, opts).map_err(|e| match e {
+        crate::Error::Db(db) => crate::store::classify_db_error(&path, db),
+        other => other,
+    })
+}
+
+fn ingest_batch(
+    store: &mut Store,
+    paths: &[PathBuf],
+    opts: &IngestOptions,
+) -> Result<IngestSummary> {
     let mut clock = Timings::from_env();
     let known = super::state::StoredState::load(&store.conn)?;
     clock.mark("load state");
@@ -101,6 +117,8 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
             let files_changed = resolved.source_files.len() + run_dirs.files_parsed;
             let info = batch_info.with_files_changed(files_changed);
             let counts = b.finish(&info, &errors, &plan.touched, &mut clock)?;
+            // The batch must be in the file named, not in a stand-in.
+            crate::store::check_persists(&store.conn, &store.path)?;
             clock.report();
             Some(counts)
         }

@@ -83,6 +83,7 @@ pub(crate) struct Plan {
     /// Files neither in a run directory nor JSON (READMEs, HTML views, ...).
     pub(crate) skipped_files: Vec<String>,
     pub(crate) errors: Vec<IngestErrorRec>,
+    pub(crate) limits: json::ReadLimits,
 }
 
 pub(crate) fn plan(
@@ -134,7 +135,7 @@ pub(crate) fn plan(
                     .get(&unit.path.display().to_string())
                     .is_some_and(|releases| !releases.contains(r))
             });
-            let check = read_if_changed(unit, known, new_release);
+            let check = read_if_changed(unit, known, new_release, &opts.limits);
             bar.inc(1);
             check
         })
@@ -208,6 +209,7 @@ pub(crate) fn plan(
         touched,
         skipped_files,
         errors,
+        limits: opts.limits,
     }
 }
 
@@ -375,7 +377,12 @@ struct ChangeCheck {
 
 /// Decide whether a unit changed; read its files when it may have.
 /// `force`: read and parse the unit even when its files are unchanged.
-fn read_if_changed(unit: Unit, known: &StoredState, force: bool) -> ChangeCheck {
+fn read_if_changed(
+    unit: Unit,
+    known: &StoredState,
+    force: bool,
+    limits: &json::ReadLimits,
+) -> ChangeCheck {
     let owner = unit.path.display().to_string();
     let stored = known.files_by_owner.get(&owner);
     let same_set = stored.is_some_and(|files| {
@@ -422,7 +429,7 @@ fn read_if_changed(unit: Unit, known: &StoredState, force: bool) -> ChangeCheck 
         let streamed = unit.kind == UnitKind::LooseFile && f.size >= stream_from_bytes();
         let read = match streamed {
             true => json::hash_file(&f.path).map(|sha| (Vec::new(), sha)),
-            false => json::read_hashed(&f.path),
+            false => json::read_hashed(&f.path, limits),
         };
         match read {
             Ok((bytes, sha)) => contents.push((f.clone(), bytes, sha)),

@@ -64,7 +64,7 @@ pub(super) fn parse_and_append(
         chunk
             .par_iter()
             .map(|read| {
-                let parsed = parse_one(read, ctx, batch_id, redact);
+                let parsed = parse_one(read, ctx, batch_id, redact, &opts.limits);
                 let new_errors = match &parsed.outcome {
                     RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
                         records.errors.len()
@@ -127,8 +127,9 @@ fn parse_one<'a>(
     ctx: &RunContext,
     batch_id: i64,
     redact: bool,
+    limits: &json::ReadLimits,
 ) -> ParsedRun<'a> {
-    let (files, shas, read_errors) = load_run_files(read);
+    let (files, shas, read_errors) = load_run_files(read, limits);
     let outcome = match read.unit.kind {
         UnitKind::Phantom => formats::seh::run_dir::parse_phantom(&read.unit.path, ctx),
         _ => formats::parse_run_dir(&read.unit.path, &files, ctx),
@@ -334,13 +335,16 @@ pub(crate) fn relative_key(dir: &std::path::Path, file: &std::path::Path) -> Str
 /// The files of a changed run directory, read for parsing (the change check
 /// keeps no bytes), keyed by `relative_key`, with the sha256 of each file
 /// as read; files that cannot be read become error rows.
-fn load_run_files(read: &ReadUnit) -> (RunFiles, HashMap<String, String>, Vec<IngestErrorRec>) {
+fn load_run_files(
+    read: &ReadUnit,
+    limits: &json::ReadLimits,
+) -> (RunFiles, HashMap<String, String>, Vec<IngestErrorRec>) {
     let mut files = RunFiles::new();
     let mut shas = HashMap::new();
     let mut errors = Vec::new();
     for (info, _, _) in &read.contents {
         let rel = relative_key(&read.unit.path, &info.path);
-        match json::read_hashed(&info.path) {
+        match json::read_hashed(&info.path, limits) {
             Ok((bytes, sha)) => {
                 files.insert(rel.clone(), bytes);
                 shas.insert(rel, sha);
