@@ -31,25 +31,27 @@ fn quoted(name: &str) -> String {
 
 /// Every table read in full, then every view run to the end.
 pub fn check(conn: &Connection) -> Result<Vec<Checked>> {
+    // (kind, what lists them, how one is read: hash() of the whole row
+    // loads every column of every row of a table)
+    let passes = [
+        (
+            "table",
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT internal AND NOT temporary ORDER BY table_name",
+            "SELECT count(*), bit_xor(hash(t)) FROM {} t",
+        ),
+        (
+            "view",
+            "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main' AND NOT internal ORDER BY view_name",
+            "SELECT count(*) FROM {}",
+        ),
+    ];
     let mut out = Vec::new();
-    let tables = names(
-        conn,
-        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT internal AND NOT temporary ORDER BY table_name",
-    )?;
-    for name in tables {
-        // hash() of the whole row: every column of every row is loaded.
-        let sql = format!("SELECT count(*), bit_xor(hash(t)) FROM {} t", quoted(&name));
-        let found = conn.query_row(&sql, [], |r| r.get::<_, i64>(0));
-        out.push(checked("table", name, found));
-    }
-    let views = names(
-        conn,
-        "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main' AND NOT internal ORDER BY view_name",
-    )?;
-    for name in views {
-        let sql = format!("SELECT count(*) FROM {}", quoted(&name));
-        let found = conn.query_row(&sql, [], |r| r.get::<_, i64>(0));
-        out.push(checked("view", name, found));
+    for (kind, list, read) in passes {
+        for name in names(conn, list)? {
+            let sql = read.replace("{}", &quoted(&name));
+            let found = conn.query_row(&sql, [], |r| r.get::<_, i64>(0));
+            out.push(checked(kind, name, found));
+        }
     }
     Ok(out)
 }
