@@ -1,6 +1,6 @@
 -- name: reconcile
 -- description: liftdb's figures, recomputed over exactly the runs each report covers, beside the numbers the tool reported itself (peer_metric), with the difference; and, where liftdb graded the runs of a skill-eval-harness report itself, its verdicts against the report's, assertion by assertion (how many agree, then the first disagreements).
--- params: release, skill
+-- params: release, skill, experiment
 WITH benchmark AS (
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path, p.value
     FROM peer_metric p
@@ -225,4 +225,11 @@ FROM (SELECT * FROM pairs_compared UNION ALL SELECT * FROM promptfoo UNION ALL S
       UNION ALL SELECT * FROM verdicts_compared UNION ALL SELECT * FROM first_disagreements)
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
+  -- A report of the experiment: graded its runs, names it (a handbook run
+  -- id), lies in its folder (a skill-creator iteration) or is it (a trigger report).
+  AND ($experiment IS NULL
+       OR regexp_extract(source, '([^/]+)/[^/]+$', 1) = $experiment
+       OR regexp_extract(source, '[^/]+$') = $experiment
+       OR source IN (SELECT g.report_path FROM grading g JOIN run r USING (run_id) WHERE r.native_batch = $experiment)
+       OR source IN (SELECT p.source_path FROM peer_metric p WHERE p.json_path = '/run_id' AND p.value_text = $experiment))
 ORDER BY release, skill, folder, report, metric;
