@@ -79,7 +79,7 @@ skill_creator_stats AS (
            END AS liftdb_value
     FROM peer_metric p
     LEFT JOIN runs r
-      ON r.experiment = regexp_extract(p.source_path, '([^/]+)/[^/]+$', 1)
+      ON r.experiment = liftdb_folder_of(p.source_path)
      AND r.release_label = p.release_label AND r.skill_name = p.skill_name
      AND r.arm = regexp_extract(p.json_path, '^/run_summary/([^/]+)/', 1) AND r.graded
     WHERE p.report_kind = 'skill_creator_benchmark'
@@ -91,7 +91,7 @@ skill_creator_runs AS (
     SELECT p.source_path, p.release_label, p.skill_name, 'runs of ' || p.value_text AS metric,
            count(*)::DOUBLE AS tool_value,
            any_value((SELECT count(*) FROM runs r
-                       WHERE r.experiment = regexp_extract(p.source_path, '([^/]+)/[^/]+$', 1)
+                       WHERE r.experiment = liftdb_folder_of(p.source_path)
                          AND r.release_label = p.release_label AND r.skill_name = p.skill_name
                          AND r.arm = p.value_text AND r.graded))::DOUBLE AS liftdb_value
     FROM peer_metric p
@@ -213,7 +213,7 @@ SELECT
     release_label AS release,
     skill_name AS skill,
     regexp_extract(source, '[^/]+$') AS report,
-    regexp_extract(source, '([^/]+)/[^/]+$', 1) AS folder,
+    liftdb_folder_of(source) AS folder,
     metric,
     tool_value,
     liftdb_value,
@@ -228,7 +228,7 @@ WHERE ($release IS NULL OR release_label = $release)
   -- A report of the experiment: graded its runs, names it (a handbook run
   -- id), lies in its folder (a skill-creator iteration) or is it (a trigger report).
   AND ($experiment IS NULL
-       OR regexp_extract(source, '([^/]+)/[^/]+$', 1) = $experiment
+       OR liftdb_folder_of(source) = $experiment
        OR regexp_extract(source, '[^/]+$') = $experiment
        OR source IN (SELECT g.report_path FROM grading g JOIN run r USING (run_id) WHERE r.native_batch = $experiment)
        OR source IN (SELECT p.source_path FROM peer_metric p WHERE p.json_path = '/run_id' AND p.value_text = $experiment))

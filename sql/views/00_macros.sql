@@ -20,6 +20,10 @@ CREATE OR REPLACE MACRO liftdb_pass_at_k(n, c, k) AS
 CREATE OR REPLACE MACRO liftdb_pass_hat_k(n, c, k) AS
     CASE WHEN c < k THEN 0.0 ELSE liftdb_comb(c, k) / liftdb_comb(n, k) END;
 
+-- The folder a report lies in: for a skill-creator benchmark.json, the
+-- iteration it aggregates (its experiment).
+CREATE OR REPLACE MACRO liftdb_folder_of(path) AS regexp_extract(path, '([^/]+)/[^/]+$', 1);
+
 -- A run succeeds for reliability when its rate is (numerically) 1 (docs/metrics.md §M1).
 CREATE OR REPLACE MACRO liftdb_is_success(rate) AS rate >= 1 - 1e-12;
 

@@ -32,18 +32,15 @@ SELECT release_label, experiment, skill_name, control_arm, split, 'unit' AS scop
        1 AS units, n, c_with, c_control, pass_at_k_delta, pass_hat_k_delta
 FROM per_k
 UNION ALL
-SELECT release_label, experiment, skill_name, control_arm, split, 'overall', NULL, NULL, k,
+SELECT release_label, experiment, skill_name, control_arm, split,
+       CASE WHEN GROUPING(model) = 1 THEN 'overall' ELSE 'model' END, model, NULL, k,
        count(*), NULL, NULL, NULL,
        liftdb_mean_signed(list(pass_at_k_delta)), liftdb_mean_signed(list(pass_hat_k_delta))
 FROM per_k
-GROUP BY release_label, experiment, skill_name, control_arm, split, k
-UNION ALL
-SELECT release_label, experiment, skill_name, control_arm, split, 'model', model, NULL, k,
-       count(*), NULL, NULL, NULL,
-       liftdb_mean_signed(list(pass_at_k_delta)), liftdb_mean_signed(list(pass_hat_k_delta))
-FROM per_k
-WHERE model IS NOT NULL
-GROUP BY release_label, experiment, skill_name, control_arm, split, model, k;
+GROUP BY GROUPING SETS ((release_label, experiment, skill_name, control_arm, split, k),
+                        (release_label, experiment, skill_name, control_arm, split, model, k))
+-- units of no model pool only into the overall rows
+HAVING GROUPING(model) = 1 OR model IS NOT NULL;
 
 COMMENT ON VIEW reliability_lift IS 'Paired pass@k / pass^k lift (with_skill - control) per unit and k, and per k pooled overall and per model, per experiment.';
 

@@ -64,6 +64,14 @@ pub fn ingest_paths(ts: &mut TestStore, paths: &[PathBuf]) -> IngestSummary {
     ingest::ingest(&mut ts.store, paths, &IngestOptions::default()).expect("ingest")
 }
 
+/// A store of `paths` ingested in one call, with no ingest error.
+pub fn store_of(paths: &[PathBuf]) -> TestStore {
+    let mut ts = new_store();
+    let summary = ingest_paths(&mut ts, paths);
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    ts
+}
+
 pub fn corpus_store() -> TestStore {
     let mut ts = new_store();
     let summary = ingest_paths(&mut ts, &corpus_paths(&seh_root()));

@@ -2,22 +2,13 @@
 //! each tool run (experiment) equal to that tool's own report, and the
 //! release rows pool experiments with each (case, model) counted once.
 
-use std::path::PathBuf;
-
 use serde_json::Value;
 
 use crate::common::{
-    assert_close, copy_tree, f, fixture, ingest_paths, new_store, read_report, reference, rows,
-    scalar, seh_root, sql_str, TestStore,
+    assert_close, copy_tree, f, fixture, new_store, read_report, reference, rows, scalar, seh_root,
+    sql_str, store_of, TestStore,
 };
 use crate::seh_reference::check_experiment_summary;
-
-fn store_of(paths: &[PathBuf]) -> TestStore {
-    let mut ts = new_store();
-    let summary = ingest_paths(&mut ts, paths);
-    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
-    ts
-}
 
 fn every_corpus() -> TestStore {
     store_of(&[

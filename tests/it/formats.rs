@@ -6,18 +6,11 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::common::{
-    assert_close, f, fixture, ingest_paths, new_store, rows, scalar, sql_str, TestStore,
+    assert_close, f, fixture, ingest_paths, new_store, rows, scalar, sql_str, store_of,
 };
 
 fn read_json(path: &std::path::Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
-
-fn store_of(paths: &[PathBuf]) -> TestStore {
-    let mut ts = new_store();
-    let summary = ingest_paths(&mut ts, paths);
-    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
-    ts
 }
 
 /// formats.md M11 (A): middle value, or mean of the two middles.

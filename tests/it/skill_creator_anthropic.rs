@@ -9,8 +9,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::common::{
-    assert_close, f, fixture, ingest_paths, new_store, read_report, rows, scalar, sql_str,
-    TestStore,
+    assert_close, f, fixture, new_store, read_report, rows, scalar, sql_str, TestStore,
 };
 
 fn workspace() -> PathBuf {
@@ -22,10 +21,7 @@ fn benchmark(iteration: u32) -> Value {
 }
 
 fn corpus_store() -> TestStore {
-    let mut ts = new_store();
-    let summary = ingest_paths(&mut ts, &[fixture("skill-creator-anthropic")]);
-    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
-    ts
+    crate::common::store_of(&[fixture("skill-creator-anthropic")])
 }
 
 /// The configurations of a run_summary, in its order ("delta" is not one).

@@ -8,8 +8,7 @@ use std::path::Path;
 use crate::common::{fixture, liftdb_cmd, seh_root};
 
 fn sha256(path: &Path) -> String {
-    use sha2::{Digest, Sha256};
-    liftdb::ingest::json::hex(&Sha256::digest(std::fs::read(path).unwrap()))
+    liftdb::ingest::json::sha256_hex(&std::fs::read(path).unwrap())
 }
 
 fn stderr_of(out: &std::process::Output) -> String {
