@@ -15,11 +15,14 @@ pub enum Error {
     #[error("{path} is not a liftdb store: it exists and is not a DuckDB database file (DuckDB: {detail}); liftdb never writes into other files: give a new path, e.g. --db liftdb.duckdb")]
     NotAStore { path: String, detail: String },
 
-    #[error("store {path}: the disk is full ({detail}); nothing was written and the store is as it was; free {needed} and run the command again")]
+    #[error("store {path}: the disk is full ({detail}); nothing was written and the store is as it was; {}", disk_full_advice(*.free_bytes, *.batch_bytes))]
     DiskFull {
         path: String,
         detail: String,
-        needed: String,
+        /// Free on the store's filesystem once DuckDB gave up (None: not measurable).
+        free_bytes: Option<u64>,
+        /// The changed source files of the batch that failed, when it was an ingest.
+        batch_bytes: Option<u64>,
     },
 
     #[error("store {path} is damaged (DuckDB: {detail}); `liftdb check` says what is affected, and the run trees it was ingested from can rebuild it: liftdb --db {path} rebuild --out NEW.duckdb")]
@@ -76,6 +79,48 @@ pub enum Error {
 
     #[error("{path} could not be read again while its rows were appended ({detail}); nothing was written — ingest it again")]
     ReportChanged { path: String, detail: String },
+}
+
+impl Error {
+    /// A full disk during an ingest is told with the batch's size.
+    pub fn with_batch_bytes(self, bytes: Option<u64>) -> Self {
+        match self {
+            Error::DiskFull {
+                path,
+                detail,
+                free_bytes,
+                batch_bytes: None,
+            } => Error::DiskFull {
+                path,
+                detail,
+                free_bytes,
+                batch_bytes: bytes,
+            },
+            other => other,
+        }
+    }
+}
+
+/// What to free. A batch's rows are written twice (the write-ahead log,
+/// then the store's new blocks at checkpoint, while the old ones still
+/// exist), and uncompressed rows can outweigh their JSON sources (1.2× for
+/// the skill-eval-harness corpus): 2.5× the sources is the room to ask for.
+fn disk_full_advice(free: Option<u64>, batch: Option<u64>) -> String {
+    let mb = |b: u64| b.div_ceil(1 << 20);
+    let free_now = free.map(|f| format!("{} MB are free there now; ", mb(f)));
+    let free_now = free_now.unwrap_or_default();
+    match batch {
+        Some(batch) => {
+            let room = batch.saturating_mul(5) / 2;
+            format!(
+                "{free_now}this batch's new source files are {} MB and writing them needs up to {} MB: free {} MB more and run the command again",
+                mb(batch),
+                mb(room),
+                mb(room.saturating_sub(free.unwrap_or(0))).max(1)
+            )
+        }
+        None => format!("{free_now}free space beside the store and run the command again"),
+    }
 }
 
 impl From<duckdb::Error> for Error {

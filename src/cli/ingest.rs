@@ -3,7 +3,6 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::Args;
 use liftdb::ingest::formats::Format;
 use liftdb::ingest::{self, IngestOptions, IngestSummary};
@@ -56,8 +55,8 @@ pub struct IngestArgs {
 
 pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
     let wait = std::time::Duration::from_secs(args.wait);
-    let mut store = liftdb::store::open_write_waiting(db, wait)
-        .with_context(|| format!("opening {}", db.display()))?;
+    let mut store =
+        super::naming_store(db, "opening", liftdb::store::open_write_waiting(db, wait))?;
     let format = match args.format.as_str() {
         "auto" => None,
         other => Some(other.parse::<Format>().map_err(anyhow::Error::msg)?),

@@ -182,7 +182,19 @@ impl OutputArgs {
 }
 
 pub fn open_read(db: &Path) -> anyhow::Result<liftdb::store::Store> {
-    liftdb::store::open_read(db).with_context(|| format!("opening {}", db.display()))
+    naming_store(db, "opening", liftdb::store::open_read(db))
+}
+
+/// A store failure, said once: "opening PATH: " only when the error does
+/// not name the store itself (most do, and the path twice reads as two errors).
+pub fn naming_store<T>(db: &Path, doing: &str, r: liftdb::Result<T>) -> anyhow::Result<T> {
+    r.map_err(|e| {
+        let path = db.display().to_string();
+        match e.to_string().contains(&path) {
+            true => anyhow::Error::new(e),
+            false => anyhow::Error::new(e).context(format!("{doing} {path}")),
+        }
+    })
 }
 
 pub fn run() -> anyhow::Result<i32> {
@@ -212,5 +224,5 @@ pub fn run() -> anyhow::Result<i32> {
 }
 
 fn repl(db: &Path, args: &ReplArgs) -> anyhow::Result<i32> {
-    liftdb::repl::run(db, &args.options()).with_context(|| format!("opening {}", db.display()))
+    naming_store(db, "opening", liftdb::repl::run(db, &args.options()))
 }

@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use anyhow::Context;
 use clap::Args;
 use liftdb::report::{self, Filters};
 
@@ -23,8 +22,8 @@ pub fn run(db: &Path, args: &SqlArgs) -> anyhow::Result<i32> {
         Err(e) if liftdb::store::is_write_refusal(&e) => {
             // The statement writes: reopen for writing (which also takes the lock).
             drop(store);
-            let store = liftdb::store::open_write(db)
-                .with_context(|| format!("opening {} for writing", db.display()))?;
+            let store =
+                super::naming_store(db, "opening for writing", liftdb::store::open_write(db))?;
             report::query(&store.conn, &args.statement, &Filters::new())?
         }
         other => other?,

@@ -206,7 +206,8 @@ pub fn classify_db_error(path: &Path, e: duckdb::Error) -> Error {
         return Error::DiskFull {
             path: path.display().to_string(),
             detail: msg,
-            needed: "space beside it (about the size of the run trees ingested)".into(),
+            free_bytes: free_beside(path),
+            batch_bytes: None,
         };
     }
     if msg.contains("Data Corruption") || msg.contains("checksum") && msg.contains("does not match")
@@ -217,4 +218,11 @@ pub fn classify_db_error(path: &Path, e: duckdb::Error) -> Error {
         };
     }
     Error::Db(e)
+}
+
+/// Bytes an unprivileged writer may still use on the store's filesystem.
+fn free_beside(path: &Path) -> Option<u64> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let stat = rustix::fs::statvfs(dir.unwrap_or(Path::new("."))).ok()?;
+    Some(stat.f_bavail.saturating_mul(stat.f_frsize))
 }

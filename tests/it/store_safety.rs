@@ -94,36 +94,75 @@ fn a_foreign_file_is_refused_unchanged_with_one_message() {
     assert_eq!(sha256(&notes), before, "the file is untouched");
 }
 
-#[test]
-fn a_gzip_inflating_far_past_the_cap_is_a_named_error_in_bounded_memory() {
-    use std::io::Write;
-    let dir = tempfile::tempdir().unwrap();
-    let bomb = dir.path().join("reports/benchmark.json.gz");
-    std::fs::create_dir_all(bomb.parent().unwrap()).unwrap();
-    // 1.5 GiB of spaces (valid JSON whitespace) in a few MB: three times the default cap.
-    let mut gz = flate2::write::GzEncoder::new(
-        std::fs::File::create(&bomb).unwrap(),
-        flate2::Compression::fast(),
-    );
-    let block = vec![b' '; 64 << 20];
-    for _ in 0..24 {
-        gz.write_all(&block).unwrap();
-    }
-    gz.finish().unwrap();
-    let db = dir.path().join("s.duckdb");
-    let manifest = seh_root().join("input/evals/shared-benchmark.json");
-    // Peak RSS of the ingest process, as /usr/bin/time reports it (KiB).
+/// `liftdb ingest -q PATHS` and its peak RSS in KiB, as /usr/bin/time reports it.
+fn ingest_measured(db: &Path, paths: &[&Path]) -> (std::process::Output, u64) {
     let out = std::process::Command::new("/usr/bin/time")
         .args(["-f", "maxrss_kb=%M"])
         .arg(assert_cmd::cargo::cargo_bin("liftdb"))
         .env_remove("LIFTDB_DB")
         .arg("--db")
-        .arg(&db)
+        .arg(db)
         .args(["ingest", "-q"])
-        .arg(&bomb)
-        .arg(&manifest)
+        .args(paths)
         .output()
         .unwrap();
+    let kb = stderr_of(&out)
+        .lines()
+        .find_map(|l| l.strip_prefix("maxrss_kb="))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("maxrss from /usr/bin/time");
+    (out, kb)
+}
+
+/// A gzip of `mb` MiB of spaces (valid JSON whitespace, a few KB on disk).
+fn gzip_of_spaces(path: &Path, mb: usize) {
+    use std::io::Write;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(path).unwrap(),
+        flate2::Compression::fast(),
+    );
+    let block = vec![b' '; 1 << 20];
+    for _ in 0..mb {
+        gz.write_all(&block).unwrap();
+    }
+    gz.finish().unwrap();
+}
+
+#[test]
+fn many_reports_under_the_caps_are_never_all_held_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    // Five reports each inflating to 250 MiB, under the 512 MiB cap: 1.25 GiB
+    // if every one were kept from its change check until its parse.
+    let reports: Vec<_> = (0..5)
+        .map(|i| dir.path().join(format!("reports/r{i}/benchmark.json.gz")))
+        .collect();
+    for r in &reports {
+        gzip_of_spaces(r, 250);
+    }
+    let db = dir.path().join("s.duckdb");
+    let manifest = seh_root().join("input/evals/shared-benchmark.json");
+    let mut paths: Vec<&Path> = reports.iter().map(|p| p.as_path()).collect();
+    paths.push(&manifest);
+    let (out, kb) = ingest_measured(&db, &paths);
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "error rows: {err}");
+    // Each is read (it is whitespace only, so it is no report) and named.
+    for i in 0..5 {
+        assert!(err.contains(&format!("r{i}/benchmark.json.gz")), "{err}");
+    }
+    assert!(kb < 1024 * 1024, "peak RSS {kb} KiB is over 1 GiB");
+}
+
+#[test]
+fn a_gzip_inflating_far_past_the_cap_is_a_named_error_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = dir.path().join("reports/benchmark.json.gz");
+    // 1.5 GiB of spaces in a few MB: three times the default cap.
+    gzip_of_spaces(&bomb, 1536);
+    let db = dir.path().join("s.duckdb");
+    let manifest = seh_root().join("input/evals/shared-benchmark.json");
+    let (out, kb) = ingest_measured(&db, &[&bomb, &manifest]);
     let err = stderr_of(&out);
     assert_eq!(
         out.status.code(),
@@ -138,11 +177,6 @@ fn a_gzip_inflating_far_past_the_cap_is_a_named_error_in_bounded_memory() {
         err.contains("--max-inflated-mb"),
         "the hint says how to raise it: {err}"
     );
-    let kb: u64 = err
-        .lines()
-        .find_map(|l| l.strip_prefix("maxrss_kb="))
-        .and_then(|v| v.trim().parse().ok())
-        .expect("maxrss from /usr/bin/time");
     assert!(kb < 1024 * 1024, "peak RSS {kb} KiB is over 1 GiB");
     // The rest of the batch is ingested.
     liftdb_cmd(&db)
@@ -269,6 +303,30 @@ fn a_full_disk_leaves_the_store_as_it_was_and_says_what_to_do() {
             .stdout,
         b"count_star()\n0\n"
     );
+    // The advice is a number, and enough: grow the filesystem by it and the
+    // same ingest succeeds.
+    let figure = |label: &str| -> u64 {
+        let re = regex::Regex::new(&format!(r"(\d+) MB {label}")).unwrap();
+        re.captures(&err)
+            .unwrap_or_else(|| panic!("no '{label}' figure in: {err}"))[1]
+            .parse()
+            .unwrap()
+    };
+    let free = figure("are free there now");
+    let more = figure("more");
+    assert!(free <= 12, "the tmpfs is 12 MB: {err}");
+    assert!(more >= 1, "{err}");
+    let grown = std::process::Command::new("mount")
+        .args(["-o", &format!("remount,size={}m", 12 + more)])
+        .arg(&mount)
+        .status()
+        .unwrap();
+    assert!(grown.success());
+    liftdb_cmd(&db)
+        .args(["ingest", "-q"])
+        .arg(seh_root())
+        .assert()
+        .success();
 }
 
 #[test]
@@ -355,4 +413,74 @@ fn a_damaged_store_is_found_by_check() {
         "check names the damage: {all}"
     );
     assert!(all.contains("rebuild"), "and what to do: {all}");
+}
+
+/// Every "error:" line of `stderr`: none repeats a run of six words (the
+/// shape of a message said twice: a context naming what its cause names,
+/// DuckDB's text repeated by its error chain), none ends in the bindings'
+/// "Unknown error code".
+fn assert_said_once(what: &str, stderr: &str) {
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert!(!lines.is_empty(), "{what}: no error line in {stderr}");
+    for line in lines {
+        assert!(!line.contains("Unknown error code"), "{what}: {line}");
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let mut seen = std::collections::HashSet::new();
+        for run in words.windows(6) {
+            assert!(
+                seen.insert(run),
+                "{what}: '{}' twice in: {line}",
+                run.join(" ")
+            );
+        }
+    }
+}
+
+#[test]
+fn every_failure_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s.duckdb");
+    liftdb_cmd(&store)
+        .args(["ingest", "-q"])
+        .arg(fixture("skill-creator"))
+        .assert()
+        .success();
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "not a store\n").unwrap();
+    let damaged = dir.path().join("damaged.duckdb");
+    let mut bytes = std::fs::read(&store).unwrap();
+    let len = bytes.len();
+    for b in &mut bytes[len / 4..3 * len / 4] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&damaged, bytes).unwrap();
+    let csv = dir.path().join("runs.csv");
+    let missing = dir.path().join("missing.duckdb");
+    let given = |db: &Path, args: &[&str]| -> (String, std::process::Output) {
+        let out = liftdb_cmd(db).args(args).output().unwrap();
+        (format!("{} {}", db.display(), args.join(" ")), out)
+    };
+    let notes_arg = notes.display().to_string();
+    let cases = [
+        given(&notes, &["sql", "SELECT 1"]),
+        given(&notes, &["ingest", "-q", &notes_arg]),
+        given(&csv, &["ingest", "-q", &notes_arg]),
+        given(dir.path(), &["sql", "SELECT 1"]),
+        given(&missing, &["report", "lift"]),
+        given(&damaged, &["sql", "SELECT count(*) FROM runs"]),
+        given(&store, &["sql", "SELECT * FROM no_such_view"]),
+        given(&store, &["sql", "SELEC 1"]),
+        given(&store, &["report", "no-such-report"]),
+        given(&store, &["report", "trend", "--case", "x"]),
+        given(&store, &["ingest", "-q", "/no/such/tree"]),
+        given(&store, &["ingest", "-q", &notes_arg]),
+        given(&store, &["rebuild", "--out", &store.display().to_string()]),
+    ];
+    // The check catches the message #14 quoted (DuckDB's text twice).
+    let quoted = "error: IO Error: The file notes.txt is not a valid DuckDB database file!: IO Error: The file notes.txt is not a valid DuckDB database file!: Error code 1: Unknown error code";
+    assert!(std::panic::catch_unwind(|| assert_said_once("quoted", quoted)).is_err());
+    for (what, out) in &cases {
+        assert_ne!(out.status.code(), Some(0), "{what} failed");
+        assert_said_once(what, &stderr_of(out));
+    }
 }

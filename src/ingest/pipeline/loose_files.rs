@@ -48,11 +48,11 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
         };
         let path = info.path.display().to_string();
         let mut bytes = std::mem::take(bytes);
-        // Only hashed when planned (too large to hold): stream it if it is a
-        // report, else read it whole after all.
+        // Only hashed when planned (too large to hold, or past the budget of
+        // bytes kept): stream it if it is a large report, else read it again.
         let mut streamed = None;
-        if bytes.is_empty() && info.size >= stream_from_bytes() {
-            if forced.is_none_or(|f| f == Format::Seh) {
+        if bytes.is_empty() && info.size > 0 {
+            if info.size >= stream_from_bytes() && forced.is_none_or(|f| f == Format::Seh) {
                 streamed = loose::parse_streamed_benchmark(&info.path, &path, sha, &release);
             }
             if streamed.is_none() {

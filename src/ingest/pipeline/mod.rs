@@ -47,22 +47,29 @@ pub struct IngestOptions {
 /// a damaged file) rolls the batch back and says so, with what to do.
 pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
     let path = store.path.clone();
-    ingest_batch(store, paths, opts).map_err(|e| match e {
-        crate::Error::Db(db) => crate::store::classify_db_error(&path, db),
-        other => other,
+    let mut batch_bytes = None;
+    ingest_batch(store, paths, opts, &mut batch_bytes).map_err(|e| {
+        let e = match e {
+            crate::Error::Db(db) => crate::store::classify_db_error(&path, db),
+            other => other,
+        };
+        e.with_batch_bytes(batch_bytes)
     })
 }
 
+/// `batch_bytes`: set once planned, to size a full disk's advice.
 fn ingest_batch(
     store: &mut Store,
     paths: &[PathBuf],
     opts: &IngestOptions,
+    batch_bytes: &mut Option<u64>,
 ) -> Result<IngestSummary> {
     let mut clock = Timings::from_env();
     let known = super::state::StoredState::load(&store.conn)?;
     clock.mark("load state");
 
     let mut plan = plan::plan(paths, &known, opts, &mut clock);
+    *batch_bytes = Some(plan.changed_bytes());
     let loose = loose_files::parse(&mut plan, opts.format);
     let grade_options = crate::grade::GradeOptions {
         allow_scripts: opts.allow_scripts,

@@ -86,6 +86,29 @@ pub(crate) struct Plan {
     pub(crate) limits: json::ReadLimits,
 }
 
+impl Plan {
+    /// Bytes on disk of the changed units' files: what this batch writes
+    /// rows from (the store grows by less than this).
+    pub(crate) fn changed_bytes(&self) -> u64 {
+        self.loose
+            .iter()
+            .chain(&self.runs)
+            .flat_map(|read| &read.unit.files)
+            .map(|f| f.size)
+            .sum()
+    }
+}
+
+/// Whether `path` is one of the files named on the command line.
+fn given_by_name(paths: &[PathBuf], path: &Path) -> bool {
+    let Ok(found) = std::fs::canonicalize(path) else {
+        return false;
+    };
+    paths
+        .iter()
+        .any(|p| std::fs::canonicalize(p).is_ok_and(|p| p == found))
+}
+
 pub(crate) fn plan(
     paths: &[PathBuf],
     known: &StoredState,
@@ -111,6 +134,13 @@ pub(crate) fn plan(
                 ErrorKind::CsvOnly,
                 "promptfoo CSV export has no per-assertion results or token usage; re-export with -o results.json (or .jsonl) and ingest that",
             ));
+        } else if given_by_name(paths, path) {
+            // Given by name: an answer is owed, not a skip counted in a note.
+            errors.push(IngestErrorRec::new(
+                path.display().to_string(),
+                ErrorKind::Unrecognized,
+                crate::ingest::loose::UNRECOGNIZED,
+            ));
         } else {
             skipped_files.push(path.display().to_string());
         }
@@ -121,6 +151,7 @@ pub(crate) fn plan(
         ..Default::default()
     };
 
+    let held = HeldBytes::default();
     let bar = progress_bar(opts.progress, found.units.len(), "reading");
     let checks: Vec<ChangeCheck> = found
         .units
@@ -135,7 +166,7 @@ pub(crate) fn plan(
                     .get(&unit.path.display().to_string())
                     .is_some_and(|releases| !releases.contains(r))
             });
-            let check = read_if_changed(unit, known, new_release, &opts.limits);
+            let check = read_if_changed(unit, known, new_release, &opts.limits, &held);
             bar.inc(1);
             check
         })
@@ -375,6 +406,27 @@ struct ChangeCheck {
     touched: Vec<(String, i64)>,
 }
 
+/// The loose files' bytes kept from the change check for their parse, so
+/// a file is read once. Past the budget a file's bytes are dropped and its
+/// parse reads it again: many reports under the caps are never all held.
+#[derive(Default)]
+struct HeldBytes(std::sync::atomic::AtomicU64);
+
+impl HeldBytes {
+    const BUDGET: u64 = 128 << 20;
+
+    /// Keep `bytes` if the budget allows; else empty them.
+    fn keep_or_drop(&self, bytes: &mut Vec<u8>) {
+        use std::sync::atomic::Ordering;
+        let len = bytes.len() as u64;
+        let before = self.0.fetch_add(len, Ordering::Relaxed);
+        if before + len > Self::BUDGET {
+            self.0.fetch_sub(len, Ordering::Relaxed);
+            *bytes = Vec::new();
+        }
+    }
+}
+
 /// Decide whether a unit changed; read its files when it may have.
 /// `force`: read and parse the unit even when its files are unchanged.
 fn read_if_changed(
@@ -382,6 +434,7 @@ fn read_if_changed(
     known: &StoredState,
     force: bool,
     limits: &json::ReadLimits,
+    held: &HeldBytes,
 ) -> ChangeCheck {
     let owner = unit.path.display().to_string();
     let stored = known.files_by_owner.get(&owner);
@@ -452,10 +505,11 @@ fn read_if_changed(
             touched,
         };
     }
-    if unit.kind == UnitKind::RunDir {
-        // Holding every changed run's bytes here would make memory grow with the tree.
-        for (_, bytes, _) in &mut contents {
-            *bytes = Vec::new();
+    for (_, bytes, _) in &mut contents {
+        match unit.kind {
+            // Holding every changed run's bytes here would make memory grow with the tree.
+            UnitKind::RunDir => *bytes = Vec::new(),
+            _ => held.keep_or_drop(bytes),
         }
     }
     ChangeCheck {
