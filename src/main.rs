@@ -9,6 +9,12 @@ mod cli;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    // A reader that stops early (`| head`) ends the process as it does any
+    // Unix tool, instead of a panic in the next println!.
+    // SAFETY: called first, before any thread exists; SIG_DFL is a valid handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let code = match cli::run() {
         Ok(code) => code,
         Err(e) => {

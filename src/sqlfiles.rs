@@ -63,6 +63,10 @@ pub const VIEWS: &[(&str, &str)] = &[
     ("pairs", include_str!("../sql/views/20_pairs.sql")),
     ("lift_units", include_str!("../sql/views/30_lift_units.sql")),
     ("lift", include_str!("../sql/views/31_lift.sql")),
+    (
+        "lift_headline",
+        include_str!("../sql/views/32_lift_headline.sql"),
+    ),
     ("case_flags", include_str!("../sql/views/40_case_flags.sql")),
     (
         "reliability",
@@ -99,6 +103,10 @@ pub const VIEWS: &[(&str, &str)] = &[
 /// Canned reports: `sql/reports/NAME.sql`, each with a header comment.
 pub const REPORTS: &[(&str, &str)] = &[
     ("lift", include_str!("../sql/reports/lift.sql")),
+    (
+        "lift-headline",
+        include_str!("../sql/reports/lift-headline.sql"),
+    ),
     ("pairs", include_str!("../sql/reports/pairs.sql")),
     ("blocked", include_str!("../sql/reports/blocked.sql")),
     ("flags", include_str!("../sql/reports/flags.sql")),

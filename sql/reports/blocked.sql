@@ -1,6 +1,7 @@
 -- name: blocked
 -- description: Pairs that could not be compared, with the harness's reason (missing arm, unscorable arm, missing or invalid rate).
 -- params: release, skill, split, model, case, arm, experiment
+-- compact: case, model, rep, reason
 SELECT
     release_label AS release,
     skill_name AS skill,

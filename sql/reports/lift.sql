@@ -1,6 +1,7 @@
 -- name: lift
 -- description: Paired lift of with_skill over the control arm (default without_skill) with sign-flip p, 95% interval and noise verdict: overall, per model, per case. kind 'release' pools the release's experiments (each case and model one unit); kind 'experiment' is one tool run (a seh runs root, a handbook run id, a skill-creator iteration, a promptfoo eval), equal to its own report: its overall and per-model rows when the release has several, all its rows with --experiment NAME.
 -- params: release, skill, split, model, case, arm, experiment
+-- compact: row_label, units, with_skill, control_rate, lift, p
 WITH shown AS (
     SELECT l.*,
            count(DISTINCT l.experiment) FILTER (WHERE l.row_kind = 'experiment')
@@ -29,7 +30,11 @@ SELECT
     s.ci_lower,
     s.ci_upper,
     s.noise_verdict AS verdict,
-    l.negative_delta_units AS negative_units
+    l.negative_delta_units AS negative_units,
+    -- What the row is, in one short cell (the compact table's first column).
+    CASE WHEN l.row_kind = 'experiment' THEN l.experiment || ': ' ELSE '' END
+        || CASE l.scope WHEN 'overall' THEN 'overall' WHEN 'model' THEN 'model ' || l.model
+                        ELSE l.case_id END AS row_label
 FROM shown l
 LEFT JOIN lift_stats s
     ON s.release_label = l.release_label AND s.skill_name = l.skill_name

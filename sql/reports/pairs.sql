@@ -1,6 +1,7 @@
 -- name: pairs
 -- description: Pairing diagnostics per case and model: eligible and blocked pairs with the named reasons.
 -- params: release, skill, split, model, case, arm, experiment
+-- compact: case, model, eligible, blocked, blocked_reasons
 SELECT
     release_label AS release,
     skill_name AS skill,

@@ -1,6 +1,7 @@
 -- name: reliability-lift
 -- description: Paired pass@k and pass^k lift (with_skill minus the control arm, default without_skill) per k, overall and per model, as the harness's reliability.paired_lift pools it (the mean over the units that reach k, rounded 6).
 -- params: release, skill, split, model, arm, experiment
+-- compact: scope, model, k, units, pass_at_k_lift, pass_hat_k_lift
 SELECT
     release_label AS release,
     skill_name AS skill,

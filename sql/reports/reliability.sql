@@ -1,6 +1,7 @@
 -- name: reliability
 -- description: pass@k and pass^k per case and arm (all models pooled), k = 1..n.
 -- params: release, skill, split, case, arm, experiment
+-- compact: case, arm, n, c, k, pass_at_k, pass_hat_k
 SELECT
     release_label AS release,
     skill_name AS skill,

@@ -72,7 +72,7 @@ pub enum Command {
     /// Run a canned report (`--list` to see them).
     Report(report::ReportArgs),
     /// Show the schema version, migrations, tables and views.
-    Schema,
+    Schema(schema::SchemaArgs),
     /// Ingest the bundled sample runs into a temporary store and print the main reports.
     Demo,
     /// The SQL shell (the same as `liftdb` with no subcommand).
@@ -144,9 +144,30 @@ pub struct OutputArgs {
     /// Write to this file instead of stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Fit tables to N columns as on a terminal (middle columns elided,
+    /// long cells cut; 0 = no limit). Default: the terminal's width.
+    #[arg(long, value_name = "N")]
+    pub max_width: Option<usize>,
 }
 
 impl OutputArgs {
+    /// Whether a table fitted to a width is what will be written.
+    pub fn fitted(&self) -> bool {
+        let table = matches!(self.format, None | Some(Format::Table) | Some(Format::Box));
+        let to_terminal =
+            self.out.is_none() && (self.format.is_some() || output::terminal_width().is_some());
+        table && to_terminal && self.render_options().fit.max_width > 0
+    }
+
+    /// On a terminal (or with --max-width) tables are fitted; piped, whole.
+    pub fn render_options(&self) -> output::RenderOptions {
+        match self.max_width.or_else(output::terminal_width) {
+            Some(0) => output::RenderOptions::default(),
+            Some(width) => output::RenderOptions::for_terminal(width),
+            None => output::RenderOptions::default(),
+        }
+    }
+
     pub fn emit(&self, rs: &ResultSet) -> anyhow::Result<()> {
         use std::io::IsTerminal;
         match &self.out {
@@ -168,8 +189,13 @@ impl OutputArgs {
                     Format::Csv
                 };
                 let mut lock = stdout.lock();
-                let written = output::render(rs, self.format.unwrap_or(default), &mut lock)
-                    .and_then(|_| lock.flush());
+                let written = output::render_with(
+                    rs,
+                    self.format.unwrap_or(default),
+                    &self.render_options(),
+                    &mut lock,
+                )
+                .and_then(|_| lock.flush());
                 match written {
                     // A reader that stops early (`| head`) is not an error.
                     Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
@@ -203,7 +229,7 @@ pub fn run() -> anyhow::Result<i32> {
         Some(Command::Ingest(args)) => ingest::run(&cli.db, &args),
         Some(Command::Sql(args)) => sql::run(&cli.db, &args),
         Some(Command::Report(args)) => report::run(&cli.db, &args),
-        Some(Command::Schema) => schema::run(&cli.db),
+        Some(Command::Schema(args)) => schema::run(&cli.db, &args),
         Some(Command::Demo) => demo::run(),
         Some(Command::Repl(args)) => repl(&cli.db, &args),
         Some(Command::Export(args)) => {

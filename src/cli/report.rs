@@ -16,6 +16,9 @@ pub struct ReportArgs {
     /// List the reports with their parameters.
     #[arg(long)]
     pub list: bool,
+    /// Every column, also on a terminal (which shows each report's compact set).
+    #[arg(long)]
+    pub all_columns: bool,
     #[command(flatten)]
     pub filters: FilterArgs,
     #[command(flatten)]
@@ -24,13 +27,11 @@ pub struct ReportArgs {
 
 pub fn run(db: &Path, args: &ReportArgs) -> anyhow::Result<i32> {
     if args.list {
-        for r in report::all() {
-            println!("{:<12} {}", r.name, r.description);
-            println!("{:<12} filters: --{}", "", r.params.join(" --"));
-        }
-        println!(
-            "{:<12} self-contained HTML with charts, flags and blocked pairs (--out FILE)",
-            "html"
+        list(
+            args.output
+                .max_width
+                .or_else(liftdb::output::terminal_width)
+                .unwrap_or(0),
         );
         return Ok(0);
     }
@@ -49,7 +50,73 @@ pub fn run(db: &Path, args: &ReportArgs) -> anyhow::Result<i32> {
     }
     let rep = report::find(name)?;
     let store = super::open_read(db)?;
-    let rs = report::run(&store.conn, &rep, &args.filters.to_filters())?;
+    let filters = args.filters.to_filters();
+    let rs = report::run(&store.conn, &rep, &filters)?;
+    if rep.name == "lift" && args.output.fitted() {
+        print_headline(&store.conn, &filters)?;
+    }
+    // The compact set is for reading; files and pipes get every column.
+    let compact = !args.all_columns && !rep.compact.is_empty() && args.output.fitted();
+    let all = rs.schema.fields().len();
+    let rs = match compact {
+        true => rs.project(&rep.compact)?,
+        false => rs,
+    };
     args.output.emit(&rs)?;
+    if compact {
+        println!(
+            "({} of {all} columns: --all-columns shows every one)",
+            rs.schema.fields().len()
+        );
+    }
     Ok(0)
+}
+
+/// `report lift` on a terminal starts with one sentence per skill and
+/// release (the lift-headline report, with the filters it takes).
+fn print_headline(conn: &duckdb::Connection, filters: &report::Filters) -> anyhow::Result<()> {
+    let headline = report::find("lift-headline")?;
+    let taken: report::Filters = filters
+        .iter()
+        .filter(|(k, _)| headline.params.contains(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let rs = report::run(conn, &headline, &taken)?;
+    for (batch, i) in rs
+        .batches
+        .iter()
+        .flat_map(|b| (0..b.num_rows()).map(move |i| (b, i)))
+    {
+        if let Some(sentence) = liftdb::output::cell_text(batch.column(0), i) {
+            println!("{sentence}");
+        }
+    }
+    println!();
+    Ok(())
+}
+
+/// `report --list`: each report's description wrapped beside its name.
+fn list(width: usize) {
+    const NAME: usize = 17;
+    let mut entries: Vec<(String, String)> = report::all()
+        .into_iter()
+        .map(|r| {
+            let text = format!("{} (filters: --{})", r.description, r.params.join(" --"));
+            (r.name, text)
+        })
+        .collect();
+    entries.push((
+        "html".into(),
+        "Self-contained HTML with charts, flags and blocked pairs (--out FILE)".into(),
+    ));
+    let text_width = width.saturating_sub(NAME);
+    for (name, text) in entries {
+        for (i, line) in liftdb::output::wrap(&text, text_width, 0)
+            .iter()
+            .enumerate()
+        {
+            let label = if i == 0 { name.as_str() } else { "" };
+            println!("{label:<NAME$}{line}");
+        }
+    }
 }

@@ -2,17 +2,37 @@
 
 use std::path::Path;
 
+use clap::Args;
 use liftdb::store;
 
-pub fn run(db: &Path) -> anyhow::Result<i32> {
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// Cut lines to N columns (0 = whole lines). Default: the terminal's width.
+    #[arg(long, value_name = "N")]
+    pub max_width: Option<usize>,
+}
+
+/// Each line cut to the terminal (the docs of a table can be long).
+macro_rules! out {
+    ($width:expr, $($arg:tt)*) => {
+        println!("{}", liftdb::output::cut(&format!($($arg)*), $width))
+    };
+}
+
+pub fn run(db: &Path, args: &SchemaArgs) -> anyhow::Result<i32> {
     let st = super::open_read(db)?;
     let conn = &st.conn;
-    println!("store:          {}", db.display());
-    println!("liftdb:         {}", liftdb::VERSION);
-    println!("schema version: {}", store::schema_version(conn)?);
+    let w = args
+        .max_width
+        .or_else(liftdb::output::terminal_width)
+        .unwrap_or(0);
+    out!(w, "store:          {}", db.display());
+    out!(w, "liftdb:         {}", liftdb::VERSION);
+    out!(w, "schema version: {}", store::schema_version(conn)?);
     println!("\nmigrations:");
     for m in store::applied_migrations(conn)? {
-        println!(
+        out!(
+            w,
             "  {:04}_{:<20} applied {}  by liftdb {}  sha256 {}",
             m.version,
             m.name,
@@ -35,7 +55,7 @@ pub fn run(db: &Path) -> anyhow::Result<i32> {
     })?;
     for row in rows {
         let (name, rows, comment) = row?;
-        println!("  {name:<20} {rows:>9} rows  {comment}");
+        out!(w, "  {name:<20} {rows:>9} rows  {comment}");
     }
     println!("\nviews:");
     let mut stmt = conn.prepare(
@@ -45,7 +65,7 @@ pub fn run(db: &Path) -> anyhow::Result<i32> {
     let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
     for row in rows {
         let (name, comment) = row?;
-        println!("  {name:<20} {comment}");
+        out!(w, "  {name:<20} {comment}");
     }
     Ok(0)
 }

@@ -2,6 +2,7 @@
 //! Markdown, from the Arrow batches DuckDB returns.
 
 mod cells;
+mod fit;
 
 use std::io::Write;
 
@@ -10,6 +11,7 @@ use duckdb::arrow::datatypes::{DataType, SchemaRef};
 use duckdb::arrow::record_batch::RecordBatch;
 
 pub use cells::{cell_json, cell_text};
+pub use fit::{cut, wrap, Fit};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -32,21 +34,51 @@ impl std::str::FromStr for Format {
     }
 }
 
-/// Display settings the REPL can change (`.nullvalue`, `.maxrows`).
+/// Display settings the REPL can change (`.nullvalue`, `.maxrows`,
+/// `.maxwidth`).
 #[derive(Debug, Clone)]
 pub struct RenderOptions {
     /// How NULL is shown in text formats (JSON always uses null).
     pub null_value: String,
-    /// Table/box/line output stops after this many rows (0 = no limit).
-    pub max_rows: usize,
+    /// Table and box output fitted to a width, rows and cell width
+    /// (`max_rows` also stops line and markdown output).
+    pub fit: Fit,
 }
 
 impl Default for RenderOptions {
     fn default() -> Self {
         RenderOptions {
             null_value: "NULL".into(),
-            max_rows: 0,
+            fit: Fit::NONE,
         }
+    }
+}
+
+impl RenderOptions {
+    /// Fitted as the DuckDB shell fits a terminal: its width, 40 rows
+    /// (first and last 20), cells up to 40 columns.
+    pub fn for_terminal(width: usize) -> Self {
+        RenderOptions {
+            null_value: "NULL".into(),
+            fit: Fit {
+                max_width: width,
+                max_rows: 40,
+                max_cell: 40,
+            },
+        }
+    }
+}
+
+/// The width of the terminal on stdout; None when stdout is no terminal.
+pub fn terminal_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    let stdout = std::io::stdout();
+    if !stdout.is_terminal() {
+        return None;
+    }
+    match rustix::termios::tcgetwinsize(&stdout) {
+        Ok(size) if size.ws_col > 0 => Some(size.ws_col as usize),
+        _ => std::env::var("COLUMNS").ok()?.parse().ok(),
     }
 }
 
@@ -65,6 +97,25 @@ impl ResultSet {
         self.batches
             .iter()
             .flat_map(|b| (0..b.num_rows()).map(move |i| (b, i)))
+    }
+
+    /// Only the columns named, in that order (names not in the result are
+    /// left out).
+    pub fn project(
+        &self,
+        names: &[String],
+    ) -> std::result::Result<ResultSet, duckdb::arrow::error::ArrowError> {
+        let indices: Vec<usize> = names
+            .iter()
+            .filter_map(|n| self.schema.index_of(n).ok())
+            .collect();
+        let schema = std::sync::Arc::new(self.schema.project(&indices)?);
+        let batches = self
+            .batches
+            .iter()
+            .map(|b| b.project(&indices))
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(ResultSet { schema, batches })
     }
 
     pub fn column_names(&self) -> Vec<String> {
@@ -104,10 +155,10 @@ pub fn render_with(
 
 fn shown(rs: &ResultSet, opts: &RenderOptions) -> usize {
     let n = rs.row_count();
-    if opts.max_rows == 0 {
+    if opts.fit.max_rows == 0 {
         n
     } else {
-        n.min(opts.max_rows)
+        n.min(opts.fit.max_rows)
     }
 }
 
@@ -126,40 +177,77 @@ fn render_line(rs: &ResultSet, opts: &RenderOptions, out: &mut dyn Write) -> std
     Ok(())
 }
 
+/// Box output fitted to `opts.fit`: middle columns and rows elided, long
+/// cells cut, a footer saying what was shown.
 fn render_table(
     rs: &ResultSet,
     preset: &str,
     opts: &RenderOptions,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
+    let max_cell = opts.fit.max_cell;
+    let headers: Vec<String> = rs
+        .column_names()
+        .iter()
+        .map(|h| fit::cell(h, max_cell))
+        .collect();
+    let cells: Vec<Vec<String>> = rs
+        .rows()
+        .map(|(batch, i)| {
+            batch
+                .columns()
+                .iter()
+                .map(|c| {
+                    let text = cell_text(c, i).unwrap_or_else(|| opts.null_value.clone());
+                    fit::cell(&text, max_cell)
+                })
+                .collect()
+        })
+        .collect();
+    let widths: Vec<usize> = headers
+        .iter()
+        .enumerate()
+        .map(|(c, h)| {
+            cells
+                .iter()
+                .map(|r| fit::width(&r[c]))
+                .chain(std::iter::once(fit::width(h)))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let fitted = fit::fit(&widths, cells.len(), opts.fit);
+    let pick = |row: &[String]| -> Vec<String> {
+        fitted
+            .columns
+            .iter()
+            .map(|c| c.map_or_else(|| "…".to_string(), |c| row[c].clone()))
+            .collect()
+    };
     let mut table = Table::new();
     table
         .load_preset(preset)
         .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(rs.column_names());
-    for (batch, i) in rs.rows().take(shown(rs, opts)) {
-        table.add_row(
-            batch
-                .columns()
-                .iter()
-                .map(|c| cell_text(c, i).unwrap_or_else(|| opts.null_value.clone())),
-        );
+        .set_header(pick(&headers));
+    for row in &fitted.rows {
+        match row {
+            Some(r) => table.add_row(pick(&cells[*r])),
+            None => table.add_row(fitted.columns.iter().map(|_| "·")),
+        };
     }
-    for (idx, field) in rs.schema.fields().iter().enumerate() {
-        if is_numeric(field.data_type()) {
-            if let Some(col) = table.column_mut(idx) {
-                col.set_cell_alignment(CellAlignment::Right);
+    let fields = rs.schema.fields();
+    for (idx, col) in fitted.columns.iter().enumerate() {
+        let numeric = col.is_some_and(|c| is_numeric(fields[c].data_type()));
+        if let Some(column) = table.column_mut(idx) {
+            match (numeric, col) {
+                (true, _) => column.set_cell_alignment(CellAlignment::Right),
+                (_, None) => column.set_cell_alignment(CellAlignment::Center),
+                _ => {}
             }
         }
     }
     writeln!(out, "{table}")?;
-    let n = rs.row_count();
-    let limited = shown(rs, opts);
-    if limited < n {
-        writeln!(out, "({n} rows, {limited} shown; .maxrows 0 shows all)")
-    } else {
-        writeln!(out, "({n} row{})", if n == 1 { "" } else { "s" })
-    }
+    writeln!(out, "({})", fitted.footer)
 }
 
 fn delimited_field(s: &str, sep: char) -> String {

@@ -36,12 +36,20 @@ pub const DOT_COMMANDS: &[(&str, &str)] = &[
     ),
     (
         ".maxrows",
-        ".maxrows N  show at most N rows in table modes (0 = all)",
+        ".maxrows N  table modes show the first and last N/2 rows past N (0 = all)",
+    ),
+    (
+        ".maxwidth",
+        ".maxwidth [N]  fit tables to N columns, eliding middle ones (0 = no limit; no N: the terminal)",
     ),
     (".timer", ".timer on|off  print each statement's run time"),
     (".nullvalue", ".nullvalue TEXT  how NULL is shown"),
     (".read", ".read FILE  run the statements in FILE"),
     (".bail", ".bail on|off  stop at the first error"),
+    (
+        ".release",
+        ".release  let ingests in now, dropping temp objects or an open transaction",
+    ),
     (".quit", "leave (also .exit or Ctrl-D)"),
 ];
 
@@ -150,12 +158,22 @@ pub fn run(
             eprintln!("wrote {rows} rows to {file}");
         }
         ".maxrows" => {
-            session.render.max_rows = arg
+            session.render.fit.max_rows = arg
                 .and_then(|a| a.parse().ok())
                 .ok_or_else(|| Error::Invalid(".maxrows N".into()))?;
         }
+        ".maxwidth" => {
+            session.max_width = match arg {
+                None => None,
+                Some(a) => Some(a.parse().map_err(|_| Error::Invalid(".maxwidth [N]".into()))?),
+            };
+        }
         ".timer" => session.timer = on_off(arg)?,
         ".bail" => session.bail = on_off(arg)?,
+        ".release" => match session.release() {
+            Some(what) => eprintln!("(store released; {what} is gone)"),
+            None => eprintln!("(the store is held only while a statement runs)"),
+        },
         ".nullvalue" => session.render.null_value = args.join(" "),
         ".read" => {
             let file = arg.ok_or_else(|| Error::Invalid(".read FILE".into()))?;

@@ -96,7 +96,9 @@ impl Runner {
             }
             Ok(())
         };
-        match dot::run(session, line, &mut read_file) {
+        let flow = dot::run(session, line, &mut read_file);
+        session.idle();
+        match flow {
             Ok(Flow::Continue) => Step::Continue,
             Ok(Flow::Quit) => Step::Stop,
             Err(e) => self.report(session, &e),
@@ -177,19 +179,15 @@ fn interactive_loop(session: &mut Session, runner: &mut Runner, db: &Path) -> Re
         complete::catalog_words(session.conn()?),
         reports,
     )));
+    session.idle();
     let history = history_path();
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
     eprintln!(
-        "liftdb {} on {} ({}). End SQL with ';'. .help for commands, Ctrl-D to leave.",
+        "liftdb {} on {} (held only while a statement runs: ingests go ahead). End SQL with ';'. .help for commands, Ctrl-D to leave.",
         crate::VERSION,
         db.display(),
-        if session.writable {
-            "read-write"
-        } else {
-            "read-only"
-        }
     );
     let mut buffer = String::new();
     loop {

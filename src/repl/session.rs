@@ -1,5 +1,11 @@
-//! One REPL session: the store connection (read-only until a statement needs
-//! to write), display settings, where results go, and query interruption.
+//! One REPL session: the store connection, display settings, where results
+//! go, and query interruption.
+//!
+//! The store is held only while a statement runs: an idle shell never keeps
+//! an ingest out, and each statement sees the batches committed since the
+//! last. Settings (`SET`, `PRAGMA`, `USE`, `LOAD`) are replayed on each open;
+//! what only lives in one connection (temp objects, an open transaction,
+//! an `ATTACH`) pins it until `.release`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,11 +24,18 @@ pub type RunningQuery = Arc<Mutex<Option<Arc<InterruptHandle>>>>;
 
 pub struct Session {
     db: PathBuf,
-    /// Always Some outside `reopen_for_writing`.
+    /// Open while a statement runs, or while pinned.
     store: Option<Store>,
+    /// Whether the open store is the writable one.
     pub writable: bool,
+    /// Why the connection is kept between statements, if it is.
+    pinned: Option<&'static str>,
+    /// Session settings, replayed on each open.
+    replay: Vec<String>,
     pub mode: Format,
     pub render: RenderOptions,
+    /// Tables fitted to this width; None: the terminal's, read at each result.
+    pub max_width: Option<usize>,
     pub output: Option<PathBuf>,
     pub once: Option<PathBuf>,
     pub timer: bool,
@@ -31,14 +44,22 @@ pub struct Session {
 }
 
 impl Session {
+    /// A session on `db`; the store is opened here once to say at start
+    /// whether it can be read, then released.
     pub fn open(db: &Path, mode: Format) -> Result<Self> {
         let store = store::open_read(db)?;
         Ok(Session {
             db: db.to_path_buf(),
             store: Some(store),
             writable: false,
+            pinned: None,
+            replay: Vec::new(),
             mode,
-            render: RenderOptions::default(),
+            render: match std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                true => RenderOptions::for_terminal(0),
+                false => RenderOptions::default(),
+            },
+            max_width: None,
             output: None,
             once: None,
             timer: false,
@@ -47,34 +68,105 @@ impl Session {
         })
     }
 
-    pub fn conn(&self) -> Result<&duckdb::Connection> {
-        self.store
-            .as_ref()
-            .map(|s| &s.conn)
-            .ok_or_else(|| Error::Invalid("the store is closed".into()))
+    /// The store's connection, opened read-only (with the session's
+    /// settings replayed) if no statement holds it.
+    pub fn conn(&mut self) -> Result<&duckdb::Connection> {
+        if self.store.is_none() {
+            let store = store::open_read(&self.db)?;
+            self.writable = false;
+            self.replay_settings(&store)?;
+            self.store = Some(store);
+        }
+        match &self.store {
+            Some(s) => Ok(&s.conn),
+            None => Err(Error::Invalid("the store is closed".into())),
+        }
     }
 
-    fn query_interruptible(&self, sql: &str, params: &Filters) -> Result<ResultSet> {
-        let conn = self.conn()?;
-        if let Ok(mut slot) = self.running.lock() {
-            *slot = Some(conn.interrupt_handle());
+    fn replay_settings(&self, store: &Store) -> Result<()> {
+        for setting in &self.replay {
+            store.conn.execute_batch(setting)?;
         }
-        let result = report::query(conn, sql, params);
+        Ok(())
+    }
+
+    /// Let writers in between statements, unless the session pinned the
+    /// connection (temp objects, a transaction).
+    pub fn idle(&mut self) {
+        if self.pinned.is_none() {
+            self.store = None;
+            self.writable = false;
+        }
+    }
+
+    /// `.release`: drop a pinned connection (and what lives only in it).
+    pub fn release(&mut self) -> Option<&'static str> {
+        let was = self.pinned.take();
+        self.idle();
+        was
+    }
+
+    fn query_interruptible(&mut self, sql: &str, params: &Filters) -> Result<ResultSet> {
+        let handle = self.conn()?.interrupt_handle();
+        if let Ok(mut slot) = self.running.lock() {
+            *slot = Some(handle);
+        }
+        let result = report::query(self.conn()?, sql, params);
         if let Ok(mut slot) = self.running.lock() {
             *slot = None;
         }
         result
     }
 
-    /// Run a statement; a write on the read-only store reopens it for writing once.
+    /// Run a statement; a write on the read-only store reopens it for
+    /// writing (the lock is held for that statement only, unless pinned).
     pub fn query(&mut self, sql: &str, params: &Filters) -> Result<ResultSet> {
-        match self.query_interruptible(sql, params) {
+        let result = match self.query_interruptible(sql, params) {
             Err(e) if !self.writable && store::is_write_refusal(&e) => {
                 self.reopen_for_writing()?;
                 self.query_interruptible(sql, params)
             }
             other => other,
+        };
+        if result.is_ok() {
+            self.note_effect(sql);
         }
+        result
+    }
+
+    /// What a statement leaves in the session: a setting to replay, or
+    /// state that only its connection holds.
+    fn note_effect(&mut self, sql: &str) {
+        let words: Vec<String> = sql
+            .split_whitespace()
+            .take(4)
+            .map(|w| w.trim_end_matches(';').to_ascii_uppercase())
+            .collect();
+        let word = |i: usize| words.get(i).map(String::as_str).unwrap_or("");
+        let temp = |w: &str| w == "TEMP" || w == "TEMPORARY";
+        match word(0) {
+            "SET" | "RESET" | "PRAGMA" | "USE" | "LOAD" => self.replay.push(sql.to_string()),
+            "BEGIN" | "START" => self.pin("an open transaction"),
+            "COMMIT" | "END" | "ROLLBACK" | "ABORT"
+                if self.pinned == Some("an open transaction") =>
+            {
+                self.pinned = None
+            }
+            "ATTACH" => self.pin("an attached database"),
+            "CREATE" if temp(word(1)) || (word(1) == "OR" && temp(word(3))) => {
+                self.pin("a temp object")
+            }
+            _ => {}
+        }
+    }
+
+    fn pin(&mut self, why: &'static str) {
+        if self.pinned.is_none() {
+            eprintln!(
+                "(the shell keeps the store open for {why}: ingests wait until `.release` or the end of the session)"
+            );
+        }
+        self.pinned = Some(why);
     }
 
     /// Close the read-only handle and take the write lock (restoring the
@@ -83,13 +175,14 @@ impl Session {
         drop(self.store.take());
         match store::open_write(&self.db) {
             Ok(w) => {
+                self.replay_settings(&w)?;
                 self.store = Some(w);
                 self.writable = true;
-                eprintln!("(store reopened for writing)");
+                eprintln!("(store reopened for writing, for this statement)");
                 Ok(())
             }
             Err(e) => {
-                self.store = Some(store::open_read(&self.db)?);
+                self.conn()?;
                 Err(e)
             }
         }
@@ -98,8 +191,9 @@ impl Session {
     /// Run one statement and show its result.
     pub fn run_sql(&mut self, sql: &str) -> Result<()> {
         let started = Instant::now();
-        let rs = self.query(sql, &Filters::new())?;
-        self.show(&rs)?;
+        let rs = self.query(sql, &Filters::new());
+        self.idle();
+        self.show(&rs?)?;
         if self.timer {
             eprintln!("Run Time: {:.3} s", started.elapsed().as_secs_f64());
         }
@@ -127,8 +221,12 @@ impl Session {
                     .map_err(|e| io(&path, e))?;
             }
             None => {
+                let mut render = self.render.clone();
+                render.fit.max_width = self
+                    .max_width
+                    .unwrap_or_else(|| output::terminal_width().unwrap_or(0));
                 let mut out = std::io::stdout().lock();
-                output::render_with(rs, self.mode, &self.render, &mut out)
+                output::render_with(rs, self.mode, &render, &mut out)
                     .and_then(|_| out.flush())
                     .map_err(|e| io(Path::new("<stdout>"), e))?;
             }

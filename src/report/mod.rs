@@ -17,7 +17,18 @@ pub struct Report {
     pub name: String,
     pub description: String,
     pub params: Vec<String>,
+    /// The columns a terminal shows by default (`-- compact:`; all when empty).
+    pub compact: Vec<String>,
     pub sql: &'static str,
+}
+
+fn header_list(sql: &str, key: &str) -> Vec<String> {
+    header_value(sql, key)
+        .unwrap_or("")
+        .split(',')
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 fn header_value<'a>(sql: &'a str, key: &str) -> Option<&'a str> {
@@ -31,12 +42,8 @@ fn parse(sql: &'static str) -> Report {
     Report {
         name: header_value(sql, "name").unwrap_or("").to_string(),
         description: header_value(sql, "description").unwrap_or("").to_string(),
-        params: header_value(sql, "params")
-            .unwrap_or("")
-            .split(',')
-            .map(|p| p.trim().to_string())
-            .filter(|p| !p.is_empty())
-            .collect(),
+        params: header_list(sql, "params"),
+        compact: header_list(sql, "compact"),
         sql,
     }
 }

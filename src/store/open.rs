@@ -17,16 +17,25 @@ pub struct Store {
 /// Open for writing, retrying while another process holds the write lock,
 /// for up to `wait` (zero: fail at once).
 pub fn open_write_waiting(path: &Path, wait: std::time::Duration) -> Result<Store> {
-    let deadline = std::time::Instant::now() + wait;
+    let started = std::time::Instant::now();
+    // A reader holds the store for one statement (a shell between
+    // statements holds nothing): worth waiting for even with no --wait.
+    let for_readers = wait.max(READER_GRACE);
     loop {
+        let waited = started.elapsed();
         match open_write(path) {
-            Err(Error::Locked { .. }) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(200));
+            Err(Error::Locked { activity, .. })
+                if waited < wait || (activity == "read" && waited < for_readers) =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(100));
             }
             other => return other,
         }
     }
 }
+
+/// How long a writer waits for readers by default.
+pub const READER_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Open (creating if needed) for writing: migrate, then re-create and probe views.
 pub fn open_write(path: &Path) -> Result<Store> {
@@ -171,7 +180,7 @@ fn classify_open_error(path: &Path, e: duckdb::Error, writing: bool) -> Error {
                 path: text,
                 holder,
                 activity: "read",
-                hint: "writing waits for every reader: close that shell or query (or give ingest --wait SECONDS)",
+                hint: "writing waits 30 s for readers (a liftdb shell holds the store only while a statement runs, or until `.release` when it keeps temp objects); close that query or shell, or give ingest --wait SECONDS",
             },
             false => Error::Locked {
                 path: text,

@@ -427,3 +427,32 @@ fn html_report_is_self_contained_and_renders() {
     // A rendered page with charts is far larger than a blank screenshot.
     assert!(std::fs::metadata(&png).unwrap().len() > 50_000);
 }
+
+#[test]
+fn session_settings_and_temp_tables_outlive_the_statement_that_made_them() {
+    // The shell holds the store only while a statement runs; a setting is
+    // replayed on the next open and a temp table pins the connection.
+    let (_d, db) = corpus_db();
+    liftdb_cmd(&db)
+        .args([
+            "-c",
+            "SET threads = 1",
+            "-c",
+            "SELECT current_setting('threads') AS t",
+            "-c",
+            "CREATE TEMP TABLE mine AS SELECT 41 + 1 AS x",
+            "-c",
+            "SELECT x FROM mine",
+            "-c",
+            ".release",
+            "-c",
+            "SELECT count(*) AS gone FROM duckdb_tables() WHERE table_name = 'mine'",
+        ])
+        .assert()
+        .success()
+        .stdout(contains("t\n1\n"))
+        .stdout(contains("x\n42\n"))
+        .stdout(contains("gone\n0\n"))
+        .stderr(contains("keeps the store open for a temp object"))
+        .stderr(contains("store released; a temp object is gone"));
+}

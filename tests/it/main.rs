@@ -17,3 +17,4 @@ mod seh_statistics;
 mod skill_creator_anthropic;
 mod store_safety;
 mod streaming;
+mod terminal;

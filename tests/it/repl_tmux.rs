@@ -174,3 +174,101 @@ fn interactive_history_multiline_and_ctrl_c() {
     let history = std::fs::read_to_string(state.join("liftdb/history")).unwrap_or_default();
     assert!(history.contains("2 AS answer;"), "history file: {history}");
 }
+
+/// The shell's answer to `SELECT count(*) AS n_runs ...`: the number in the
+/// last row under the header (table output).
+fn count_after(screen: &str, label: &str) -> Option<i64> {
+    let at = screen.rfind(label)?;
+    screen[at..]
+        .lines()
+        .skip(1)
+        .find_map(|l| l.trim_matches(|c: char| !c.is_ascii_digit()).parse().ok())
+}
+
+#[test]
+fn an_open_shell_never_blocks_an_ingest_and_then_sees_its_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.duckdb");
+    let bin = assert_cmd::cargo::cargo_bin("liftdb");
+    let ingest = |what: &Path| {
+        Command::new(&bin)
+            .arg("--db")
+            .arg(&db)
+            .args(["ingest", "-q"])
+            .arg(what)
+            .output()
+            .unwrap()
+    };
+    assert!(ingest(&crate::common::fixture("skill-creator"))
+        .status
+        .success());
+    let session = format!("liftdb-coexist-{}", std::process::id());
+    let command = format!(
+        "env XDG_STATE_HOME={} {} --db {}",
+        dir.path().join("state").display(),
+        bin.display(),
+        db.display()
+    );
+    tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session,
+        "-x",
+        "160",
+        "-y",
+        "50",
+        &command,
+    ]);
+    struct Kill(String);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = Command::new("tmux")
+                .args(["kill-session", "-t", &self.0])
+                .output();
+        }
+    }
+    let _kill = Kill(session.clone());
+    wait_for(&session, "liftdb>", Duration::from_secs(10));
+    wait_for_idle_prompt(&session);
+    type_line(&session, "SELECT count(*) AS first_count FROM runs;");
+    let screen = wait_for(&session, "(1 row)", Duration::from_secs(10));
+    let before = count_after(&screen, "first_count").expect("a count");
+
+    // The shell sits at its prompt: an ingest goes ahead (no --wait).
+    let started = Instant::now();
+    let out = ingest(&seh_root());
+    assert!(
+        out.status.success(),
+        "ingest beside an open shell: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(25),
+        "it did not wait for the shell"
+    );
+    // The count the store now holds, read by a separate process.
+    let after = Command::new(&bin)
+        .arg("--db")
+        .arg(&db)
+        .args(["sql", "SELECT count(*) FROM runs"])
+        .output()
+        .unwrap();
+    let expected: i64 = String::from_utf8_lossy(&after.stdout)
+        .lines()
+        .nth(1)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(expected > before, "the second ingest added runs");
+
+    // The same shell sees the new batch.
+    type_line(&session, "SELECT count(*) AS second_count FROM runs;");
+    let screen = wait_for_count(&session, "(1 row)", 2, Duration::from_secs(10));
+    assert_eq!(
+        count_after(&screen, "second_count"),
+        Some(expected),
+        "{screen}"
+    );
+}

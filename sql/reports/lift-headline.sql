@@ -1,0 +1,10 @@
+-- name: lift-headline
+-- description: The release lift of each skill in one sentence (with, without, lift, 95% interval, p, units, verdict); report lift prints it above its table on a terminal.
+-- params: release, skill, split, arm
+SELECT sentence
+FROM lift_headline
+WHERE ($release IS NULL OR release_label = $release)
+  AND ($skill IS NULL OR skill_name = $skill)
+  AND split = coalesce($split, 'all')
+  AND control_arm = coalesce($arm, 'without_skill')
+ORDER BY release_label, skill_name;

@@ -1,0 +1,51 @@
+-- lift_headline: the release lift of each skill in one plain sentence, as
+-- `report lift` prints it above its table (objective channel, every split
+-- pooled and each split, against each control arm).
+CREATE OR REPLACE VIEW lift_headline AS
+WITH overall AS (
+    SELECT l.release_label, l.skill_name, l.split, l.control_arm, l.units,
+           l.with_rate, l.without_rate, l.absolute_delta,
+           s.p_value, s.ci_lower, s.ci_upper, s.noise_verdict,
+           -- Units are (case, model) unless no run of the release named its model.
+           bool_or(m.model IS NOT NULL) AS models_known
+    FROM lift l
+    LEFT JOIN lift_stats s
+        ON s.release_label = l.release_label AND s.skill_name = l.skill_name
+       AND s.control_arm = l.control_arm AND s.channel = l.channel AND s.split = l.split
+       AND s.scope = l.scope AND s.row_kind = l.row_kind AND s.experiment IS NULL
+       AND s.model IS NULL AND s.case_id IS NULL
+    LEFT JOIN lift m
+        ON m.release_label = l.release_label AND m.skill_name = l.skill_name
+       AND m.control_arm = l.control_arm AND m.channel = l.channel AND m.split = l.split
+       AND m.row_kind = 'release' AND m.scope = 'model'
+    WHERE l.row_kind = 'release' AND l.scope = 'overall' AND l.channel = 'objective'
+    GROUP BY ALL
+)
+SELECT
+    release_label,
+    skill_name,
+    split,
+    control_arm,
+    printf('%s, release %s%s: with the skill %s, %s %s: lift %s (%s, %s, %d %s) — %s',
+        skill_name, release_label,
+        CASE WHEN split = 'all' THEN '' ELSE ', split ' || split END,
+        coalesce(printf('%.2f', with_rate), 'n/a'),
+        CASE control_arm WHEN 'without_skill' THEN 'without' ELSE control_arm END,
+        coalesce(printf('%.2f', without_rate), 'n/a'),
+        coalesce(printf('%+.2f', absolute_delta), 'n/a'),
+        CASE WHEN ci_lower IS NULL OR ci_upper IS NULL THEN 'no interval'
+             ELSE printf('95%% interval %.2f to %.2f', ci_lower, ci_upper) END,
+        CASE WHEN p_value IS NULL THEN 'no p'
+             WHEN p_value < 0.001 THEN 'p < 0.001'
+             ELSE printf('p %.3f', p_value) END,
+        units,
+        CASE WHEN models_known THEN 'case×model units' ELSE 'case units' END,
+        coalesce(noise_verdict, 'no verdict')) AS sentence
+FROM overall;
+
+COMMENT ON VIEW lift_headline IS 'One sentence per skill, release, split and control arm: the release lift with its interval, p, units and noise verdict (report lift prints it above the table).';
+COMMENT ON COLUMN lift_headline.release_label IS 'Release.';
+COMMENT ON COLUMN lift_headline.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN lift_headline.split IS 'Case split, or ''all''.';
+COMMENT ON COLUMN lift_headline.control_arm IS 'Arm compared with with_skill.';
+COMMENT ON COLUMN lift_headline.sentence IS 'with the skill W, without C: lift ±D (95% interval, p, units) — verdict; rates to 2 decimals, p to 3.';
