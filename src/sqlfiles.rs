@@ -54,6 +54,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "experiments",
         sql: include_str!("../sql/migrations/0009_experiments.sql"),
     },
+    Migration {
+        version: 10,
+        name: "bootstrap_interval",
+        sql: include_str!("../sql/migrations/0010_bootstrap_interval.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
@@ -66,6 +71,10 @@ pub const VIEWS: &[(&str, &str)] = &[
     (
         "lift_headline",
         include_str!("../sql/views/32_lift_headline.sql"),
+    ),
+    (
+        "lift_evidence",
+        include_str!("../sql/views/33_lift_evidence.sql"),
     ),
     ("case_flags", include_str!("../sql/views/40_case_flags.sql")),
     (

@@ -6,7 +6,8 @@ WITH shown AS (
     SELECT l.*,
            count(DISTINCT l.experiment) FILTER (WHERE l.row_kind = 'experiment')
                OVER (PARTITION BY l.release_label, l.skill_name, l.control_arm, l.channel, l.split) AS experiments
-    FROM lift l
+    FROM lift_evidence l
+    WHERE l.channel = 'objective'
 )
 SELECT
     l.release_label AS release,
@@ -25,24 +26,29 @@ SELECT
     round(l.without_rate, 4) AS control_rate,
     round(l.absolute_delta, 4) AS lift,
     round(l.normalized_gain, 4) AS normalized_gain,
-    s.p_value AS p,
-    s.method,
-    s.ci_lower,
-    s.ci_upper,
-    s.noise_verdict AS verdict,
+    l.p_value AS p,
+    l.method,
+    l.ci_lower,
+    l.ci_upper,
+    l.noise_verdict AS verdict,
     l.negative_delta_units AS negative_units,
+    -- Beside the harness-equal columns (docs/metrics.md §M3a).
+    l.units_won AS wins,
+    l.units_tied AS ties,
+    l.units_lost AS losses,
+    l.with_wilson_lower,
+    l.with_wilson_upper,
+    l.control_wilson_lower,
+    l.control_wilson_upper,
+    l.bootstrap_lower,
+    l.bootstrap_upper,
+    l.bh_q AS q,
     -- What the row is, in one short cell (the compact table's first column).
     CASE WHEN l.row_kind = 'experiment' THEN l.experiment || ': ' ELSE '' END
         || CASE l.scope WHEN 'overall' THEN 'overall' WHEN 'model' THEN 'model ' || l.model
                         ELSE l.case_id END AS row_label
 FROM shown l
-LEFT JOIN lift_stats s
-    ON s.release_label = l.release_label AND s.skill_name = l.skill_name
-   AND s.control_arm = l.control_arm AND s.channel = l.channel AND s.split = l.split AND s.scope = l.scope
-   AND s.row_kind = l.row_kind AND s.experiment IS NOT DISTINCT FROM l.experiment
-   AND s.model IS NOT DISTINCT FROM l.model AND s.case_id IS NOT DISTINCT FROM l.case_id
-WHERE l.channel = 'objective'
-  AND ($release IS NULL OR l.release_label = $release)
+WHERE ($release IS NULL OR l.release_label = $release)
   AND ($skill IS NULL OR l.skill_name = $skill)
   AND l.split = coalesce($split, 'all')
   AND ($model IS NULL OR l.scope = 'overall' OR l.model = $model)

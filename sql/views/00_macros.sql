@@ -102,3 +102,18 @@ CREATE OR REPLACE MACRO liftdb_pyround(x, d) AS
     END;
 
 CREATE OR REPLACE MACRO liftdb_round4(x) AS liftdb_pyround(x, 4);
+
+-- Wilson score interval (95%, z = 1.959963984540054) of k successes in n
+-- trials: the per-arm interval for small n (docs/metrics.md §M3a). NULL for n = 0.
+CREATE OR REPLACE MACRO liftdb_wilson_lower(k, n) AS
+    CASE WHEN n > 0 THEN
+        (k / n + 1.959963984540054 ^ 2 / (2 * n)
+         - 1.959963984540054 * sqrt(k / n * (1 - k / n) / n + 1.959963984540054 ^ 2 / (4 * n * n)))
+        / (1 + 1.959963984540054 ^ 2 / n)
+    END;
+CREATE OR REPLACE MACRO liftdb_wilson_upper(k, n) AS
+    CASE WHEN n > 0 THEN
+        (k / n + 1.959963984540054 ^ 2 / (2 * n)
+         + 1.959963984540054 * sqrt(k / n * (1 - k / n) / n + 1.959963984540054 ^ 2 / (4 * n * n)))
+        / (1 + 1.959963984540054 ^ 2 / n)
+    END;

@@ -92,7 +92,11 @@ SELECT
     -- come out negative.
     liftdb_mean(k.with_values) AS with_rate,
     liftdb_mean(k.control_values) AS without_rate,
-    liftdb_mean(k.with_values) - liftdb_mean(k.control_values) AS delta
+    liftdb_mean(k.with_values) - liftdb_mean(k.control_values) AS delta,
+    -- Pairs whose run succeeded (every gate passed), per arm: the counts
+    -- behind the Wilson intervals of lift_evidence.
+    len(list_filter(k.with_values, lambda v: liftdb_is_success(v))) AS with_successes,
+    len(list_filter(k.control_values, lambda v: liftdb_is_success(v))) AS control_successes
 FROM kinds k
 JOIN releases r USING (release_label, skill_name);
 
@@ -108,3 +112,5 @@ COMMENT ON COLUMN lift_units.blocked_pairs IS 'Blocked pairs of the unit.';
 COMMENT ON COLUMN lift_units.with_rate IS 'Mean with_skill value over the eligible pairs.';
 COMMENT ON COLUMN lift_units.without_rate IS 'Mean control value over the eligible pairs.';
 COMMENT ON COLUMN lift_units.delta IS 'with_rate - without_rate.';
+COMMENT ON COLUMN lift_units.with_successes IS 'Eligible pairs whose with_skill value is a success (>= 1 - 1e-12: every gate passed on the objective channel).';
+COMMENT ON COLUMN lift_units.control_successes IS 'Eligible pairs whose control value is a success.';

@@ -41,7 +41,13 @@ agg AS (
         list({'case_id': case_id, 'model': model, 'with_rate': with_rate, 'without_rate': without_rate, 'delta': delta}
              ORDER BY model NULLS LAST, case_id) FILTER (WHERE with_rate < without_rate) AS negative_delta_cases,
         list(delta ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS deltas,
-        list(without_rate ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS unit_without_rates
+        list(without_rate ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS unit_without_rates,
+        list(case_id ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS unit_cases,
+        count(*) FILTER (WHERE eligible_pairs > 0 AND delta > 0) AS units_won,
+        count(*) FILTER (WHERE eligible_pairs > 0 AND delta = 0) AS units_tied,
+        count(*) FILTER (WHERE eligible_pairs > 0 AND delta < 0) AS units_lost,
+        sum(with_successes) AS with_successes,
+        sum(control_successes) AS control_successes
     FROM scoped
     GROUP BY release_label, skill_name, control_arm, channel, split, row_kind, experiment,
              release_experiments, scope, scope_model, scope_case
@@ -74,7 +80,13 @@ SELECT
     negative_delta_units,
     coalesce(negative_delta_cases, []) AS negative_delta_cases,
     coalesce(deltas, []) AS deltas,
-    coalesce(unit_without_rates, []) AS unit_without_rates
+    coalesce(unit_without_rates, []) AS unit_without_rates,
+    coalesce(unit_cases, []) AS unit_cases,
+    units_won,
+    units_tied,
+    units_lost,
+    with_successes,
+    control_successes
 FROM both_kinds;
 
 COMMENT ON VIEW lift IS 'Paired lift overall, per model and per case, per split and pooled, per channel, with normalized gain and unit deltas.';
@@ -100,4 +112,10 @@ COMMENT ON COLUMN lift.normalized_gain IS '(with - without) / (1 - without) when
 COMMENT ON COLUMN lift.negative_delta_units IS 'Units whose with_skill mean is below the control mean.';
 COMMENT ON COLUMN lift.negative_delta_cases IS 'The cases of those units.';
 COMMENT ON COLUMN lift.deltas IS 'Unit deltas in the harness''s unit order (input of the sign-flip test).';
+COMMENT ON COLUMN lift.unit_cases IS 'The case of each unit, same order as deltas (the bootstrap''s clusters).';
+COMMENT ON COLUMN lift.units_won IS 'Units whose with_skill mean is above the control mean.';
+COMMENT ON COLUMN lift.units_tied IS 'Units whose two means are equal.';
+COMMENT ON COLUMN lift.units_lost IS 'Units whose with_skill mean is below the control mean.';
+COMMENT ON COLUMN lift.with_successes IS 'Eligible pairs whose with_skill run succeeded (every gate passed), summed over the units.';
+COMMENT ON COLUMN lift.control_successes IS 'Eligible pairs whose control run succeeded.';
 COMMENT ON COLUMN lift.unit_without_rates IS 'Control unit means, same order (the noise check''s headroom).';

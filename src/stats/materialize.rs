@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::ingest::records::{boolean, float, int, text, Row};
 use crate::Result;
 
-use super::{interval, noise_check, py_round, sign_flip};
+use super::{bootstrap, interval, noise_check, py_round, sign_flip};
 
 fn strings(col: &dyn Array, i: usize) -> Option<String> {
     let a = col.as_string::<i32>();
@@ -30,6 +30,16 @@ fn doubles(col: &dyn Array, i: usize) -> Vec<f64> {
         .collect()
 }
 
+fn texts(col: &dyn Array, i: usize) -> Vec<String> {
+    let list = col.as_list::<i32>();
+    if list.is_null(i) {
+        return Vec::new();
+    }
+    let values = list.value(i);
+    let values = values.as_string::<i32>();
+    values.iter().map(|v| v.unwrap_or("").to_string()).collect()
+}
+
 /// Key columns of a lift row, before its deltas and control rates.
 const KEYS: usize = 10;
 /// Position of `channel` among the keys.
@@ -39,7 +49,7 @@ pub fn refresh(conn: &Connection) -> Result<u64> {
     conn.execute_batch("DELETE FROM lift_stats")?;
     let mut stmt = conn.prepare(
         "SELECT release_label, skill_name, control_arm, channel, split, row_kind, experiment,
-                scope, model, case_id, deltas, unit_without_rates
+                scope, model, case_id, deltas, unit_without_rates, unit_cases
          FROM lift",
     )?;
     let batches: Vec<_> = stmt.query_arrow([])?.collect();
@@ -58,6 +68,7 @@ pub fn refresh(conn: &Connection) -> Result<u64> {
                 keys[CHANNEL].as_deref() == Some("pass_at_1"),
                 doubles(col(KEYS), i),
                 doubles(col(KEYS + 1), i),
+                texts(col(KEYS + 2), i),
             );
             let slot = *distinct.entry(input.clone()).or_insert_with(|| {
                 inputs.push(input);
@@ -89,14 +100,17 @@ pub fn refresh(conn: &Connection) -> Result<u64> {
 struct TestInput {
     deltas: Vec<u64>,
     without: Vec<u64>,
+    /// Each unit's case: the bootstrap's clusters.
+    cases: Vec<String>,
 }
 
 impl TestInput {
-    fn new(pass_at_1: bool, d: Vec<f64>, without: Vec<f64>) -> TestInput {
+    fn new(pass_at_1: bool, d: Vec<f64>, without: Vec<f64>, cases: Vec<String>) -> TestInput {
         let round = |v: f64| if pass_at_1 { py_round(v, 6) } else { v };
         TestInput {
             deltas: d.into_iter().map(|v| round(v).to_bits()).collect(),
             without: without.into_iter().map(f64::to_bits).collect(),
+            cases,
         }
     }
 
@@ -104,7 +118,10 @@ impl TestInput {
     fn test(&self) -> Row {
         let d: Vec<f64> = self.deltas.iter().map(|b| f64::from_bits(*b)).collect();
         let without: Vec<f64> = self.without.iter().map(|b| f64::from_bits(*b)).collect();
-        stats_columns(&d, &without)
+        let mut row = stats_columns(&d, &without);
+        let boot = bootstrap::case_bootstrap(&d, &self.cases);
+        row.extend([float(boot.map(|b| b.0)), float(boot.map(|b| b.1))]);
+        row
     }
 }
 

@@ -4,6 +4,7 @@
 
 #[cfg(feature = "store")]
 pub mod ablation;
+pub mod bootstrap;
 pub mod interval;
 #[cfg(feature = "store")]
 pub mod materialize;

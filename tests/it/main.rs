@@ -4,6 +4,7 @@ mod analyst;
 mod atomicity;
 mod cli;
 mod common;
+mod evidence;
 mod experiments;
 mod formats;
 mod grading;

@@ -1,0 +1,90 @@
+-- lift_evidence: what the evaluation literature asks for beside the
+-- sign-flip p on small suites (docs/metrics.md §M3a), per lift row:
+--   wins / ties / losses   units (a case on one model) whose with_skill mean
+--                          is above / equal to / below the control mean;
+--   Wilson 95% per arm     of the run success rate (every gate passed) over
+--                          the row's eligible pairs: k successes in n;
+--   bootstrap 95%          case-clustered (cases resampled, their units
+--                          together), from lift_stats;
+--   q                      Benjamini–Hochberg q-value of a case row's p among
+--                          the case rows of its report (same release, skill,
+--                          row kind, experiment, split, control arm, channel).
+-- The harness-equal columns (p, the sign-flip interval) stay in lift_stats.
+CREATE OR REPLACE VIEW lift_evidence AS
+WITH joined AS (
+    SELECT l.*,
+           s.p_value, s.p_value_unrounded, s.method, s.ci_lower, s.ci_upper,
+           s.noise_verdict, s.bootstrap_lower, s.bootstrap_upper
+    FROM lift l
+    LEFT JOIN lift_stats s
+        ON s.release_label = l.release_label AND s.skill_name = l.skill_name
+       AND s.control_arm = l.control_arm AND s.channel = l.channel AND s.split = l.split
+       AND s.scope = l.scope AND s.row_kind = l.row_kind
+       AND s.experiment IS NOT DISTINCT FROM l.experiment
+       AND s.model IS NOT DISTINCT FROM l.model AND s.case_id IS NOT DISTINCT FROM l.case_id
+),
+ranked AS (
+    -- BH over the case rows of one report that have a p: rank i of m by p.
+    SELECT *,
+           count(p_value_unrounded) OVER family AS bh_m,
+           row_number() OVER (family ORDER BY p_value_unrounded, case_id) AS bh_rank
+    FROM joined
+    WINDOW family AS (PARTITION BY release_label, skill_name, row_kind, experiment, split,
+                                   control_arm, channel, scope = 'case', p_value_unrounded IS NULL)
+)
+SELECT
+    * EXCLUDE (bh_m, bh_rank),
+    liftdb_wilson_lower(with_successes, eligible_pairs) AS with_wilson_lower,
+    liftdb_wilson_upper(with_successes, eligible_pairs) AS with_wilson_upper,
+    liftdb_wilson_lower(control_successes, eligible_pairs) AS control_wilson_lower,
+    liftdb_wilson_upper(control_successes, eligible_pairs) AS control_wilson_upper,
+    -- q_(i) = min over j >= i of m p_(j) / j, at most 1.
+    CASE WHEN scope = 'case' AND p_value_unrounded IS NOT NULL THEN
+        least(1.0, min(p_value_unrounded * bh_m / bh_rank) OVER (
+            PARTITION BY release_label, skill_name, row_kind, experiment, split,
+                         control_arm, channel, scope = 'case', p_value_unrounded IS NULL
+            ORDER BY bh_rank DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))
+    END AS bh_q
+FROM ranked;
+
+COMMENT ON VIEW lift_evidence IS 'Every lift row with its lift_stats test and interval, and beside them: wins/ties/losses per unit, Wilson 95% intervals per arm, the case-clustered bootstrap 95% interval, and Benjamini–Hochberg q-values across a report''s case rows (docs/metrics.md §M3a).';
+COMMENT ON COLUMN lift_evidence.release_label IS 'Release.';
+COMMENT ON COLUMN lift_evidence.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN lift_evidence.control_arm IS 'Arm compared with with_skill.';
+COMMENT ON COLUMN lift_evidence.channel IS 'objective, pass_at_1 or graded (as lift).';
+COMMENT ON COLUMN lift_evidence.split IS 'Case split, or ''all''.';
+COMMENT ON COLUMN lift_evidence.row_kind IS 'experiment or release (as lift).';
+COMMENT ON COLUMN lift_evidence.experiment IS 'The experiment of an experiment row; NULL on a release row.';
+COMMENT ON COLUMN lift_evidence.scope IS 'overall, model or case.';
+COMMENT ON COLUMN lift_evidence.model IS 'The model of a model row.';
+COMMENT ON COLUMN lift_evidence.case_id IS 'The case of a case row.';
+COMMENT ON COLUMN lift_evidence.units IS 'Units with an eligible pair.';
+COMMENT ON COLUMN lift_evidence.eligible_pairs IS 'Eligible pairs: the n of each arm''s Wilson interval.';
+COMMENT ON COLUMN lift_evidence.units_won IS 'Units whose with_skill mean is above the control mean.';
+COMMENT ON COLUMN lift_evidence.units_tied IS 'Units whose two means are equal.';
+COMMENT ON COLUMN lift_evidence.units_lost IS 'Units whose with_skill mean is below the control mean.';
+COMMENT ON COLUMN lift_evidence.with_successes IS 'Eligible pairs whose with_skill run succeeded: the k of its Wilson interval.';
+COMMENT ON COLUMN lift_evidence.control_successes IS 'Eligible pairs whose control run succeeded.';
+COMMENT ON COLUMN lift_evidence.with_wilson_lower IS 'Wilson 95% interval of the with_skill success rate, lower end.';
+COMMENT ON COLUMN lift_evidence.with_wilson_upper IS 'Wilson 95% interval of the with_skill success rate, upper end.';
+COMMENT ON COLUMN lift_evidence.control_wilson_lower IS 'Wilson 95% interval of the control success rate, lower end.';
+COMMENT ON COLUMN lift_evidence.control_wilson_upper IS 'Wilson 95% interval of the control success rate, upper end.';
+COMMENT ON COLUMN lift_evidence.bootstrap_lower IS 'Case-clustered bootstrap 95% interval of the lift, lower end (lift_stats).';
+COMMENT ON COLUMN lift_evidence.bootstrap_upper IS 'Case-clustered bootstrap 95% interval of the lift, upper end.';
+COMMENT ON COLUMN lift_evidence.bh_q IS 'Benjamini–Hochberg q-value of a case row''s sign-flip p among its report''s case rows; NULL on other rows.';
+COMMENT ON COLUMN lift_evidence.blocked_pairs IS 'Blocked pairs in scope (as lift).';
+COMMENT ON COLUMN lift_evidence.with_rate IS 'Mean over units of the with_skill unit means (as lift).';
+COMMENT ON COLUMN lift_evidence.without_rate IS 'Mean over units of the control unit means (as lift).';
+COMMENT ON COLUMN lift_evidence.absolute_delta IS 'Lift (as lift).';
+COMMENT ON COLUMN lift_evidence.normalized_gain IS 'Normalized gain (as lift).';
+COMMENT ON COLUMN lift_evidence.negative_delta_units IS 'Units below the control (as lift).';
+COMMENT ON COLUMN lift_evidence.negative_delta_cases IS 'Those units (as lift).';
+COMMENT ON COLUMN lift_evidence.deltas IS 'Unit deltas (as lift).';
+COMMENT ON COLUMN lift_evidence.unit_without_rates IS 'Control unit means (as lift).';
+COMMENT ON COLUMN lift_evidence.unit_cases IS 'The case of each unit (as lift).';
+COMMENT ON COLUMN lift_evidence.p_value IS 'Sign-flip p, rounded 6 (lift_stats).';
+COMMENT ON COLUMN lift_evidence.p_value_unrounded IS 'Sign-flip p unrounded: the input of bh_q.';
+COMMENT ON COLUMN lift_evidence.method IS 'Sign-flip method (lift_stats).';
+COMMENT ON COLUMN lift_evidence.ci_lower IS 'Sign-flip 95% interval, lower end (lift_stats).';
+COMMENT ON COLUMN lift_evidence.ci_upper IS 'Sign-flip 95% interval, upper end (lift_stats).';
+COMMENT ON COLUMN lift_evidence.noise_verdict IS 'Noise check verdict (lift_stats).';
