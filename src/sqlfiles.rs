@@ -139,3 +139,19 @@ pub const REPORTS: &[(&str, &str)] = &[
     ("formats", include_str!("../sql/reports/formats.sql")),
     ("reconcile", include_str!("../sql/reports/reconcile.sql")),
 ];
+
+/// The HTML report's queries: `sql/reports/html/NAME.sql`.
+pub const HTML_QUERIES: &[(&str, &str)] = &[
+    ("headline", include_str!("../sql/reports/html/headline.sql")),
+    ("per_case", include_str!("../sql/reports/html/per_case.sql")),
+    ("releases", include_str!("../sql/reports/html/releases.sql")),
+    (
+        "cost_lift",
+        include_str!("../sql/reports/html/cost_lift.sql"),
+    ),
+    ("flags", include_str!("../sql/reports/html/flags.sql")),
+    ("blocked", include_str!("../sql/reports/html/blocked.sql")),
+    ("cases", include_str!("../sql/reports/html/cases.sql")),
+    ("runs", include_str!("../sql/reports/html/runs.sql")),
+    ("failing", include_str!("../sql/reports/html/failing.sql")),
+];

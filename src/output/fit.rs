@@ -230,8 +230,11 @@ mod tests {
 
     #[test]
     fn text_wraps_at_spaces_within_the_width() {
+        let lines = wrap("one two three four five", 10, 0);
+        assert_eq!(lines, vec!["one two", "three four", "five"]);
+        // Lines after the first lose the indent from their room.
         let lines = wrap("one two three four five", 10, 2);
-        assert_eq!(lines, vec!["one two", "three", "four five"]);
+        assert_eq!(lines, vec!["one two", "three", "four", "five"]);
         assert_eq!(wrap("one two", 0, 2), vec!["one two"]);
     }
 

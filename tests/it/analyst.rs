@@ -8,7 +8,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::common::{corpus_paths, fixture, liftdb_cmd, seh_root};
+use crate::common::{corpus_paths, fixture, liftdb_cmd, rows, seh_root};
 
 fn corpus_db() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -426,6 +426,94 @@ fn html_report_is_self_contained_and_renders() {
     );
     // A rendered page with charts is far larger than a blank screenshot.
     assert!(std::fs::metadata(&png).unwrap().len() > 50_000);
+
+    // The drill-down, followed in the browser: a case with a failing
+    // assertion (found in the store), opened from its #fragment, shows that
+    // assertion's evidence; and no two texts of any chart overlap.
+    let store = liftdb::store::open_read(&db).unwrap();
+    let failing = &rows(
+        &store,
+        "SELECT r.release_label, r.skill_name, r.case_id, a.name, a.evidence
+         FROM assertion_result a JOIN runs r ON r.run_id = a.run_id AND r.grading_id = a.grading_id
+         JOIN lift l ON l.release_label = r.release_label AND l.skill_name = r.skill_name
+                    AND l.case_id = r.case_id AND l.scope = 'case' AND l.row_kind = 'release'
+                    AND l.channel = 'objective' AND l.split = 'all' AND l.control_arm = 'without_skill'
+         WHERE NOT a.passed AND NOT coalesce(a.skipped, false) AND length(a.evidence) > 20
+         ORDER BY r.case_id, r.run_id, a.seq LIMIT 1",
+    )[0];
+    drop(store);
+    let field = |k: &str| failing[k].as_str().unwrap().to_string();
+    // The id rule: case-RELEASE--SKILL--CASE, other characters as _hex.
+    let id: String = std::iter::once("case-".to_string())
+        .chain(
+            [
+                field("release_label"),
+                field("skill_name"),
+                field("case_id"),
+            ]
+            .join("--")
+            .chars()
+            .map(
+                |c| match c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    true => c.to_string(),
+                    false => format!("_{:x}", c as u32),
+                },
+            ),
+        )
+        .collect();
+    let dom = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+        ])
+        .args([
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.path().join("chromium-dom").display()
+        ))
+        .args([
+            "--window-size=1100,1800",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}#{id}", html.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains(&format!("data-opened=\"{id}\"")),
+        "the script opened {id}"
+    );
+    let opened = &dom[dom
+        .find(&format!("id=\"{id}\""))
+        .expect("the case's section")..];
+    let section = &opened[..opened
+        .find("</details><details class=\"case\"")
+        .unwrap_or(opened.len())];
+    assert!(
+        section.contains(&format!("{}</b>", field("name"))),
+        "the failing assertion"
+    );
+    let evidence: String = field("evidence").chars().take(20).collect();
+    let escaped = evidence
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    assert!(
+        section.contains(&escaped),
+        "its evidence '{escaped}' under the case"
+    );
+    assert!(
+        dom.contains("data-text-overlaps=\"0\""),
+        "chart labels overlap: {}",
+        &dom[dom.find("<body").unwrap()..][..200]
+    );
 }
 
 #[test]

@@ -1,0 +1,15 @@
+-- The drill-down's cases: every release's case rows (objective channel,
+-- every split pooled, against without_skill) with the case's split.
+SELECT e.release_label, e.skill_name, e.case_id,
+       coalesce(c.split, '(none)') AS split,
+       e.units, e.eligible_pairs,
+       round(e.with_rate, 4) AS with_skill, round(e.without_rate, 4) AS without_skill,
+       round(e.absolute_delta, 4) AS lift, e.p_value AS p, e.bh_q AS q,
+       e.units_won AS wins, e.units_tied AS ties, e.units_lost AS losses
+FROM lift_evidence e
+LEFT JOIN (SELECT DISTINCT release_label, skill_name, case_id, split FROM runs) c
+    USING (release_label, skill_name, case_id)
+WHERE e.channel = 'objective' AND e.control_arm = 'without_skill' AND e.split = 'all'
+  AND e.scope = 'case' AND e.row_kind = 'release'
+  AND ($skill IS NULL OR e.skill_name = $skill)
+ORDER BY e.release_label, e.skill_name, e.case_id;

@@ -1,0 +1,153 @@
+//! `liftdb report html`: one self-contained HTML file (no network, no CDN):
+//! the headline, inline SVG charts (charts.rs), and a drill-down from each
+//! case to its runs per model, arm and repetition, their failing assertions
+//! with evidence, output excerpts, cost and tokens (drill.rs), filtered by
+//! release, model and split. Its queries are `sql/reports/html/*.sql`.
+
+mod charts;
+mod drill;
+
+use std::fmt::Write as _;
+
+use duckdb::Connection;
+
+use crate::output::{cell_text, ResultSet};
+use crate::report::{query, Filters};
+use crate::sqlfiles::HTML_QUERIES;
+use crate::Result;
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// An element id for a (release, skill, case): letters, digits and dashes.
+fn slug(parts: &[&str]) -> String {
+    let joined = parts.join("--");
+    let mut id = String::from("case-");
+    for c in joined.chars() {
+        match c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+            true => id.push(c),
+            false => id.push_str(&format!("_{:x}", c as u32)),
+        }
+    }
+    id
+}
+
+/// Rows of a result as text cells (None = NULL).
+fn cells(rs: &ResultSet) -> Vec<Vec<Option<String>>> {
+    let mut out = Vec::new();
+    for batch in &rs.batches {
+        for i in 0..batch.num_rows() {
+            out.push(batch.columns().iter().map(|c| cell_text(c, i)).collect());
+        }
+    }
+    out
+}
+
+fn num(c: &Option<String>) -> Option<f64> {
+    c.as_deref().and_then(|s| s.parse().ok())
+}
+
+fn table(rs: &ResultSet, empty: &str) -> String {
+    let rows = cells(rs);
+    if rows.is_empty() {
+        return format!("<p class=\"muted\">{}</p>", esc(empty));
+    }
+    let mut html = String::from("<table><thead><tr>");
+    for name in rs.column_names() {
+        let _ = write!(html, "<th>{}</th>", esc(&name));
+    }
+    html.push_str("</tr></thead><tbody>");
+    for row in rows {
+        html.push_str("<tr>");
+        for c in row {
+            let _ = write!(html, "<td>{}</td>", esc(c.as_deref().unwrap_or("")));
+        }
+        html.push_str("</tr>");
+    }
+    html.push_str("</tbody></table>");
+    html
+}
+
+/// One of `sql/reports/html/NAME.sql`, run with the report's filters.
+fn run(conn: &Connection, name: &str, params: &Filters) -> Result<ResultSet> {
+    let sql = HTML_QUERIES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, sql)| *sql)
+        .ok_or_else(|| crate::Error::UnknownReport(format!("html/{name}")))?;
+    query(conn, sql, params)
+}
+
+const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#222}\
+h1{font-size:22px}h2{font-size:17px;margin-top:32px;border-bottom:1px solid #ddd}\
+table{border-collapse:collapse;font-size:12px;display:block;overflow-x:auto;max-width:100%}th,td{border:1px solid #ddd;padding:3px 6px;text-align:left}\
+th{background:#f4f4f4}.muted{color:#777}.note{color:#555;font-size:12px}svg{background:#fff;border:1px solid #eee}\
+details.case{border:1px solid #ddd;margin:6px 0;padding:4px 8px}details.case>summary{cursor:pointer;font-weight:600}\
+details.run{margin:2px 0 2px 16px}details.run>summary{cursor:pointer;font-size:12px}\
+.fail{color:#b71c1c}pre{white-space:pre-wrap;background:#f8f8f8;padding:6px;font-size:11px;max-height:240px;overflow:auto}\
+.filters{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #eee}.filters label{margin-right:14px}";
+
+/// Opens the drill-down named by the URL's #fragment (with its parents),
+/// applies the filters, and measures whether any two texts of a chart
+/// overlap (`body[data-text-overlaps]`, read by the browser test).
+const SCRIPT: &str = r#"
+function openTarget(){var id=decodeURIComponent(location.hash.slice(1));var el=id&&document.getElementById(id);
+for(var e=el;e;e=e.parentElement){if(e.tagName==='DETAILS')e.open=true;}
+if(el){el.scrollIntoView();document.body.dataset.opened=id;}}
+function applyFilters(){var f={};document.querySelectorAll('.filters select').forEach(function(s){f[s.name]=s.value;});
+document.querySelectorAll('[data-release]').forEach(function(el){var show=true;
+for(var k in f){var v=el.dataset[k];if(f[k]&&v!==undefined&&v!==f[k])show=false;}el.hidden=!show;});}
+function countOverlaps(){var n=0;document.querySelectorAll('svg').forEach(function(svg){
+var boxes=Array.prototype.map.call(svg.querySelectorAll('text'),function(t){return t.getBoundingClientRect();})
+.filter(function(b){return b.width>0&&b.height>0;});
+for(var i=0;i<boxes.length;i++)for(var j=i+1;j<boxes.length;j++){var a=boxes[i],b=boxes[j];
+if(a.left<b.right-0.5&&b.left<a.right-0.5&&a.top<b.bottom-0.5&&b.top<a.bottom-0.5)n++;}});
+document.body.dataset.textOverlaps=n;}
+document.addEventListener('DOMContentLoaded',function(){document.querySelectorAll('.filters select')
+.forEach(function(s){s.addEventListener('change',applyFilters);});applyFilters();openTarget();countOverlaps();});
+window.addEventListener('hashchange',openTarget);
+"#;
+
+pub fn render(conn: &Connection, skill: Option<&str>) -> Result<String> {
+    let mut params = Filters::new();
+    if let Some(s) = skill {
+        params.insert("skill".into(), s.into());
+    }
+    let headline = run(conn, "headline", &params)?;
+    let per_case = run(conn, "per_case", &params)?;
+    let releases = run(conn, "releases", &params)?;
+    let cost_lift = run(conn, "cost_lift", &params)?;
+    let flags = run(conn, "flags", &params)?;
+    let blocked = run(conn, "blocked", &params)?;
+    let drill = drill::Drill::load(conn, &params)?;
+
+    let mut html = String::new();
+    let _ = write!(
+        html,
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>liftdb report</title><style>{STYLE}</style><script>{SCRIPT}</script></head><body>"
+    );
+    let _ = write!(html, "<h1>Skill lift report</h1><p class=\"note\">Generated by liftdb {}. Lift = with_skill − without_skill objective pass rate, averaged over (case, model) units; p from the paired sign-flip test; 95% interval by test inversion; bootstrap: cases resampled (docs/metrics.md §M3a).</p>", crate::VERSION);
+    html.push_str("<h2>Headline</h2>");
+    html.push_str(&table(&headline, "No paired runs yet."));
+    html.push_str("<h2>Lift per case (latest release)</h2><p class=\"note\">Bars: lift. Solid whiskers: 95% interval; dashed: range of the case's unit deltas where too few units bound an interval. A case's name opens its runs below.</p>");
+    html.push_str(&charts::lift_per_case_svg(&cells(&per_case)));
+    html.push_str("<h2>Lift and cost across releases</h2>");
+    html.push_str(&charts::releases_svg(&cells(&releases)));
+    html.push_str("<h2>Cost vs lift per case (latest release)</h2>");
+    html.push_str(&charts::cost_vs_lift_svg(&cells(&cost_lift)));
+    html.push_str("<h2>Cases and their runs</h2>");
+    html.push_str(&drill.render());
+    html.push_str("<h2>Case flags</h2>");
+    html.push_str(&table(&flags, "No case flags."));
+    html.push_str("<h2>Blocked pairs</h2>");
+    html.push_str(&table(
+        &blocked,
+        "No blocked pairs: every with/without pair could be compared.",
+    ));
+    html.push_str("</body></html>\n");
+    Ok(html)
+}
