@@ -1,7 +1,7 @@
 -- name: cost-per-lift
 -- description: Per case and model: objective lift beside comparable cost and token deltas; lift per dollar, per 1k tokens, and dollars per unit of lift (means of per-pair ratios, as the harness computes them).
 -- params: release, skill, split, model, case, experiment
--- compact: case, model, pairs, mean_lift, mean_cost_delta_usd, usd_per_unit_lift
+-- compact: case, model, pairs, mean_lift, usd_per_unit_lift
 -- Means in repetition order (list_avg): avg() would sum in thread order and
 -- the last printed digit could change from one run to the next.
 SELECT

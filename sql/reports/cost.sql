@@ -1,7 +1,7 @@
 -- name: cost
 -- description: Cost ledger totals per arm and model; partial when some runs have no cost (known subtotal shown).
 -- params: release, skill, split, model, case, arm, experiment
--- compact: arm, model, runs, known_total_tokens, known_cost_usd, cost_availability
+-- compact: arm, model, runs, known_total_tokens, known_cost_usd
 SELECT
     release_label AS release,
     skill_name AS skill,

@@ -1,7 +1,7 @@
 -- name: ledger
 -- description: The cost ledger: one row per run with tokens, cost (USD) and time, each with availability and provenance; NULL where the tool did not measure.
 -- params: release, skill, split, model, case, arm, experiment
--- compact: case, model, arm, rep, total_tokens, cost_usd, elapsed_ms
+-- compact: case, model, arm, rep, cost_usd
 SELECT
     release_label AS release,
     skill_name AS skill,

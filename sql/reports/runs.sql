@@ -1,7 +1,7 @@
 -- name: runs
 -- description: One line per run: identity, scorability, objective pass rate, tokens, cost, time.
 -- params: release, skill, split, model, case, arm, experiment
--- compact: case, model, arm, rep, scorable, objective_pass_rate, total_tokens, cost_usd
+-- compact: case, model, arm, objective_pass_rate
 SELECT
     release_label AS release,
     skill_name AS skill,

@@ -1,7 +1,7 @@
 -- name: trend
 -- description: Lift, cost and the change from the previous release, per skill (and model), in release order.
 -- params: skill, model, release, experiment
--- compact: scope, model, release, units, with_skill, without_skill, lift, p, lift_change, change_p
+-- compact: model, release, units, lift, p, lift_change, change_p
 SELECT
     skill_name AS skill,
     scope,

@@ -1,7 +1,7 @@
 -- name: triggers
 -- description: Does the skill load when it should? Per polarity and per query: observations, trigger rate, pass rate, false-negative (should fire) and false-positive (should not fire) rates. Incomplete observations stay in the denominators, as the harness counts them.
 -- params: release, skill, model, experiment
--- compact: model, polarity, query, observations, trigger_rate
+-- compact: polarity, query, observations, trigger_rate
 SELECT
     release_label AS release, skill_name AS skill, experiment, agent, model, polarity,
     query_text AS query, observations, triggered, trigger_rate, pass_rate,

@@ -372,6 +372,21 @@ fn releases_are_ordered_and_trend_shows_the_change() {
         .stdout(format!("r\nv1 v2 skill-{}\n", &hash[..12]));
 }
 
+/// Headless Chromium with its own profile and nothing reaching the network.
+fn headless(chromium: &str, profile: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(chromium);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+    ])
+    .args(["--no-first-run", "--disable-background-networking"])
+    .args(["--disable-component-update", "--disable-sync"])
+    .arg(format!("--user-data-dir={}", profile.display()));
+    cmd
+}
+
 #[test]
 fn html_report_is_self_contained_and_renders() {
     let (dir, db) = corpus_db();
@@ -395,23 +410,7 @@ fn html_report_is_self_contained_and_renders() {
         "the rendering check needs Chromium: apt-get install chromium (.ci/run installs it)",
     );
     let png = dir.path().join("report.png");
-    let status = std::process::Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-        ])
-        .args([
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.path().join("chromium").display()
-        ))
+    let status = headless(chromium, &dir.path().join("chromium"))
         .args([
             "--window-size=1100,1800",
             &format!("--screenshot={}", png.display()),
@@ -461,22 +460,7 @@ fn html_report_is_self_contained_and_renders() {
             ),
         )
         .collect();
-    let dom = std::process::Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-        ])
-        .args([
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.path().join("chromium-dom").display()
-        ))
+    let dom = headless(chromium, &dir.path().join("chromium-dom"))
         .args([
             "--window-size=1100,1800",
             "--virtual-time-budget=3000",

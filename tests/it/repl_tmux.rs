@@ -57,6 +57,21 @@ fn wait_for_count(session: &str, needle: &str, times: usize, timeout: Duration) 
     }
 }
 
+/// A detached 160×50 tmux session running `command` (the shell).
+fn start_shell(session: &str, command: &str) {
+    tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        session,
+        "-x",
+        "160",
+        "-y",
+        "50",
+        command,
+    ]);
+}
+
 #[test]
 fn interactive_history_multiline_and_ctrl_c() {
     assert!(
@@ -84,17 +99,7 @@ fn interactive_history_multiline_and_ctrl_c() {
         bin.display(),
         db.display()
     );
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session,
-        "-x",
-        "160",
-        "-y",
-        "50",
-        &command,
-    ]);
+    start_shell(&session, &command);
     let ready = wait_for(&session, "liftdb>", Duration::from_secs(10));
     assert!(ready.contains("liftdb>"), "prompt: {ready}");
 
@@ -209,17 +214,7 @@ fn an_open_shell_never_blocks_an_ingest_and_then_sees_its_runs() {
         bin.display(),
         db.display()
     );
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session,
-        "-x",
-        "160",
-        "-y",
-        "50",
-        &command,
-    ]);
+    start_shell(&session, &command);
     struct Kill(String);
     impl Drop for Kill {
         fn drop(&mut self) {
