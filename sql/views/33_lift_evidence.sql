@@ -8,44 +8,26 @@
 --                          together), from lift_stats;
 --   q                      Benjamini–Hochberg q-value of a case row's p among
 --                          the case rows of its report (same release, skill,
---                          row kind, experiment, split, control arm, channel).
+--                          row kind, experiment, split, control arm, channel),
+--                          from lift_stats (no window here: filters on the
+--                          channel and scope reach the lift view).
 -- The harness-equal columns (p, the sign-flip interval) stay in lift_stats.
 CREATE OR REPLACE VIEW lift_evidence AS
-WITH joined AS (
-    SELECT l.*,
-           s.p_value, s.p_value_unrounded, s.method, s.ci_lower, s.ci_upper,
-           s.noise_verdict, s.bootstrap_lower, s.bootstrap_upper
-    FROM lift l
-    LEFT JOIN lift_stats s
-        ON s.release_label = l.release_label AND s.skill_name = l.skill_name
-       AND s.control_arm = l.control_arm AND s.channel = l.channel AND s.split = l.split
-       AND s.scope = l.scope AND s.row_kind = l.row_kind
-       AND s.experiment IS NOT DISTINCT FROM l.experiment
-       AND s.model IS NOT DISTINCT FROM l.model AND s.case_id IS NOT DISTINCT FROM l.case_id
-),
-ranked AS (
-    -- BH over the case rows of one report that have a p: rank i of m by p.
-    SELECT *,
-           count(p_value_unrounded) OVER family AS bh_m,
-           row_number() OVER (family ORDER BY p_value_unrounded, case_id) AS bh_rank
-    FROM joined
-    WINDOW family AS (PARTITION BY release_label, skill_name, row_kind, experiment, split,
-                                   control_arm, channel, scope = 'case', p_value_unrounded IS NULL)
-)
-SELECT
-    * EXCLUDE (bh_m, bh_rank),
-    liftdb_wilson_lower(with_successes, eligible_pairs) AS with_wilson_lower,
-    liftdb_wilson_upper(with_successes, eligible_pairs) AS with_wilson_upper,
-    liftdb_wilson_lower(control_successes, eligible_pairs) AS control_wilson_lower,
-    liftdb_wilson_upper(control_successes, eligible_pairs) AS control_wilson_upper,
-    -- q_(i) = min over j >= i of m p_(j) / j, at most 1.
-    CASE WHEN scope = 'case' AND p_value_unrounded IS NOT NULL THEN
-        least(1.0, min(p_value_unrounded * bh_m / bh_rank) OVER (
-            PARTITION BY release_label, skill_name, row_kind, experiment, split,
-                         control_arm, channel, scope = 'case', p_value_unrounded IS NULL
-            ORDER BY bh_rank DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))
-    END AS bh_q
-FROM ranked;
+SELECT l.*,
+       s.p_value, s.p_value_unrounded, s.method, s.ci_lower, s.ci_upper,
+       s.noise_verdict, s.bootstrap_lower, s.bootstrap_upper,
+       liftdb_wilson_lower(l.with_successes, l.eligible_pairs) AS with_wilson_lower,
+       liftdb_wilson_upper(l.with_successes, l.eligible_pairs) AS with_wilson_upper,
+       liftdb_wilson_lower(l.control_successes, l.eligible_pairs) AS control_wilson_lower,
+       liftdb_wilson_upper(l.control_successes, l.eligible_pairs) AS control_wilson_upper,
+       s.bh_q
+FROM lift l
+LEFT JOIN lift_stats s
+    ON s.release_label = l.release_label AND s.skill_name = l.skill_name
+   AND s.control_arm = l.control_arm AND s.channel = l.channel AND s.split = l.split
+   AND s.scope = l.scope AND s.row_kind = l.row_kind
+   AND s.experiment IS NOT DISTINCT FROM l.experiment
+   AND s.model IS NOT DISTINCT FROM l.model AND s.case_id IS NOT DISTINCT FROM l.case_id;
 
 COMMENT ON VIEW lift_evidence IS 'Every lift row with its lift_stats test and interval, and beside them: wins/ties/losses per unit, Wilson 95% intervals per arm, the case-clustered bootstrap 95% interval, and Benjamini–Hochberg q-values across a report''s case rows (docs/metrics.md §M3a).';
 COMMENT ON COLUMN lift_evidence.release_label IS 'Release.';

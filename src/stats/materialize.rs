@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::ingest::records::{boolean, float, int, text, Row};
 use crate::Result;
 
-use super::{bootstrap, interval, noise_check, py_round, sign_flip};
+use super::{bootstrap, interval, multiple, noise_check, py_round, sign_flip};
 
 fn strings(col: &dyn Array, i: usize) -> Option<String> {
     let a = col.as_string::<i32>();
@@ -77,10 +77,12 @@ pub fn refresh(conn: &Connection) -> Result<u64> {
             keyed.push((keys, slot));
         }
     }
-    let tested: Vec<Row> = inputs.par_iter().map(TestInput::test).collect();
-    let rows = keyed.into_iter().map(|(keys, slot)| {
+    let tested: Vec<(Row, Option<f64>)> = inputs.par_iter().map(TestInput::test).collect();
+    let q = case_q_values(&keyed, &tested);
+    let rows = keyed.into_iter().zip(q).map(|((keys, slot), q)| {
         let mut row: Row = keys.into_iter().map(text).collect();
-        row.extend(tested[slot].iter().cloned());
+        row.extend(tested[slot].0.iter().cloned());
+        row.push(float(q));
         row
     });
     let mut appender = conn.appender("lift_stats")?;
@@ -91,6 +93,32 @@ pub fn refresh(conn: &Connection) -> Result<u64> {
     }
     appender.flush()?;
     Ok(written)
+}
+
+/// Position of `scope` among the keys; the keys before it name a report
+/// (release, skill, control arm, channel, split, row kind, experiment).
+const SCOPE: usize = 7;
+
+/// Benjamini–Hochberg q of each case row's unrounded p among the case rows
+/// of its report that have one; None elsewhere.
+fn case_q_values(
+    keyed: &[(Vec<Option<String>>, usize)],
+    tested: &[(Row, Option<f64>)],
+) -> Vec<Option<f64>> {
+    let mut reports: HashMap<&[Option<String>], Vec<(usize, f64)>> = HashMap::new();
+    for (i, (keys, slot)) in keyed.iter().enumerate() {
+        if let (Some("case"), Some(p)) = (keys[SCOPE].as_deref(), tested[*slot].1) {
+            reports.entry(&keys[..SCOPE]).or_default().push((i, p));
+        }
+    }
+    let mut q = vec![None; keyed.len()];
+    for members in reports.values() {
+        let ps: Vec<f64> = members.iter().map(|(_, p)| *p).collect();
+        for ((i, _), qv) in members.iter().zip(multiple::benjamini_hochberg(&ps)) {
+            q[*i] = Some(qv);
+        }
+    }
+    q
 }
 
 /// What a lift row's test depends on: its unit deltas (rounded to 6 places
@@ -114,18 +142,19 @@ impl TestInput {
         }
     }
 
-    /// The stats columns of a `lift_stats` row: test, interval and noise check.
-    fn test(&self) -> Row {
+    /// The stats columns of a `lift_stats` row (test, interval, noise check,
+    /// bootstrap), and the unrounded p the q-values start from.
+    fn test(&self) -> (Row, Option<f64>) {
         let d: Vec<f64> = self.deltas.iter().map(|b| f64::from_bits(*b)).collect();
         let without: Vec<f64> = self.without.iter().map(|b| f64::from_bits(*b)).collect();
-        let mut row = stats_columns(&d, &without);
+        let (mut row, p) = stats_columns(&d, &without);
         let boot = bootstrap::case_bootstrap(&d, &self.cases);
         row.extend([float(boot.map(|b| b.0)), float(boot.map(|b| b.1))]);
-        row
+        (row, p)
     }
 }
 
-fn stats_columns(d: &[f64], without: &[f64]) -> Row {
+fn stats_columns(d: &[f64], without: &[f64]) -> (Row, Option<f64>) {
     let mean = (!d.is_empty()).then(|| d.iter().sum::<f64>() / d.len() as f64);
     let test = sign_flip(d);
     let iv = interval(d);
@@ -150,5 +179,5 @@ fn stats_columns(d: &[f64], without: &[f64]) -> Row {
         float(Some(noise.smallest_achievable_p)),
         int(noise.projected_cases.map(|p| p as i64)),
     ]);
-    row
+    (row, test.p_exact)
 }

@@ -9,6 +9,7 @@ pub mod interval;
 #[cfg(feature = "store")]
 pub mod materialize;
 pub mod mt19937;
+pub mod multiple;
 pub mod rounding;
 pub mod sign_flip;
 pub mod sign_table;
