@@ -59,6 +59,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "bootstrap_interval",
         sql: include_str!("../sql/migrations/0010_bootstrap_interval.sql"),
     },
+    Migration {
+        version: 11,
+        name: "case_trend",
+        sql: include_str!("../sql/migrations/0011_case_trend.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
@@ -107,6 +112,7 @@ pub const VIEWS: &[(&str, &str)] = &[
         include_str!("../sql/views/80_run_provenance.sql"),
     ),
     ("trend", include_str!("../sql/views/90_trend.sql")),
+    ("case_trend", include_str!("../sql/views/92_case_trend.sql")),
 ];
 
 /// Canned reports: `sql/reports/NAME.sql`, each with a header comment.
@@ -135,6 +141,10 @@ pub const REPORTS: &[(&str, &str)] = &[
     ),
     ("triggers", include_str!("../sql/reports/triggers.sql")),
     ("trend", include_str!("../sql/reports/trend.sql")),
+    (
+        "trend-cases",
+        include_str!("../sql/reports/trend-cases.sql"),
+    ),
     ("runs", include_str!("../sql/reports/runs.sql")),
     ("formats", include_str!("../sql/reports/formats.sql")),
     ("reconcile", include_str!("../sql/reports/reconcile.sql")),

@@ -1,6 +1,8 @@
 -- release_changes: for each release and the one before it (by releases.ordinal),
--- the change of every matched (case, model) unit's objective delta; the
--- sign-flip test over these changes is materialized in trend_stats.
+-- the change of every matched (case, model) unit's objective delta, overall,
+-- per model and per case, and of every matched repetition's delta per
+-- (case, model); the sign-flip test over these changes is materialized in
+-- trend_stats.
 CREATE OR REPLACE VIEW release_changes AS
 WITH ordered AS (
     SELECT release_label, ordinal,
@@ -21,16 +23,43 @@ matched AS (
     JOIN units cur ON cur.release_label = o.release_label
     JOIN units old ON old.release_label = o.previous_release AND old.skill_name = cur.skill_name
                   AND old.case_id = cur.case_id AND old.model IS NOT DISTINCT FROM cur.model
+),
+reps AS (
+    -- Each (case, model)'s eligible pairs by repetition, its experiments'
+    -- pairs of one repetition averaged (release units pool experiments).
+    SELECT release_label, skill_name, case_id, model, repetition AS rep, avg(with_rate - control_rate) AS delta
+    FROM pairs
+    WHERE eligible AND control_arm = 'without_skill'
+    GROUP BY ALL
+),
+matched_reps AS (
+    SELECT o.release_label, o.previous_release, cur.skill_name, cur.case_id, cur.model, cur.rep,
+           cur.delta - old.delta AS change
+    FROM ordered o
+    JOIN reps cur ON cur.release_label = o.release_label
+    JOIN reps old ON old.release_label = o.previous_release AND old.skill_name = cur.skill_name
+                 AND old.case_id = cur.case_id AND old.model IS NOT DISTINCT FROM cur.model
+                 AND old.rep = cur.rep
 )
 SELECT skill_name, release_label, previous_release, 'overall' AS scope, NULL::VARCHAR AS model,
-       list(change ORDER BY model NULLS LAST, case_id) AS unit_changes
+       NULL::VARCHAR AS case_id, list(change ORDER BY model NULLS LAST, case_id) AS unit_changes
 FROM matched GROUP BY ALL
 UNION ALL
-SELECT skill_name, release_label, previous_release, 'model', model,
+SELECT skill_name, release_label, previous_release, 'model', model, NULL,
        list(change ORDER BY case_id)
-FROM matched WHERE model IS NOT NULL GROUP BY ALL;
+FROM matched WHERE model IS NOT NULL GROUP BY ALL
+UNION ALL
+-- A case's matched units are its models.
+SELECT skill_name, release_label, previous_release, 'case', NULL, case_id,
+       list(change ORDER BY model NULLS LAST)
+FROM matched GROUP BY ALL
+UNION ALL
+-- A (case, model)'s change over its matched repetitions.
+SELECT skill_name, release_label, previous_release, 'case_model', model, case_id,
+       list(change ORDER BY rep)
+FROM matched_reps GROUP BY ALL;
 
-COMMENT ON VIEW release_changes IS 'Per release and its predecessor: the change of each matched unit''s delta (input of trend_stats).';
+COMMENT ON VIEW release_changes IS 'Per release and its predecessor: the change of each matched unit''s delta overall, per model and per case, and of each matched repetition per (case, model) (input of trend_stats).';
 
 -- trend: per skill (overall and per model) per release, in release order:
 -- pass rates, lift with its p and interval, cost, and the change from the

@@ -1,5 +1,6 @@
 //! Fill `trend_stats` from the `release_changes` view: the sign-flip test on
-//! matched units' change in lift between consecutive releases.
+//! matched units' change in lift between consecutive releases (overall, per
+//! model, per case), and on matched repetitions' per (case, model).
 
 use duckdb::{appender_params_from_iter, Connection};
 
@@ -14,7 +15,7 @@ pub fn refresh(conn: &Connection) -> Result<u64> {
     {
         let mut stmt = conn.prepare(
             "SELECT skill_name, release_label, previous_release, scope, model,
-                    to_json(unit_changes)::VARCHAR FROM release_changes",
+                    to_json(unit_changes)::VARCHAR, case_id FROM release_changes",
         )?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
@@ -35,6 +36,7 @@ pub fn refresh(conn: &Connection) -> Result<u64> {
                 text(Some(test.method)),
                 float(test.p_value),
                 boolean(Some(test.significant_at_0_05)),
+                text(r.get::<_, Option<String>>(6)?),
             ]);
         }
     }

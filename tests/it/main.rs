@@ -2,6 +2,7 @@
 
 mod analyst;
 mod atomicity;
+mod case_trend;
 mod cli;
 mod common;
 mod evidence;

@@ -1,0 +1,153 @@
+//! What changed per case between releases (case_trend, report trend-cases),
+//! on skill-creator's three real iterations (each a release): every lift and
+//! change's p recomputed here from the pairs, the p by enumerating every sign
+//! pattern.
+
+use std::collections::BTreeMap;
+
+use crate::common::{f, fixture, rows, store_of};
+
+/// Exact two-sided sign-flip p: the share of the 2^n sign patterns whose
+/// |mean| reaches the observed |mean| (less the harness's 1e-12).
+fn sign_flip_p(changes: &[f64]) -> f64 {
+    let n = changes.len();
+    let observed = (changes.iter().sum::<f64>() / n as f64).abs() - 1e-12;
+    let hits = (0..1u32 << n)
+        .filter(|mask| {
+            let total: f64 = changes
+                .iter()
+                .enumerate()
+                .map(|(i, c)| if mask >> i & 1 == 1 { -c } else { *c })
+                .sum();
+            (total / n as f64).abs() >= observed
+        })
+        .count();
+    hits as f64 / (1u64 << n) as f64
+}
+
+#[test]
+fn each_cases_change_and_its_significance_equal_a_recomputation_from_the_pairs() {
+    let ts = store_of(&[fixture("skill-creator-anthropic")]);
+    let store = &ts.store;
+    // Per (release, case, model, repetition): the eligible pair's with and control rates.
+    let pairs = rows(
+        store,
+        "SELECT release_label, case_id, coalesce(model, '') AS model, repetition, with_rate, control_rate
+         FROM pairs WHERE eligible AND control_arm = 'without_skill'",
+    );
+    type Key = (String, String, String);
+    let mut by_unit: BTreeMap<Key, BTreeMap<i64, (f64, f64)>> = BTreeMap::new();
+    for p in &pairs {
+        let key = (
+            p["release_label"].as_str().unwrap().to_string(),
+            p["case_id"].as_str().unwrap().to_string(),
+            p["model"].as_str().unwrap().to_string(),
+        );
+        let rep = p["repetition"].as_i64().unwrap();
+        by_unit
+            .entry(key)
+            .or_default()
+            .insert(rep, (f(&p["with_rate"]), f(&p["control_rate"])));
+    }
+    let unit_lift = |reps: &BTreeMap<i64, (f64, f64)>| {
+        let n = reps.len() as f64;
+        reps.values().map(|r| r.0).sum::<f64>() / n - reps.values().map(|r| r.1).sum::<f64>() / n
+    };
+    let changes = rows(
+        store,
+        "SELECT release_label, previous_release, case_id, coalesce(model, '') AS model, lift, previous_lift,
+                change_matched, change_p_value
+         FROM case_trend WHERE scope = 'case_model' AND previous_lift IS NOT NULL",
+    );
+    assert!(
+        changes.len() >= 5,
+        "the iterations share cases: {}",
+        changes.len()
+    );
+    let mut moved = 0;
+    for c in &changes {
+        let text = |k: &str| c[k].as_str().unwrap().to_string();
+        let now = &by_unit[&(text("release_label"), text("case_id"), text("model"))];
+        let before = &by_unit[&(text("previous_release"), text("case_id"), text("model"))];
+        let what = format!(
+            "{} {} vs {}",
+            text("case_id"),
+            text("release_label"),
+            text("previous_release")
+        );
+        assert!(
+            (f(&c["lift"]) - unit_lift(now)).abs() < 1e-12,
+            "{what}: lift"
+        );
+        assert!(
+            (f(&c["previous_lift"]) - unit_lift(before)).abs() < 1e-12,
+            "{what}: previous lift"
+        );
+        // Repetitions present in both releases, each one's delta change.
+        let matched: Vec<f64> = now
+            .iter()
+            .filter_map(|(rep, (w, n))| before.get(rep).map(|(w0, n0)| (w - n) - (w0 - n0)))
+            .collect();
+        assert_eq!(
+            c["change_matched"].as_i64(),
+            Some(matched.len() as i64),
+            "{what}"
+        );
+        let p = sign_flip_p(&matched);
+        assert!(
+            (f(&c["change_p_value"]) - p).abs() < 5e-7,
+            "{what}: p {} vs {p}",
+            c["change_p_value"]
+        );
+        moved += usize::from(matched.iter().any(|m| m.abs() > 1e-12));
+    }
+    assert!(moved > 0, "some case changed across the iterations");
+}
+
+#[test]
+fn report_trend_cases_lists_the_latest_releases_regressions_first() {
+    let ts = store_of(&[fixture("skill-creator-anthropic")]);
+    let store = &ts.store;
+    let latest = rows(
+        store,
+        "SELECT release_label FROM releases ORDER BY ordinal DESC LIMIT 1",
+    )[0]["release_label"]
+        .clone();
+    let report = liftdb::report::find("trend-cases").unwrap();
+    let rs = liftdb::report::run(&store.conn, &report, &Default::default()).unwrap();
+    let names = rs.column_names();
+    let mut changes = Vec::new();
+    for batch in &rs.batches {
+        for i in 0..batch.num_rows() {
+            let cell = |name: &str| {
+                let at = names.iter().position(|n| n == name).unwrap();
+                liftdb::output::cell_json(batch.column(at), i)
+            };
+            assert_eq!(cell("release"), latest, "the latest release by default");
+            let (lift, before, change) = (
+                f(&cell("lift")),
+                f(&cell("previous_lift")),
+                f(&cell("lift_change")),
+            );
+            assert!(
+                (lift - before - change).abs() < 2e-4,
+                "change = lift - previous (each rounded 4)"
+            );
+            let direction = cell("direction");
+            let expected = if change < 0.0 {
+                "regressed"
+            } else if change > 0.0 {
+                "improved"
+            } else {
+                "unchanged"
+            };
+            assert_eq!(direction.as_str(), Some(expected));
+            changes.push(change);
+        }
+    }
+    assert!(!changes.is_empty());
+    assert!(
+        changes.windows(2).all(|w| w[0] <= w[1]),
+        "regressions first: {changes:?}"
+    );
+}
