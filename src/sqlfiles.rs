@@ -113,6 +113,10 @@ pub const VIEWS: &[(&str, &str)] = &[
     ),
     ("trend", include_str!("../sql/views/90_trend.sql")),
     ("case_trend", include_str!("../sql/views/92_case_trend.sql")),
+    (
+        "trend_history",
+        include_str!("../sql/views/93_trend_history.sql"),
+    ),
 ];
 
 /// Canned reports: `sql/reports/NAME.sql`, each with a header comment.
@@ -144,6 +148,14 @@ pub const REPORTS: &[(&str, &str)] = &[
     (
         "trend-cases",
         include_str!("../sql/reports/trend-cases.sql"),
+    ),
+    (
+        "recurring-failures",
+        include_str!("../sql/reports/recurring-failures.sql"),
+    ),
+    (
+        "prune-candidates",
+        include_str!("../sql/reports/prune-candidates.sql"),
     ),
     ("runs", include_str!("../sql/reports/runs.sql")),
     ("formats", include_str!("../sql/reports/formats.sql")),

@@ -20,3 +20,4 @@ mod skill_creator_anthropic;
 mod store_safety;
 mod streaming;
 mod terminal;
+mod trend_history;

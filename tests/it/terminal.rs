@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::common::{corpus_paths, liftdb_cmd, reference, seh_root};
+use crate::common::{copy_tree, corpus_paths, liftdb_cmd, reference, seh_root};
 
 /// The skill-eval-harness corpus (runs, manifest, the tool's reports),
 /// copied to a fixed path so the paths a snapshot shows are the same on
@@ -26,19 +26,6 @@ fn store() -> &'static Path {
             .success();
         db
     })
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        match entry.file_type().is_dir() {
-            true => std::fs::create_dir_all(&target).unwrap(),
-            false => {
-                std::fs::copy(entry.path(), &target).unwrap();
-            }
-        }
-    }
 }
 
 fn stdout(args: &[&str]) -> String {

@@ -1,0 +1,195 @@
+//! skill-benchmark 0.6.0's `trend` over a history of three reports,
+//! reproduced by liftdb from the three run trees taken as three releases:
+//! series, variant deltas, case deltas, new and resolved flags, recurring
+//! failures with their ranks, prune candidates — each against the tool's
+//! own output (tests/fixtures/seh-trend/trend.json, read here).
+
+use liftdb::ingest::{self, IngestOptions};
+use serde_json::Value;
+
+use crate::common::{fixture, generated_tree, new_store, read_report, rows, TestStore};
+
+/// The history: each tree ingested with its manifest as the release the tool
+/// names its report (run-001.json, ...), graded by liftdb.
+fn history() -> (TestStore, Vec<tempfile::TempDir>) {
+    let mut ts = new_store();
+    let mut dirs = Vec::new();
+    let trees = [
+        (11, fixture("generated-seed11")),
+        (23, fixture("generated-seed23")),
+        (31, fixture("seh-trend/seed31")),
+    ];
+    for (i, (seed, fix)) in trees.into_iter().enumerate() {
+        let (dir, tree) = generated_tree(seed, &fix);
+        let opts = IngestOptions {
+            release: Some(format!("run-{:03}.json", i + 1)),
+            ..Default::default()
+        };
+        let paths = [tree.join("eval-runs"), tree.join("manifest.json")];
+        let summary = ingest::ingest(&mut ts.store, &paths, &opts).unwrap();
+        assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+        dirs.push(dir);
+    }
+    (ts, dirs)
+}
+
+fn close(a: &Value, b: &Value, what: &str) {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => assert!((x - y).abs() < 1e-12, "{what}: liftdb {x} vs tool {y}"),
+        _ => assert_eq!(a, b, "{what}"),
+    }
+}
+
+#[test]
+fn liftdb_reproduces_skill_benchmark_trend_over_three_releases() {
+    let tool = read_report(&fixture("seh-trend/trend.json"));
+    let (ts, _dirs) = history();
+    let store = &ts.store;
+
+    // Series: one entry per report.
+    let series = tool["series"].as_array().unwrap();
+    assert_eq!(series.len(), 3);
+    for entry in series {
+        let label = entry["label"].as_str().unwrap();
+        let ours = rows(
+            store,
+            &format!("SELECT * FROM trend_series WHERE release_label = '{label}' ORDER BY arm"),
+        );
+        assert!(!ours.is_empty(), "{label}");
+        for k in ["with_skill", "without_skill", "lift"] {
+            close(&ours[0][k], &entry[k], &format!("{label} {k}"));
+        }
+        for k in ["saturated_cases", "flagged_cases"] {
+            assert_eq!(ours[0][k].as_i64(), entry[k].as_i64(), "{label} {k}");
+        }
+        for arm in &ours {
+            let name = arm["arm"].as_str().unwrap();
+            close(
+                &arm["median_total_tokens"],
+                &entry["median_total_tokens"][name],
+                &format!("{label} {name} median tokens"),
+            );
+        }
+    }
+
+    // Diffs between successive reports.
+    for diff in tool["diffs"].as_array().unwrap() {
+        let (from, to) = (diff["from"].as_str().unwrap(), diff["to"].as_str().unwrap());
+        let d = &diff["diff"];
+        let arms = rows(
+            store,
+            &format!("SELECT * FROM trend_arm_changes WHERE release_label = '{to}'"),
+        );
+        let variants = d["variant_deltas"].as_object().unwrap();
+        assert_eq!(arms.len(), variants.len(), "{to}: arms");
+        for a in &arms {
+            assert_eq!(a["previous_release"].as_str(), Some(from));
+            let v = &variants[a["arm"].as_str().unwrap()];
+            for (metric, ours) in [
+                ("mean_objective_pass_rate", "objective"),
+                ("mean_combined_pass_rate", "combined"),
+            ] {
+                close(
+                    &a[&format!("{ours}_before")],
+                    &v[metric]["before"],
+                    &format!("{to} {metric} before"),
+                );
+                close(
+                    &a[&format!("{ours}_after")],
+                    &v[metric]["after"],
+                    &format!("{to} {metric} after"),
+                );
+                assert_eq!(
+                    a[&format!("{ours}_change")].as_f64(),
+                    v[metric]["delta"].as_f64(),
+                    "{to} {metric} delta"
+                );
+            }
+        }
+        let ours = rows(store, &format!("SELECT * FROM trend_case_changes WHERE release_label = '{to}' ORDER BY case_id, arm"));
+        let theirs = d["case_deltas"].as_array().unwrap();
+        assert_eq!(ours.len(), theirs.len(), "{to}: case deltas");
+        for (o, t) in ours.iter().zip(theirs) {
+            assert_eq!(o["case_id"], t["case_id"]);
+            assert_eq!(o["arm"], t["variant"]);
+            close(&o["before"], &t["before"], "case before");
+            close(&o["after"], &t["after"], "case after");
+            assert_eq!(
+                o["change"].as_f64(),
+                t["delta"].as_f64(),
+                "{} delta",
+                t["case_id"]
+            );
+        }
+        for (change, key) in [("new", "new_flags"), ("resolved", "resolved_flags")] {
+            let ours: Vec<Value> = rows(
+                store,
+                &format!("SELECT flag FROM trend_flag_changes WHERE release_label = '{to}' AND change = '{change}' ORDER BY flag"),
+            )
+            .into_iter()
+            .map(|r| r["flag"].clone())
+            .collect();
+            assert_eq!(&Value::Array(ours), &d[key], "{to}: {key}");
+        }
+    }
+
+    // Recurring failures: the tool's first 50, rank by rank.
+    let theirs = tool["recurring_failures"].as_array().unwrap();
+    let ours = rows(
+        store,
+        "SELECT * FROM recurring_failures WHERE place <= 50 ORDER BY place",
+    );
+    assert_eq!(ours.len(), theirs.len());
+    for (o, t) in ours.iter().zip(theirs) {
+        for (a, b) in [
+            ("case_id", "case_id"),
+            ("assertion", "assertion"),
+            ("severity", "severity"),
+        ] {
+            assert_eq!(o[a], t[b], "place {}", o["place"]);
+        }
+        assert_eq!(o["prevalence"].as_f64(), t["prevalence"].as_f64());
+        assert_eq!(o["rank"].as_f64(), t["rank"].as_f64());
+    }
+    // Prune candidates (none in this history: every case failed somewhere).
+    let ours = rows(store, "SELECT case_id, releases_observed AS runs_observed, reason FROM prune_candidates ORDER BY case_id");
+    let theirs = tool["prune_candidates"].as_array().unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    for (o, t) in ours.iter().zip(theirs) {
+        for k in ["case_id", "runs_observed", "reason"] {
+            assert_eq!(o[k], t[k]);
+        }
+    }
+}
+
+#[test]
+fn two_releases_of_the_dev_corpus_give_the_tools_15_recurring_failures_and_one_prune_candidate() {
+    // #17 quotes the tool on two reports of the dev corpus: 15 recurring
+    // failures and one prune candidate, rename-typo-small-table (with =
+    // without = 1.0 in both).
+    let mut ts = new_store();
+    let mut dirs = Vec::new();
+    for release in ["first", "second"] {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = dir.path().join("eval-runs");
+        crate::common::copy_tree(&crate::common::seh_root().join("runs/eval-runs"), &runs);
+        let manifest = crate::common::seh_root().join("input/evals/shared-benchmark.json");
+        let opts = IngestOptions {
+            release: Some(release.into()),
+            ..Default::default()
+        };
+        ingest::ingest(&mut ts.store, &[runs, manifest], &opts).unwrap();
+        dirs.push(dir);
+    }
+    let candidates = rows(
+        &ts.store,
+        "SELECT case_id, releases_observed, reason FROM prune_candidates",
+    );
+    assert_eq!(candidates.len(), 1, "{candidates:?}");
+    assert_eq!(candidates[0]["case_id"], "rename-typo-small-table");
+    assert_eq!(candidates[0]["releases_observed"], 2);
+    assert_eq!(
+        candidates[0]["reason"],
+        "never failed and never showed lift across the history"
+    );
+}
