@@ -157,6 +157,7 @@ pub const REPORTS: &[(&str, &str)] = &[
         "prune-candidates",
         include_str!("../sql/reports/prune-candidates.sql"),
     ),
+    ("idle-spend", include_str!("../sql/reports/idle-spend.sql")),
     ("runs", include_str!("../sql/reports/runs.sql")),
     ("formats", include_str!("../sql/reports/formats.sql")),
     ("reconcile", include_str!("../sql/reports/reconcile.sql")),
@@ -176,4 +177,15 @@ pub const HTML_QUERIES: &[(&str, &str)] = &[
     ("cases", include_str!("../sql/reports/html/cases.sql")),
     ("runs", include_str!("../sql/reports/html/runs.sql")),
     ("failing", include_str!("../sql/reports/html/failing.sql")),
+    ("changes", include_str!("../sql/reports/html/changes.sql")),
+    (
+        "new_flags",
+        include_str!("../sql/reports/html/new_flags.sql"),
+    ),
+    (
+        "recurring",
+        include_str!("../sql/reports/html/recurring.sql"),
+    ),
+    ("prune", include_str!("../sql/reports/html/prune.sql")),
+    ("idle_spend", include_str!("../sql/reports/idle-spend.sql")),
 ];

@@ -217,3 +217,32 @@ COMMENT ON COLUMN prune_candidates.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN prune_candidates.case_id IS 'Case.';
 COMMENT ON COLUMN prune_candidates.releases_observed IS 'Releases that ran both arms of the case.';
 COMMENT ON COLUMN prune_candidates.reason IS 'Why it is a candidate (the tool''s words).';
+
+CREATE OR REPLACE VIEW idle_case_spend AS
+-- What a prune would save: per release, the known spend on the cases the
+-- harness flags saturated or without objective lift in that release.
+WITH idle AS (
+    SELECT DISTINCT release_label, skill_name, case_id
+    FROM case_flags
+    WHERE len(list_filter(flags, lambda f: contains(f, 'saturated') OR contains(f, 'no objective lift'))) > 0
+)
+SELECT r.release_label, r.skill_name,
+       count(DISTINCT r.case_id) FILTER (WHERE i.case_id IS NOT NULL) AS idle_cases,
+       count(*) FILTER (WHERE i.case_id IS NOT NULL) AS idle_runs,
+       sum(r.cost_usd) FILTER (WHERE i.case_id IS NOT NULL) AS idle_known_cost_usd,
+       sum(r.total_tokens) FILTER (WHERE i.case_id IS NOT NULL) AS idle_known_tokens,
+       sum(r.cost_usd) AS known_cost_usd,
+       sum(r.cost_usd) FILTER (WHERE i.case_id IS NOT NULL) / nullif(sum(r.cost_usd), 0) AS idle_cost_share
+FROM runs r
+LEFT JOIN idle i USING (release_label, skill_name, case_id)
+GROUP BY ALL;
+
+COMMENT ON VIEW idle_case_spend IS 'Per release of a skill: the known spend on cases flagged saturated or without objective lift (what pruning them would save), beside the release''s known spend.';
+COMMENT ON COLUMN idle_case_spend.release_label IS 'Release.';
+COMMENT ON COLUMN idle_case_spend.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN idle_case_spend.idle_cases IS 'Cases flagged saturated or no objective lift in the release.';
+COMMENT ON COLUMN idle_case_spend.idle_runs IS 'Their runs, every arm.';
+COMMENT ON COLUMN idle_case_spend.idle_known_cost_usd IS 'Known cost of those runs (runs without a cost are left out: a known subtotal, NULL when none is known).';
+COMMENT ON COLUMN idle_case_spend.idle_known_tokens IS 'Known total tokens of those runs.';
+COMMENT ON COLUMN idle_case_spend.known_cost_usd IS 'Known cost of every run of the release.';
+COMMENT ON COLUMN idle_case_spend.idle_cost_share IS 'idle_known_cost_usd / known_cost_usd; NULL without a known cost.';

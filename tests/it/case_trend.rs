@@ -151,3 +151,69 @@ fn report_trend_cases_lists_the_latest_releases_regressions_first() {
         "regressions first: {changes:?}"
     );
 }
+
+#[test]
+fn the_html_report_says_what_changed_since_the_previous_release() {
+    let ts = store_of(&[fixture("skill-creator-anthropic")]);
+    let store = &ts.store;
+    let html = liftdb::report::html::render(&store.conn, None).unwrap();
+    let at = html
+        .find("What changed since the previous release")
+        .expect("the section");
+    let section = &html[at..html[at..].find("<h3>").map_or(html.len(), |e| at + e)];
+    // The cases that moved in the latest release, from case_trend: the
+    // regressions (largest drop first), then the improvements (largest gain first).
+    let moved = rows(
+        store,
+        "SELECT case_id, direction FROM case_trend
+         WHERE scope = 'case' AND direction IN ('regressed', 'improved')
+           AND release_label = (SELECT release_label FROM releases ORDER BY ordinal DESC LIMIT 1)
+         ORDER BY CASE direction WHEN 'regressed' THEN 0 ELSE 1 END,
+                  CASE direction WHEN 'regressed' THEN lift_change ELSE -lift_change END, case_id",
+    );
+    assert!(!moved.is_empty(), "iteration-3 moved some case");
+    let mut last = 0;
+    for m in &moved {
+        let cell = format!("<td>{}</td>", m["case_id"].as_str().unwrap());
+        let pos = section[last..]
+            .find(&cell)
+            .unwrap_or_else(|| panic!("{cell} in order in {section}"));
+        last += pos + cell.len();
+    }
+    assert!(
+        html.contains("<h3>Recurring failures</h3>") && html.contains("<h3>Prune candidates</h3>")
+    );
+}
+
+#[test]
+fn idle_spend_is_the_known_cost_of_the_saturated_and_no_lift_cases() {
+    let ts = crate::common::corpus_store();
+    let store = &ts.store;
+    let flagged: std::collections::BTreeSet<String> =
+        rows(store, "SELECT case_id, flags FROM case_flags")
+            .into_iter()
+            .filter(|r| {
+                r["flags"].as_array().unwrap().iter().any(|f| {
+                    let f = f.as_str().unwrap();
+                    f.contains("saturated") || f.contains("no objective lift")
+                })
+            })
+            .map(|r| r["case_id"].as_str().unwrap().to_string())
+            .collect();
+    assert!(
+        !flagged.is_empty(),
+        "the corpus flags some case without lift"
+    );
+    let runs = rows(store, "SELECT case_id, cost_usd FROM runs");
+    let idle: Vec<f64> = runs
+        .iter()
+        .filter(|r| flagged.contains(r["case_id"].as_str().unwrap()))
+        .filter_map(|r| r["cost_usd"].as_f64())
+        .collect();
+    let all: f64 = runs.iter().filter_map(|r| r["cost_usd"].as_f64()).sum();
+    let ours = &rows(store, "SELECT * FROM idle_case_spend")[0];
+    assert_eq!(ours["idle_cases"].as_u64(), Some(flagged.len() as u64));
+    assert!((f(&ours["idle_known_cost_usd"]) - idle.iter().sum::<f64>()).abs() < 1e-9);
+    assert!((f(&ours["known_cost_usd"]) - all).abs() < 1e-9);
+    assert!((f(&ours["idle_cost_share"]) - idle.iter().sum::<f64>() / all).abs() < 1e-9);
+}

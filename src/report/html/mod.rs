@@ -124,6 +124,11 @@ pub fn render(conn: &Connection, skill: Option<&str>) -> Result<String> {
     let flags = run(conn, "flags", &params)?;
     let blocked = run(conn, "blocked", &params)?;
     let drill = drill::Drill::load(conn, &params)?;
+    let changes = run(conn, "changes", &params)?;
+    let new_flags = run(conn, "new_flags", &params)?;
+    let recurring = run(conn, "recurring", &params)?;
+    let prune = run(conn, "prune", &params)?;
+    let idle_spend = run(conn, "idle_spend", &params)?;
 
     let mut html = String::new();
     let _ = write!(
@@ -139,6 +144,22 @@ pub fn render(conn: &Connection, skill: Option<&str>) -> Result<String> {
     html.push_str(&charts::releases_svg(&cells(&releases)));
     html.push_str("<h2>Cost vs lift per case (latest release)</h2>");
     html.push_str(&charts::cost_vs_lift_svg(&cells(&cost_lift)));
+    html.push_str("<h2>What changed since the previous release</h2><p class=\"note\">Each case's lift in the latest release of its skill against the release before: regressions first (p: sign-flip over the case's matched models), then improvements; flags new or resolved; assertions failing release after release (ranked as skill-benchmark trend ranks them); cases that never failed nor moved, and the spend on idle cases per release.</p>");
+    html.push_str(&table(
+        &changes,
+        "No case moved since the previous release (or there is only one release).",
+    ));
+    html.push_str("<h3>New and resolved flags</h3>");
+    html.push_str(&table(&new_flags, "No flag changed."));
+    html.push_str("<h3>Recurring failures</h3>");
+    html.push_str(&table(&recurring, "No assertion failed."));
+    html.push_str("<h3>Prune candidates</h3>");
+    html.push_str(&table(
+        &prune,
+        "No case qualifies (it needs two releases where it never failed nor moved).",
+    ));
+    html.push_str("<h3>Spend on saturated and no-lift cases</h3>");
+    html.push_str(&table(&idle_spend, "No runs."));
     html.push_str("<h2>Cases and their runs</h2>");
     html.push_str(&drill.render());
     html.push_str("<h2>Case flags</h2>");
