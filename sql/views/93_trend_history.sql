@@ -169,19 +169,19 @@ history AS (
 counted AS (
     SELECT f.skill_name, f.case_id, f.assertion, f.severity,
            count(*) AS releases_failing, h.releases,
-           count(*) / greatest(h.releases, 1) AS prevalence_exact
+           count(*) / greatest(h.releases, 1) AS prevalence_exact,
+           CASE f.severity WHEN 'critical' THEN 3.0 WHEN 'gate' THEN 2.0 ELSE 1.0 END AS weight
     FROM failing f JOIN history h USING (skill_name)
     GROUP BY f.skill_name, f.case_id, f.assertion, f.severity, h.releases
+),
+ranked AS (
+    SELECT *, liftdb_pyround(prevalence_exact, 4) AS prevalence,
+           liftdb_pyround(prevalence_exact * weight, 4) AS rank
+    FROM counted
 )
-SELECT skill_name, case_id, assertion, severity, releases_failing, releases,
-       liftdb_pyround(prevalence_exact, 4) AS prevalence,
-       liftdb_pyround(prevalence_exact * CASE severity WHEN 'critical' THEN 3.0 WHEN 'gate' THEN 2.0
-                                                       WHEN 'soft' THEN 1.0 ELSE 1.0 END, 4) AS rank,
-       row_number() OVER (PARTITION BY skill_name ORDER BY
-           liftdb_pyround(prevalence_exact * CASE severity WHEN 'critical' THEN 3.0 WHEN 'gate' THEN 2.0
-                                                           WHEN 'soft' THEN 1.0 ELSE 1.0 END, 4) DESC,
-           case_id, assertion) AS place
-FROM counted;
+SELECT skill_name, case_id, assertion, severity, releases_failing, releases, prevalence, rank,
+       row_number() OVER (PARTITION BY skill_name ORDER BY rank DESC, case_id, assertion) AS place
+FROM ranked;
 
 COMMENT ON VIEW recurring_failures IS 'Failing (case, assertion, severity) across a skill''s releases: prevalence and the severity-weighted rank of skill-benchmark trend (the tool lists the first 50 by place).';
 COMMENT ON COLUMN recurring_failures.skill_name IS 'Skill under test.';
