@@ -99,16 +99,6 @@ impl Plan {
     }
 }
 
-/// Whether `path` is one of the files named on the command line.
-fn given_by_name(paths: &[PathBuf], path: &Path) -> bool {
-    let Ok(found) = std::fs::canonicalize(path) else {
-        return false;
-    };
-    paths
-        .iter()
-        .any(|p| std::fs::canonicalize(p).is_ok_and(|p| p == found))
-}
-
 pub(crate) fn plan(
     paths: &[PathBuf],
     known: &StoredState,
@@ -126,6 +116,12 @@ pub(crate) fn plan(
     clock.mark("discover");
     let mut errors = found.errors;
     let mut skipped_files = Vec::new();
+    // Files named on the command line, canonicalized once.
+    let explicit_files: HashSet<PathBuf> = paths
+        .iter()
+        .filter(|p| p.is_file())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
     for path in &found.ignored {
         // A promptfoo CSV alone cannot be read faithfully: say so instead of skipping it.
         if promptfoo::is_results_csv(path) && !promptfoo::has_json_sibling(path) {
@@ -134,7 +130,7 @@ pub(crate) fn plan(
                 ErrorKind::CsvOnly,
                 "promptfoo CSV export has no per-assertion results or token usage; re-export with -o results.json (or .jsonl) and ingest that",
             ));
-        } else if given_by_name(paths, path) {
+        } else if std::fs::canonicalize(path).is_ok_and(|p| explicit_files.contains(&p)) {
             // Given by name: an answer is owed, not a skip counted in a note.
             errors.push(IngestErrorRec::new(
                 path.display().to_string(),
@@ -223,11 +219,7 @@ pub(crate) fn plan(
     }
     Plan {
         paths: paths.iter().map(|p| p.display().to_string()).collect(),
-        explicit_files: paths
-            .iter()
-            .filter(|p| p.is_file())
-            .filter_map(|p| std::fs::canonicalize(p).ok())
-            .collect(),
+        explicit_files,
         dir_roots: found.dir_roots,
         unit_paths,
         loose,
