@@ -161,6 +161,10 @@ pub const REPORTS: &[(&str, &str)] = &[
     ("runs", include_str!("../sql/reports/runs.sql")),
     ("formats", include_str!("../sql/reports/formats.sql")),
     ("reconcile", include_str!("../sql/reports/reconcile.sql")),
+    (
+        "reconcile-trend",
+        include_str!("../sql/reports/reconcile-trend.sql"),
+    ),
 ];
 
 /// The HTML report's queries: `sql/reports/html/NAME.sql`.

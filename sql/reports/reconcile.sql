@@ -1,7 +1,8 @@
 -- name: reconcile
--- description: liftdb's figures, recomputed over exactly the runs each report covers, beside the numbers the tool reported itself (peer_metric), with the difference; and, where liftdb graded the runs of a skill-eval-harness report itself, its verdicts against the report's, assertion by assertion (how many agree, then the first disagreements).
+-- description: liftdb's figures, recomputed over exactly the runs each report covers, beside the numbers the tool reported itself (peer_metric), with the difference; and, where liftdb graded the runs of a skill-eval-harness report itself, its verdicts against the report's, assertion by assertion (how many agree, then the first disagreements); then reconcile-trend's rows.
 -- params: release, skill, experiment
 -- compact: metric, tool_value, liftdb_value, agrees
+-- includes: reconcile-trend
 WITH benchmark AS (
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path, p.value
     FROM peer_metric p

@@ -1,6 +1,8 @@
 -- What skill-benchmark 0.6.0's `trend` reports over a history of benchmark
 -- reports, with each release of a skill as one report of the history (in
 -- releases.ordinal order). Definitions as the tool's (docs/metrics.md §M11):
+--   trend_arm_rates       per release and arm: mean objective / combined
+--                         pass rate and median total tokens;
 --   trend_series          per release: with, without, lift (the release's
 --                         paired lift), saturated and flagged cases, median
 --                         total tokens and mean objective / combined pass
@@ -32,16 +34,24 @@ COMMENT ON COLUMN skill_release_order.release_label IS 'Release.';
 COMMENT ON COLUMN skill_release_order.ordinal IS 'Position of the release (releases.ordinal).';
 COMMENT ON COLUMN skill_release_order.previous_release IS 'The skill''s release before it; NULL for its first.';
 
+CREATE OR REPLACE VIEW trend_arm_rates AS
+SELECT release_label, skill_name, arm,
+       liftdb_mean(list(objective_pass_rate) FILTER (WHERE scorable AND objective_pass_rate IS NOT NULL)) AS mean_objective_pass_rate,
+       liftdb_mean(list(combined_pass_rate) FILTER (WHERE scorable AND combined_pass_rate IS NOT NULL)) AS mean_combined_pass_rate,
+       median(total_tokens) FILTER (WHERE scorable AND total_tokens IS NOT NULL) AS median_total_tokens
+FROM runs
+GROUP BY ALL;
+
+COMMENT ON VIEW trend_arm_rates IS 'Per release, skill and arm: the exact mean objective and combined pass rates and the median total tokens of the scorable runs (skill-benchmark''s report summary, which trend reads).';
+COMMENT ON COLUMN trend_arm_rates.release_label IS 'Release.';
+COMMENT ON COLUMN trend_arm_rates.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN trend_arm_rates.arm IS 'Arm (the tool''s variant).';
+COMMENT ON COLUMN trend_arm_rates.mean_objective_pass_rate IS 'Exact mean objective pass rate of the arm''s scorable runs.';
+COMMENT ON COLUMN trend_arm_rates.mean_combined_pass_rate IS 'Exact mean combined pass rate of the arm''s scorable runs.';
+COMMENT ON COLUMN trend_arm_rates.median_total_tokens IS 'Median total tokens of the arm''s scorable runs with tokens.';
+
 CREATE OR REPLACE VIEW trend_series AS
-WITH arms AS (
-    SELECT release_label, skill_name, arm,
-           liftdb_mean(list(objective_pass_rate) FILTER (WHERE scorable AND objective_pass_rate IS NOT NULL)) AS mean_objective_pass_rate,
-           liftdb_mean(list(combined_pass_rate) FILTER (WHERE scorable AND combined_pass_rate IS NOT NULL)) AS mean_combined_pass_rate,
-           median(total_tokens) FILTER (WHERE scorable AND total_tokens IS NOT NULL) AS median_total_tokens
-    FROM runs
-    GROUP BY ALL
-),
-flags AS (
+WITH flags AS (
     SELECT release_label, skill_name,
            count(*) FILTER (WHERE len(flags) > 0) AS flagged_cases,
            coalesce(sum(len(list_filter(flags, lambda f: contains(f, 'saturated')))), 0) AS saturated_cases
@@ -52,7 +62,7 @@ SELECT r.ordinal AS release_order, a.release_label, a.skill_name, a.arm,
        l.with_rate AS with_skill, l.without_rate AS without_skill, l.absolute_delta AS lift,
        f.saturated_cases, f.flagged_cases,
        a.median_total_tokens, a.mean_objective_pass_rate, a.mean_combined_pass_rate
-FROM arms a
+FROM trend_arm_rates a
 JOIN releases r USING (release_label)
 LEFT JOIN flags f USING (release_label, skill_name)
 LEFT JOIN lift l
@@ -80,9 +90,9 @@ SELECT o.ordinal AS release_order, cur.skill_name, o.previous_release, cur.relea
        liftdb_pyround(cur.mean_objective_pass_rate - old.mean_objective_pass_rate, 4) AS objective_change,
        old.mean_combined_pass_rate AS combined_before, cur.mean_combined_pass_rate AS combined_after,
        liftdb_pyround(cur.mean_combined_pass_rate - old.mean_combined_pass_rate, 4) AS combined_change
-FROM trend_series cur
+FROM trend_arm_rates cur
 JOIN skill_release_order o ON o.release_label = cur.release_label AND o.skill_name = cur.skill_name
-JOIN trend_series old ON old.release_label = o.previous_release AND old.skill_name = cur.skill_name
+JOIN trend_arm_rates old ON old.release_label = o.previous_release AND old.skill_name = cur.skill_name
                      AND old.arm = cur.arm;
 
 COMMENT ON VIEW trend_arm_changes IS 'Per release and the one before, per arm: mean objective and combined pass rate before, after and the change rounded to 4 (skill-benchmark trend''s variant_deltas).';

@@ -20,6 +20,8 @@ pub enum LooseKind {
     Benchmark,
     CostSummary,
     TokenOverhead,
+    /// `skill-benchmark trend --out`: series, diffs, recurring failures, prune candidates.
+    Trend,
     TriggerReport,
     JudgeResults,
     HandbookCase,
@@ -41,6 +43,7 @@ impl LooseKind {
             LooseKind::Benchmark => "benchmark",
             LooseKind::CostSummary => "cost_summary",
             LooseKind::TokenOverhead => "token_overhead",
+            LooseKind::Trend => "trend",
             LooseKind::TriggerReport => "trigger_report",
             LooseKind::JudgeResults => "judge_results",
             LooseKind::HandbookCase => "handbook_case",
@@ -219,6 +222,11 @@ const LOOSE_ADAPTERS: &[LooseAdapter] = &[
         parse: |i| flattened(i, LooseKind::TokenOverhead),
     },
     LooseAdapter {
+        format: Some(Format::Seh),
+        detect: |i| is_seh_trend(i.doc),
+        parse: |i| flattened(i, LooseKind::Trend),
+    },
+    LooseAdapter {
         // Agent Skill Evals evidence / meta files are read through the results row that points to them.
         format: None,
         detect: |i| {
@@ -245,7 +253,7 @@ const LOOSE_ADAPTERS: &[LooseAdapter] = &[
 ];
 
 /// Why an unclaimed file is not read (the hint says what to do).
-pub const UNRECOGNIZED: &str = "not a file liftdb reads (expected a skill-eval-harness manifest, benchmark/grade report, cost-summary, token-overhead, trigger report, judge results, or a run directory)";
+pub const UNRECOGNIZED: &str = "not a file liftdb reads (expected a skill-eval-harness manifest, benchmark/grade report, cost-summary, token-overhead, trend, trigger report, judge results, or a run directory)";
 
 pub fn parse(
     path: &str,
@@ -416,6 +424,14 @@ fn flattened(i: &Input, kind: LooseKind) -> LooseParse {
     };
     peer::flatten(i.doc, &src, &[], &mut records.peer_metrics);
     LooseParse::new(kind, seh::SOURCE_FORMAT, records)
+}
+
+/// `skill-benchmark trend --out`: the three lists every trend writes, even
+/// over a history of one report.
+fn is_seh_trend(doc: &Value) -> bool {
+    ["series", "diffs", "recurring_failures"]
+        .iter()
+        .all(|k| doc.get(*k).is_some_and(Value::is_array))
 }
 
 /// Prepared task lists, readiness audits, ablation materialization records.

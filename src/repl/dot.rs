@@ -136,8 +136,7 @@ pub fn run(
                     .ok_or_else(|| Error::Invalid(format!("filter '{kv}' is not key=value")))?;
                 filters.insert(k.to_string(), v.to_string());
             }
-            rep.check_filters(&filters)?;
-            let rs = session.query(rep.sql, &filters)?;
+            let rs = report::run_via(&rep, &filters, |sql, named| session.query(sql, named))?;
             session.show(&rs)?;
         }
         ".mode" => {

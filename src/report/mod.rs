@@ -1,6 +1,9 @@
 //! Canned reports: `sql/reports/NAME.sql`, each a query over the views with
 //! a header comment (name, description, params). Filters are bound as named
-//! parameters (`$skill`), never spliced into the SQL.
+//! parameters (`$skill`), never spliced into the SQL. A report may append
+//! the rows of others (`-- includes:`), each run only when its `-- when:`
+//! query says it has something to show: one statement would compute every
+//! part whatever the data holds.
 
 use std::collections::BTreeMap;
 
@@ -19,6 +22,11 @@ pub struct Report {
     pub params: Vec<String>,
     /// The columns a terminal shows by default (`-- compact:`; all when empty).
     pub compact: Vec<String>,
+    /// Reports whose rows follow this one's (`-- includes:`; same columns).
+    pub includes: Vec<String>,
+    /// A query giving one boolean: whether the report has rows to compute
+    /// (`-- when:`); when false it is not run.
+    pub when: Option<&'static str>,
     pub sql: &'static str,
 }
 
@@ -44,6 +52,8 @@ fn parse(sql: &'static str) -> Report {
         description: header_value(sql, "description").unwrap_or("").to_string(),
         params: header_list(sql, "params"),
         compact: header_list(sql, "compact"),
+        includes: header_list(sql, "includes"),
+        when: header_value(sql, "when"),
         sql,
     }
 }
@@ -77,8 +87,67 @@ impl Report {
 }
 
 pub fn run(conn: &Connection, report: &Report, filters: &Filters) -> Result<ResultSet> {
+    run_via(report, filters, |sql, named| query(conn, sql, named))
+}
+
+/// Run a report through `query` (the shell's interruptible one, or a
+/// connection's): its own rows, then those of each report it includes
+/// whose `when` holds (taking the same filters).
+pub fn run_via(
+    report: &Report,
+    filters: &Filters,
+    mut query: impl FnMut(&str, &Filters) -> Result<ResultSet>,
+) -> Result<ResultSet> {
     report.check_filters(filters)?;
-    query(conn, report.sql, filters)
+    let mut result = query(report.sql, filters)?;
+    for name in &report.includes {
+        let part = find(name)?;
+        if let Some(when) = part.when {
+            if !holds(&query(when, &Filters::new())?) {
+                continue;
+            }
+        }
+        // One level: an included report's own includes are not followed.
+        part.check_filters(filters)?;
+        let rows = query(part.sql, filters)?;
+        append(&mut result, rows, &report.name, name)?;
+    }
+    Ok(result)
+}
+
+/// A `when` query's answer: its first cell, true.
+fn holds(rs: &ResultSet) -> bool {
+    use duckdb::arrow::array::{Array, BooleanArray};
+    rs.batches
+        .iter()
+        .find(|b| b.num_rows() > 0)
+        .and_then(|b| b.column(0).as_any().downcast_ref::<BooleanArray>().cloned())
+        .is_some_and(|c| c.is_valid(0) && c.value(0))
+}
+
+/// The rows of an included report after the report's own, refused when its
+/// columns differ by name or type (a report file edited out of step).
+fn append(into: &mut ResultSet, part: ResultSet, report: &str, included: &str) -> Result<()> {
+    let shape = |rs: &ResultSet| -> Vec<(String, duckdb::arrow::datatypes::DataType)> {
+        rs.schema
+            .fields()
+            .iter()
+            .map(|f| (f.name().clone(), f.data_type().clone()))
+            .collect()
+    };
+    if shape(into) != shape(&part) {
+        return Err(Error::Invalid(format!(
+            "report {report} includes {included}, whose columns are not its own; hint: give sql/reports/{included}.sql the columns of sql/reports/{report}.sql, in order and of the same types"
+        )));
+    }
+    for batch in part.batches {
+        let columns = batch.columns().to_vec();
+        into.batches.push(
+            duckdb::arrow::record_batch::RecordBatch::try_new(into.schema.clone(), columns)
+                .map_err(|e| Error::Invalid(format!("report {report}: {e}")))?,
+        );
+    }
+    Ok(())
 }
 
 /// The value of each `$name` parameter of a prepared statement, in order:

@@ -7,12 +7,23 @@
 use liftdb::ingest::{self, IngestOptions};
 use serde_json::Value;
 
-use crate::common::{fixture, generated_tree, new_store, read_report, rows, TestStore};
+use crate::common::{f, fixture, generated_tree, new_store, read_report, rows, TestStore};
 
 /// The history: each tree ingested with its manifest as the release the tool
 /// names its report (run-001.json, ...), graded by liftdb.
 fn history() -> (TestStore, Vec<tempfile::TempDir>) {
     let mut ts = new_store();
+    let dirs = add_history(&mut ts, |i| format!("run-{:03}.json", i + 1), |_| None);
+    (ts, dirs)
+}
+
+/// The three trees as releases named by `release`, each with the extra file
+/// `with` gives it (a benchmark report).
+fn add_history(
+    ts: &mut TestStore,
+    release: impl Fn(usize) -> String,
+    with: impl Fn(usize) -> Option<std::path::PathBuf>,
+) -> Vec<tempfile::TempDir> {
     let mut dirs = Vec::new();
     let trees = [
         (11, fixture("generated-seed11")),
@@ -22,15 +33,45 @@ fn history() -> (TestStore, Vec<tempfile::TempDir>) {
     for (i, (seed, fix)) in trees.into_iter().enumerate() {
         let (dir, tree) = generated_tree(seed, &fix);
         let opts = IngestOptions {
-            release: Some(format!("run-{:03}.json", i + 1)),
+            release: Some(release(i)),
             ..Default::default()
         };
-        let paths = [tree.join("eval-runs"), tree.join("manifest.json")];
+        let mut paths = vec![tree.join("eval-runs"), tree.join("manifest.json")];
+        paths.extend(with(i));
         let summary = ingest::ingest(&mut ts.store, &paths, &opts).unwrap();
         assert!(summary.errors.is_empty(), "{:?}", summary.errors);
         dirs.push(dir);
     }
-    (ts, dirs)
+    dirs
+}
+
+/// `report reconcile`'s rows for one report file, as JSON objects.
+fn reconcile_rows(ts: &TestStore, report_file: &str) -> Vec<Value> {
+    let report = liftdb::report::find("reconcile").unwrap();
+    let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
+    let mut out = Vec::new();
+    liftdb::output::render(&rs, liftdb::output::Format::Json, &mut out).unwrap();
+    let all: Vec<Value> = serde_json::from_slice(&out).unwrap();
+    all.into_iter()
+        .filter(|r| r["report"] == report_file)
+        .collect()
+}
+
+fn ingest_trend(ts: &mut TestStore) {
+    let summary = ingest::ingest(
+        &mut ts.store,
+        &[fixture("seh-trend/trend.json")],
+        &IngestOptions::default(),
+    )
+    .unwrap();
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+}
+
+/// The reconcile row whose metric is `metric`.
+fn metric<'a>(rows: &'a [Value], metric: &str) -> &'a Value {
+    let found: Vec<&Value> = rows.iter().filter(|r| r["metric"] == metric).collect();
+    assert_eq!(found.len(), 1, "{metric}: {rows:#?}");
+    found[0]
 }
 
 fn close(a: &Value, b: &Value, what: &str) {
@@ -192,4 +233,103 @@ fn two_releases_of_the_dev_corpus_give_the_tools_15_recurring_failures_and_one_p
         candidates[0]["reason"],
         "never failed and never showed lift across the history"
     );
+}
+
+#[test]
+fn reconcile_puts_the_tools_trend_beside_liftdbs_and_they_agree() {
+    let tool = read_report(&fixture("seh-trend/trend.json"));
+    let (mut ts, _dirs) = history();
+    ingest_trend(&mut ts);
+    let rows = reconcile_rows(&ts, "trend.json");
+    let disagreeing: Vec<&Value> = rows.iter().filter(|r| r["agrees"] != true).collect();
+    assert!(disagreeing.is_empty(), "{disagreeing:#?}");
+
+    // Every figure of the tool's output is compared, counted from the file:
+    // per report 7 series figures (3 rates, 2 counts, 2 medians), per diff 12
+    // variant figures (2 arms x 2 rates x before/after/delta), case deltas and
+    // new/resolved flags each as a count and as given alike; the two lists as
+    // a count and as given alike; the reports matched.
+    let series = tool["series"].as_array().unwrap().len();
+    let diffs = tool["diffs"].as_array().unwrap().len();
+    assert_eq!(rows.len(), 7 * series + diffs * (12 + 2 + 4) + 4 + 1);
+    // The skill: the one the history's reports name.
+    let skill = read_report(&fixture("generated-seed11/benchmark.json.gz"))["skill_name"].clone();
+    assert!(rows.iter().all(|r| r["skill"] == skill), "{rows:#?}");
+
+    // The counts the tool's README gives (tests/fixtures/seh-trend/README.md).
+    for (from, cases, new, resolved) in [
+        ("run-001.json", 98.0, 15.0, 21.0),
+        ("run-002.json", 92.0, 20.0, 19.0),
+    ] {
+        let at = |what: &str| {
+            f(&metric(&rows, &format!("trend change from {from}: {what}"))["tool_value"])
+        };
+        assert_eq!(at("case deltas"), cases);
+        assert_eq!(at("case deltas (given alike)"), cases);
+        assert_eq!(at("new flags (given alike)"), new);
+        assert_eq!(at("resolved flags (given alike)"), resolved);
+    }
+    assert_eq!(
+        f(&metric(&rows, "trend recurring failures (given alike)")["liftdb_value"]),
+        50.0
+    );
+    assert_eq!(
+        f(&metric(&rows, "trend prune candidates")["tool_value"]),
+        0.0
+    );
+    let coverage = metric(&rows, "trend: reports matched to releases of the skill");
+    assert_eq!(
+        (f(&coverage["tool_value"]), f(&coverage["liftdb_value"])),
+        (3.0, 3.0)
+    );
+    assert_eq!(
+        coverage["release"], "run-003.json",
+        "shown under the last release"
+    );
+}
+
+#[test]
+fn a_trend_over_releases_named_otherwise_is_matched_by_report_time_then_by_position() {
+    // Before any release: nothing to match, and reconcile says so.
+    let mut ts = new_store();
+    ingest_trend(&mut ts);
+    let rows = reconcile_rows(&ts, "trend.json");
+    let coverage = metric(&rows, "trend: reports matched to releases of the skill");
+    assert_eq!(
+        (f(&coverage["tool_value"]), f(&coverage["liftdb_value"])),
+        (3.0, 0.0)
+    );
+    assert_eq!(coverage["agrees"], false);
+
+    // Releases v1..v3; the third with the tool's own report of its tree,
+    // whose generated_at is the third entry's of the trend's series.
+    let _dirs = add_history(
+        &mut ts,
+        |i| format!("v{}", i + 1),
+        |i| (i == 2).then(|| fixture("seh-trend/seed31/benchmark.json.gz")),
+    );
+    let rows = reconcile_rows(&ts, "trend.json");
+    let disagreeing: Vec<&Value> = rows.iter().filter(|r| r["agrees"] != true).collect();
+    assert!(disagreeing.is_empty(), "{disagreeing:#?}");
+    let coverage = metric(&rows, "trend: reports matched to releases of the skill");
+    assert_eq!(f(&coverage["liftdb_value"]), 3.0);
+    assert_eq!(coverage["release"], "v3");
+    // run-001.json -> v1 by position: the second diff goes from it to v2's successor.
+    let from_second = rows
+        .iter()
+        .filter(|r| {
+            r["metric"]
+                .as_str()
+                .unwrap()
+                .starts_with("trend change from run-002.json")
+        })
+        .count();
+    assert_eq!(from_second, 18);
+    assert!(rows
+        .iter()
+        .filter(|r| r["metric"]
+            .as_str()
+            .unwrap()
+            .starts_with("trend change from run-002.json"))
+        .all(|r| r["release"] == "v3"));
 }
