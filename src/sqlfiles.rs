@@ -64,6 +64,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "case_trend",
         sql: include_str!("../sql/migrations/0011_case_trend.sql"),
     },
+    Migration {
+        version: 12,
+        name: "compact_storage",
+        sql: include_str!("../sql/migrations/0012_compact_storage.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

@@ -1,5 +1,5 @@
 //! `liftdb check`: verify the store (migrations ledger, every block of every
-//! table, every view); exit 0 when whole, 1 when something is damaged.
+//! table, every view, the unindexed keys); exit 0 when whole, 1 when something is damaged.
 
 use std::path::Path;
 
@@ -10,6 +10,9 @@ pub fn run(db: &Path) -> anyhow::Result<i32> {
     let damaged: Vec<_> = found.iter().filter(|c| c.problem.is_some()).collect();
     for c in &found {
         match (&c.problem, c.rows) {
+            (None, _) if c.kind == "key" => {
+                println!("ok       {:<5} {:<22} unique", c.kind, c.name)
+            }
             (None, Some(rows)) => println!("ok       {:<5} {:<22} {rows} rows", c.kind, c.name),
             (problem, _) => println!(
                 "DAMAGED  {:<5} {:<22} {}",
@@ -21,14 +24,14 @@ pub fn run(db: &Path) -> anyhow::Result<i32> {
     }
     if damaged.is_empty() {
         eprintln!(
-            "{}: whole (migrations ledger, {} tables and views read in full)",
+            "{}: whole (migrations ledger, {} tables, views and keys read in full)",
             db.display(),
             found.len()
         );
         Ok(0)
     } else {
         eprintln!(
-            "{}: {} of {} tables and views cannot be read; the run trees it was ingested from can rebuild it: liftdb --db {} rebuild --out NEW.duckdb",
+            "{}: {} of {} tables, views and keys are damaged; the run trees it was ingested from can rebuild it: liftdb --db {} rebuild --out NEW.duckdb",
             db.display(),
             damaged.len(),
             found.len(),

@@ -51,6 +51,11 @@ pub struct IngestArgs {
     /// A .gz file inflating past this (MiB) is an error row; the inflation stops there.
     #[arg(long, default_value_t = 512)]
     pub max_inflated_mb: u64,
+    /// Memory the ingest aims to stay under (MiB), whatever the tree's size: DuckDB is held to
+    /// half of it (the open batch spills to disk past that), the parsed chunks and held report
+    /// bytes take the rest. 0 = DuckDB's own default (80% of RAM).
+    #[arg(long, default_value_t = 1024, env = "LIFTDB_MEMORY_MB")]
+    pub memory_mb: u64,
 }
 
 pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
@@ -74,6 +79,7 @@ pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
             max_file_bytes: args.max_file_mb.saturating_mul(1 << 20),
             max_inflated_bytes: args.max_inflated_mb.saturating_mul(1 << 20),
         },
+        memory_mb: (args.memory_mb > 0).then_some(args.memory_mb),
     };
     let summary = ingest::ingest(&mut store, &args.paths, &opts)?;
     if args.json {

@@ -142,11 +142,6 @@ impl<'c> BatchWriter<'c> {
         replaced_units: &[String],
         redact: bool,
     ) -> Result<Self> {
-        // A batch can be a whole tree: let DuckDB spill what it holds for the
-        // open transaction instead of growing with the tree.
-        if let Ok(limit) = std::env::var("LIFTDB_MEMORY_LIMIT") {
-            conn.execute_batch(&format!("SET memory_limit = '{}'", limit.replace('\'', "")))?;
-        }
         let tx = conn.unchecked_transaction()?;
         let batch_id = tx.query_row(
             "SELECT coalesce(max(batch_id), 0) + 1 FROM ingest_batch",

@@ -415,6 +415,57 @@ fn a_damaged_store_is_found_by_check() {
     assert!(all.contains("rebuild"), "and what to do: {all}");
 }
 
+#[test]
+fn a_key_held_twice_is_found_by_check_and_long_texts_are_compressed() {
+    // The child tables hold their keys without an index (migration 0012):
+    // `check` must find a key written twice, which no index refuses now.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    liftdb_cmd(&db)
+        .args(["ingest", "-q"])
+        .arg(seh_root().join("runs/eval-runs"))
+        .arg(seh_root().join("input/evals/shared-benchmark.json"))
+        .assert()
+        .success();
+    let ok = liftdb_cmd(&db).arg("check").output().unwrap();
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr_of(&ok));
+    let listing = String::from_utf8_lossy(&ok.stdout).to_string();
+    assert!(
+        listing.contains("measurement (run_id, metric)") && listing.contains("unique"),
+        "{listing}"
+    );
+
+    // What the store holds for long texts, after a checkpoint: zstd segments.
+    let compressed = liftdb_cmd(&db)
+        .args(["sql", "--format", "csv"])
+        .arg("SELECT count(*) FROM pragma_storage_info('run') WHERE column_name = 'raw_metadata' AND compression = 'ZSTD'")
+        .output()
+        .unwrap();
+    let n: i64 = String::from_utf8_lossy(&compressed.stdout)
+        .lines()
+        .nth(1)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(n > 0, "raw_metadata is stored zstd-compressed");
+
+    liftdb_cmd(&db)
+        .args(["sql"])
+        .arg("INSERT INTO measurement SELECT * FROM measurement LIMIT 3")
+        .assert()
+        .success();
+    let out = liftdb_cmd(&db).arg("check").output().unwrap();
+    let listing = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(1), "{listing}");
+    assert!(
+        listing.lines().any(|l| l.starts_with("DAMAGED")
+            && l.contains("measurement (run_id, metric)")
+            && l.contains("3 keys held by more than one row")),
+        "{listing}"
+    );
+}
+
 /// Every "error:" line of `stderr`: none repeats a run of six words (the
 /// shape of a message said twice: a context naming what its cause names,
 /// DuckDB's text repeated by its error chain), none ends in the bindings'

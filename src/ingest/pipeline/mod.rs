@@ -41,6 +41,21 @@ pub struct IngestOptions {
     pub strict: bool,
     /// Caps on one file read whole and on a `.gz` file inflated.
     pub limits: crate::ingest::json::ReadLimits,
+    /// The memory the ingest aims to stay under (MiB); DuckDB gets half.
+    /// None: DuckDB's default (80% of RAM).
+    pub memory_mb: Option<u64>,
+}
+
+/// The CLI's default memory budget (MiB).
+pub const DEFAULT_MEMORY_MB: u64 = 1024;
+
+/// Hold DuckDB to half the budget: an open batch then spills to disk
+/// instead of growing with the tree.
+fn limit_memory(conn: &duckdb::Connection, memory_mb: Option<u64>) -> Result<()> {
+    if let Some(mb) = memory_mb {
+        conn.execute_batch(&format!("SET memory_limit = '{}MiB'", (mb / 2).max(64)))?;
+    }
+    Ok(())
 }
 
 /// Ingest `paths` in one batch. A failure of the store itself (a full disk,
@@ -65,6 +80,7 @@ fn ingest_batch(
     batch_bytes: &mut Option<u64>,
 ) -> Result<IngestSummary> {
     let mut clock = Timings::from_env();
+    limit_memory(&store.conn, opts.memory_mb)?;
     let known = super::state::StoredState::load(&store.conn)?;
     clock.mark("load state");
 
