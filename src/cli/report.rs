@@ -97,7 +97,6 @@ fn print_headline(conn: &duckdb::Connection, filters: &report::Filters) -> anyho
 
 /// `report --list`: each report's description wrapped beside its name.
 fn list(width: usize) {
-    const NAME: usize = 17;
     let mut entries: Vec<(String, String)> = report::all()
         .into_iter()
         .map(|r| {
@@ -109,14 +108,16 @@ fn list(width: usize) {
         "html".into(),
         "Self-contained HTML with charts, flags and blocked pairs (--out FILE)".into(),
     ));
-    let text_width = width.saturating_sub(NAME);
+    // The longest name and two spaces: a name never runs into its text.
+    let name_width = entries.iter().map(|(n, _)| n.len()).max().unwrap_or(0) + 2;
+    let text_width = width.saturating_sub(name_width);
     for (name, text) in entries {
         for (i, line) in liftdb::output::wrap(&text, text_width, 0)
             .iter()
             .enumerate()
         {
             let label = if i == 0 { name.as_str() } else { "" };
-            println!("{label:<NAME$}{line}");
+            println!("{label:<name_width$}{line}");
         }
     }
 }

@@ -86,6 +86,56 @@ impl FileInfo {
     }
 }
 
+/// Every file under `root` (or what is wrong with an entry) in the order a
+/// sorted walk gives, the subtree of each top-level directory walked on
+/// its own core: reading a million run directories' listings is most of a
+/// discovery.
+fn walk(root: &Path) -> Vec<Result<PathBuf, IngestErrorRec>> {
+    let sorted = |p: &Path| WalkDir::new(p).follow_links(false).sort_by_file_name();
+    let top: Vec<_> = sorted(root).max_depth(1).into_iter().collect();
+    let subtrees: Vec<Vec<_>> = top
+        .into_par_iter()
+        .map(|entry| match entry {
+            // The subtree's walk yields the directory itself first (skipped: not a file).
+            Ok(e) if e.depth() == 1 && e.file_type().is_dir() => sorted(e.path())
+                .into_iter()
+                .filter_map(|e| found(e, root))
+                .collect(),
+            other => found(other, root).into_iter().collect(),
+        })
+        .collect();
+    subtrees.into_iter().flatten().collect()
+}
+
+/// A walked entry: a file's path, an error row for what liftdb will not
+/// open, or nothing (a directory).
+fn found(
+    entry: walkdir::Result<walkdir::DirEntry>,
+    root: &Path,
+) -> Option<Result<PathBuf, IngestErrorRec>> {
+    match entry {
+        Ok(e) if e.file_type().is_file() => Some(Ok(e.into_path())),
+        Ok(e) if is_special(e.file_type()) => Some(Err(IngestErrorRec::new(
+            e.path().display().to_string(),
+            ErrorKind::SpecialFile,
+            "not a regular file (a FIFO, socket or device): never opened, since reading one can block forever",
+        ))),
+        Ok(e) if e.path_is_symlink() => Some(Err(IngestErrorRec::new(
+            e.path().display().to_string(),
+            ErrorKind::SymlinkNotFollowed,
+            "symbolic link not followed: liftdb reads only the files inside the paths it is given (link the target's directory in explicitly to ingest it)",
+        ))),
+        Ok(_) => None,
+        Err(err) => Some(Err(IngestErrorRec::new(
+            err.path()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| root.display().to_string()),
+            ErrorKind::Unreadable,
+            err.to_string(),
+        ))),
+    }
+}
+
 pub fn discover(paths: &[PathBuf]) -> Discovery {
     let mut out = Discovery::default();
     // Walk order is sorted by name; a file under two given roots is kept once.
@@ -108,34 +158,14 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
         if canonical.is_dir() {
             out.dir_roots.push(canonical.clone());
         }
-        for entry in WalkDir::new(&canonical)
-            .follow_links(false)
-            .sort_by_file_name()
-        {
+        for entry in walk(&canonical) {
             match entry {
-                Ok(e) if e.file_type().is_file() => {
-                    if paths.len() == 1 || seen.insert(e.path().to_path_buf()) {
-                        found_files.push(e.into_path());
+                Ok(path) => {
+                    if paths.len() == 1 || seen.insert(path.clone()) {
+                        found_files.push(path);
                     }
                 }
-                Ok(e) if is_special(e.file_type()) => out.errors.push(IngestErrorRec::new(
-                    e.path().display().to_string(),
-                    ErrorKind::SpecialFile,
-                    "not a regular file (a FIFO, socket or device): never opened, since reading one can block forever",
-                )),
-                Ok(e) if e.path_is_symlink() => out.errors.push(IngestErrorRec::new(
-                    e.path().display().to_string(),
-                    ErrorKind::SymlinkNotFollowed,
-                    "symbolic link not followed: liftdb reads only the files inside the paths it is given (link the target's directory in explicitly to ingest it)",
-                )),
-                Ok(_) => {}
-                Err(err) => out.errors.push(IngestErrorRec::new(
-                    err.path()
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_else(|| canonical.display().to_string()),
-                    ErrorKind::Unreadable,
-                    err.to_string(),
-                )),
+                Err(e) => out.errors.push(e),
             }
         }
     }

@@ -105,13 +105,9 @@ fn graded_runs_release(report: &Path, bytes: &[u8], known: &StoredState) -> Opti
     bases
         .iter()
         .find_map(|base| {
-            crate::ingest::kernel::run_files::RELEASE_WITNESSES
-                .iter()
-                .find_map(|file| {
-                    known
-                        .file_releases
-                        .get(&base.join(file).display().to_string())
-                })
+            known
+                .owner_releases
+                .get(&base.display().to_string())
                 .cloned()
         })
         .or_else(|| release_by_path_suffix(run_base, known))
@@ -124,11 +120,8 @@ fn release_by_path_suffix(run_base: &Path, known: &StoredState) -> Option<String
     let wanted: Vec<_> = run_base.components().rev().collect();
     let mut best: Option<(usize, &String)> = None;
     let mut tied = false;
-    for (path, release) in &known.file_releases {
-        let Some(dir) = Path::new(path).parent() else {
-            continue;
-        };
-        let shared = dir
+    for (owner, release) in &known.owner_releases {
+        let shared = Path::new(owner)
             .components()
             .rev()
             .zip(&wanted)
@@ -155,10 +148,9 @@ pub fn derive(
     known: &StoredState,
 ) -> (String, &'static str) {
     for unit in changed {
-        for (info, _, _) in &unit.contents {
-            if let Some(release) = known.file_releases.get(&info.path.display().to_string()) {
-                return (release.clone(), "previous ingest");
-            }
+        let owner = unit.unit.path.display().to_string();
+        if let Some(release) = known.owner_releases.get(&owner) {
+            return (release.clone(), "previous ingest");
         }
     }
     for unit in changed {
@@ -214,8 +206,7 @@ pub fn derive(
     }
     let given_runs_release = unchanged_runs
         .iter()
-        .flat_map(|u| u.files.first())
-        .find_map(|f| known.file_releases.get(&f.path.display().to_string()));
+        .find_map(|u| known.owner_releases.get(&u.path.display().to_string()));
     if let Some(release) = given_runs_release {
         return (release.clone(), "runs given with it");
     }

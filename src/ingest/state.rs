@@ -16,7 +16,8 @@ pub struct KnownFile {
 }
 
 pub struct StoredState {
-    /// owner (run directory or loose file) -> its files: own and declared from elsewhere.
+    /// owner (run directory or loose file) -> its files: own and declared
+    /// from elsewhere; only owners under the ingest's paths.
     pub files_by_owner: HashMap<String, HashMap<String, KnownFile>>,
     /// run_id -> run_dir, to refuse two trees claiming one identity.
     pub run_dirs: HashMap<String, String>,
@@ -24,8 +25,9 @@ pub struct StoredState {
     pub case_skills: HashMap<String, String>,
     /// case_pk / suite_id -> the file that defined it.
     pub definition_sources: HashMap<String, String>,
-    /// file path -> release label of the batch that last read it.
-    pub file_releases: HashMap<String, String>,
+    /// owner (run directory or loose file) -> release label of the batch
+    /// that last read it.
+    pub owner_releases: HashMap<String, String>,
     /// (case id, the case as the manifest wrote it, the manifest's path) of
     /// every stored manifest case, for grading run directories against.
     pub manifest_cases: Vec<(String, String, String)>,
@@ -51,25 +53,31 @@ pub struct StoredGrading {
 }
 
 impl StoredState {
-    pub fn load(conn: &Connection) -> Result<Self> {
+    /// `scope`: the canonical paths given to the ingest; the stored files
+    /// are loaded only for owners under them (None: every owner). A million
+    /// runs hold 5.3M files: adding a tree beside them must not load them.
+    pub fn load(conn: &Connection, scope: Option<&[String]>) -> Result<Self> {
         let mut files_by_owner: HashMap<String, HashMap<String, KnownFile>> = HashMap::new();
-        let mut file_releases = HashMap::new();
-        // One pass over source_file (it holds every file of every run).
-        let mut stmt = conn.prepare(
-            "SELECT f.path, f.sha256, f.size_bytes::BIGINT, coalesce(f.mtime_ns, 0)::BIGINT, f.owner_key, b.release_label
-             FROM source_file f LEFT JOIN ingest_batch b USING (batch_id)",
-        )?;
+        let under_scope = match scope {
+            Some(roots) if !roots.is_empty() => {
+                let each = vec!["starts_with(f.owner_key, ?)"; roots.len()].join(" OR ");
+                format!("WHERE {each}")
+            }
+            _ => String::new(),
+        };
+        let mut stmt = conn.prepare(&format!(
+            "SELECT f.path, f.sha256, f.size_bytes::BIGINT, coalesce(f.mtime_ns, 0)::BIGINT, f.owner_key
+             FROM source_file f {under_scope}"
+        ))?;
+        let roots = scope.unwrap_or_default();
         // Whole columns at a time (Arrow): this table is the largest the state reads.
-        for batch in stmt.query_arrow([])? {
+        for batch in stmt.query_arrow(duckdb::params_from_iter(roots))? {
             let text = |i: usize| batch.column(i).as_string::<i32>().clone();
             let int = |i: usize| batch.column(i).as_primitive::<Int64Type>().clone();
-            let (paths, shas, owners, releases) = (text(0), text(1), text(4), text(5));
+            let (paths, shas, owners) = (text(0), text(1), text(4));
             let (sizes, mtimes) = (int(2), int(3));
             for i in 0..batch.num_rows() {
                 let path = paths.value(i).to_string();
-                if !releases.is_null(i) {
-                    file_releases.insert(path.clone(), releases.value(i).to_string());
-                }
                 let owner = match owners.is_null(i) {
                     true => path.clone(),
                     false => owners.value(i).to_string(),
@@ -82,6 +90,23 @@ impl StoredState {
                         mtime_ns: mtimes.value(i),
                     },
                 );
+            }
+        }
+        // Every owner's release (a run directory's, a report's): one row per
+        // unit, not per file.
+        let mut owner_releases = HashMap::new();
+        let mut stmt = conn.prepare(
+            "SELECT f.owner_key, arg_max(b.release_label, f.batch_id)
+             FROM source_file f JOIN ingest_batch b USING (batch_id)
+             WHERE b.release_label IS NOT NULL GROUP BY f.owner_key",
+        )?;
+        for batch in stmt.query_arrow([])? {
+            let (owners, releases) = (
+                batch.column(0).as_string::<i32>(),
+                batch.column(1).as_string::<i32>(),
+            );
+            for i in 0..batch.num_rows() {
+                owner_releases.insert(owners.value(i).to_string(), releases.value(i).to_string());
             }
         }
 
@@ -185,7 +210,7 @@ impl StoredState {
             run_dirs,
             case_skills,
             definition_sources,
-            file_releases,
+            owner_releases,
         })
     }
 }

@@ -457,3 +457,61 @@ fn a_layout_no_metadata_or_manifest_settles_is_read_from_the_folder_given_and_an
         "{stderr}"
     );
 }
+
+#[test]
+fn a_tree_added_beside_another_leaves_it_alone_and_a_changed_run_keeps_its_release() {
+    // Two copies of the corpus's run tree: the first under --release first;
+    // the second added by its own call (the stored state is loaded for the
+    // second tree's paths only) must neither replace nor prune the first.
+    let first_copy = corpus_copy();
+    let second_copy = corpus_copy();
+    let mut ts = new_store();
+    let opts = liftdb::ingest::IngestOptions {
+        release: Some("first".into()),
+        ..Default::default()
+    };
+    let first =
+        liftdb::ingest::ingest(&mut ts.store, &corpus_paths(first_copy.path()), &opts).unwrap();
+    let stored = scalar(&ts.store, "SELECT count(*) FROM run")
+        .as_i64()
+        .unwrap();
+    assert_eq!(first.runs_written as i64, stored);
+
+    let prune = liftdb::ingest::IngestOptions {
+        prune: true,
+        ..Default::default()
+    };
+    let second_runs = second_copy.path().join("runs/eval-runs");
+    let second =
+        liftdb::ingest::ingest(&mut ts.store, std::slice::from_ref(&second_runs), &prune).unwrap();
+    assert_eq!(
+        second.units_replaced, 0,
+        "nothing of the first tree replaced"
+    );
+    assert!(
+        second.units_missing.is_empty(),
+        "{:?}",
+        second.units_missing
+    );
+    let first_runs = scalar(
+        &ts.store,
+        &format!(
+            "SELECT count(*) FROM run WHERE starts_with(run_dir, '{}')",
+            std::fs::canonicalize(first_copy.path()).unwrap().display()
+        ),
+    );
+    assert_eq!(first_runs.as_i64(), Some(stored), "the first tree is whole");
+
+    // A run of the first tree changes: ingested again with no --release, it
+    // keeps the release its directory had (the owner's release).
+    let run_dir = first_copy
+        .path()
+        .join("runs/eval-runs/fk-not-valid/gpt-5-codex/with_skill/run-1");
+    std::fs::write(run_dir.join("output.md"), "rewritten for the test\n").unwrap();
+    let third = ingest_paths(&mut ts, &[first_copy.path().join("runs/eval-runs")]);
+    assert_eq!(third.units_changed, 1);
+    assert_eq!(
+        (third.release.as_str(), third.release_source.as_str()),
+        ("first", "previous ingest")
+    );
+}

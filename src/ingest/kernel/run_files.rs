@@ -53,10 +53,6 @@ pub const CONTEXT_FILES: &[&str] = &[
     "../../eval_metadata.json",
 ];
 
-/// Files whose recorded release tells the release of the run directory
-/// holding them (a report ingested later joins it).
-pub const RELEASE_WITNESSES: &[&str] = &["metadata.json", "output.md", "metrics.json"];
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -72,6 +72,20 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     })
 }
 
+/// The owners whose stored files the change check needs: those under the
+/// paths given, canonical as owners are stored. None (every owner) when a
+/// path cannot be made canonical: the plan then says what is wrong with it.
+fn owner_scope(paths: &[PathBuf]) -> Option<Vec<String>> {
+    paths
+        .iter()
+        .map(|p| {
+            std::fs::canonicalize(p)
+                .ok()
+                .map(|c| c.display().to_string())
+        })
+        .collect()
+}
+
 /// `batch_bytes`: set once planned, to size a full disk's advice.
 fn ingest_batch(
     store: &mut Store,
@@ -81,7 +95,7 @@ fn ingest_batch(
 ) -> Result<IngestSummary> {
     let mut clock = Timings::from_env();
     limit_memory(&store.conn, opts.memory_mb)?;
-    let known = super::state::StoredState::load(&store.conn)?;
+    let known = super::state::StoredState::load(&store.conn, owner_scope(paths).as_deref())?;
     clock.mark("load state");
 
     let mut plan = plan::plan(paths, &known, opts, &mut clock);
