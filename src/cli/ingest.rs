@@ -51,10 +51,10 @@ pub struct IngestArgs {
     /// A .gz file inflating past this (MiB) is an error row; the inflation stops there.
     #[arg(long, default_value_t = 512)]
     pub max_inflated_mb: u64,
-    /// Memory the ingest aims to stay under (MiB), whatever the tree's size: DuckDB is held to
-    /// half of it (the open batch spills to disk past that), the parsed chunks and held report
-    /// bytes take the rest. 0 = DuckDB's own default (80% of RAM).
-    #[arg(long, default_value_t = 1024, env = "LIFTDB_MEMORY_MB")]
+    /// Memory budget (MiB): DuckDB is held to half of it (the open batch spills to disk past
+    /// that). 0, the default, leaves DuckDB's own (80% of RAM): at a million runs a 512 MiB cap
+    /// runs out of memory and the batch rolls back (store unchanged).
+    #[arg(long, default_value_t = 0, env = "LIFTDB_MEMORY_MB")]
     pub memory_mb: u64,
 }
 

@@ -42,7 +42,6 @@ pub fn run(db: &Path, args: &RebuildArgs) -> anyhow::Result<i32> {
         let opts = IngestOptions {
             release: Some(release.clone()),
             allow_scripts: args.allow_scripts,
-            memory_mb: Some(liftdb::ingest::DEFAULT_MEMORY_MB),
             ..Default::default()
         };
         let summary = ingest::ingest(&mut store, &paths, &opts)?;

@@ -46,9 +46,6 @@ pub struct IngestOptions {
     pub memory_mb: Option<u64>,
 }
 
-/// The CLI's default memory budget (MiB).
-pub const DEFAULT_MEMORY_MB: u64 = 1024;
-
 /// Hold DuckDB to half the budget: an open batch then spills to disk
 /// instead of growing with the tree.
 fn limit_memory(conn: &duckdb::Connection, memory_mb: Option<u64>) -> Result<()> {
