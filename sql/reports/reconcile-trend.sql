@@ -57,8 +57,9 @@ trend_release AS MATERIALIZED (
     FROM trend_entry e JOIN trend_skill k USING (source_path)
 ),
 trend_ours_series AS MATERIALIZED (
-    -- liftdb's side, computed once, for the skills a trend is over (none:
-    -- nothing computed, the join's build side is empty).
+    -- liftdb's side, computed once, for the skills a trend is over. DuckDB
+    -- computes these views even when no trend matched a skill: the report's
+    -- `-- when:` header is what keeps a store without a trend from paying.
     SELECT v.* FROM trend_skill k JOIN trend_series v ON v.skill_name = k.skill_name
 ),
 trend_ours_arms AS MATERIALIZED (
