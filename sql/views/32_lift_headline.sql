@@ -8,13 +8,13 @@ WITH overall AS (
            s.p_value, s.ci_lower, s.ci_upper, s.noise_verdict,
            -- Units are (case, model) unless no run of the release named its model.
            bool_or(m.model IS NOT NULL) AS models_known
-    FROM lift l
+    FROM lift_rows l
     LEFT JOIN lift_stats s
         ON s.release_label = l.release_label AND s.skill_name = l.skill_name
        AND s.control_arm = l.control_arm AND s.channel = l.channel AND s.split = l.split
        AND s.scope = l.scope AND s.row_kind = l.row_kind AND s.experiment IS NULL
        AND s.model IS NULL AND s.case_id IS NULL
-    LEFT JOIN lift m
+    LEFT JOIN lift_rows m
         ON m.release_label = l.release_label AND m.skill_name = l.skill_name
        AND m.control_arm = l.control_arm AND m.channel = l.channel AND m.split = l.split
        AND m.row_kind = 'release' AND m.scope = 'model'

@@ -21,7 +21,7 @@ SELECT l.*,
        liftdb_wilson_lower(l.control_successes, l.eligible_pairs) AS control_wilson_lower,
        liftdb_wilson_upper(l.control_successes, l.eligible_pairs) AS control_wilson_upper,
        s.bh_q
-FROM lift l
+FROM lift_rows l
 LEFT JOIN lift_stats s
     ON s.release_label = l.release_label AND s.skill_name = l.skill_name
    AND s.control_arm = l.control_arm AND s.channel = l.channel AND s.split = l.split

@@ -67,7 +67,7 @@ COMMENT ON VIEW release_changes IS 'Per release and its predecessor: the change 
 CREATE OR REPLACE VIEW trend AS
 WITH l AS (
     SELECT l.*, r.ordinal
-    FROM lift l JOIN releases r USING (release_label)
+    FROM lift_rows l JOIN releases r USING (release_label)
     WHERE l.channel = 'objective' AND l.control_arm = 'without_skill' AND l.row_kind = 'release'
       AND l.split = 'all' AND l.scope IN ('overall', 'model')
 ),

@@ -9,7 +9,7 @@ CREATE OR REPLACE VIEW case_trend AS
 WITH case_rows AS (
     SELECT l.skill_name, 'case' AS scope, NULL::VARCHAR AS model, l.case_id, l.release_label,
            l.units, l.with_rate, l.without_rate, l.absolute_delta AS lift
-    FROM lift l
+    FROM lift_rows l
     WHERE l.channel = 'objective' AND l.control_arm = 'without_skill' AND l.row_kind = 'release'
       AND l.split = 'all' AND l.scope = 'case'
     UNION ALL

@@ -65,7 +65,7 @@ SELECT r.ordinal AS release_order, a.release_label, a.skill_name, a.arm,
 FROM trend_arm_rates a
 JOIN releases r USING (release_label)
 LEFT JOIN flags f USING (release_label, skill_name)
-LEFT JOIN lift l
+LEFT JOIN lift_rows l
     ON l.release_label = a.release_label AND l.skill_name = a.skill_name
    AND l.channel = 'objective' AND l.control_arm = 'without_skill' AND l.split = 'all'
    AND l.scope = 'overall' AND l.row_kind = 'release';

@@ -1,5 +1,5 @@
-//! Fill `lift_stats` from the `lift` view: one row of test, interval and
-//! noise check per lift row. Runs inside the ingest transaction.
+//! Fill `lift_rows` from the `lift` view, then `lift_stats` from it: one row
+//! of test, interval and noise check per lift row. Runs inside the ingest transaction.
 
 use std::collections::HashMap;
 
@@ -45,12 +45,19 @@ const KEYS: usize = 10;
 /// Position of `channel` among the keys.
 const CHANNEL: usize = 3;
 
+/// Store the lift view's rows in `lift_rows` (what reports read), computed
+/// once per batch; `refresh` then tests them.
+pub fn refresh_lift_rows(conn: &Connection) -> Result<()> {
+    conn.execute_batch("DELETE FROM lift_rows; INSERT INTO lift_rows BY NAME SELECT * FROM lift;")?;
+    Ok(())
+}
+
 pub fn refresh(conn: &Connection) -> Result<u64> {
     conn.execute_batch("DELETE FROM lift_stats")?;
     let mut stmt = conn.prepare(
         "SELECT release_label, skill_name, control_arm, channel, split, row_kind, experiment,
                 scope, model, case_id, deltas, unit_without_rates, unit_cases
-         FROM lift",
+         FROM lift_rows",
     )?;
     let batches: Vec<_> = stmt.query_arrow([])?.collect();
     // Read every lift row first, then test each distinct input once, in

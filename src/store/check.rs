@@ -2,7 +2,8 @@
 //! is opened), every block of every table (each row read in full, so DuckDB
 //! verifies each block's checksum as it loads it), and every view (run to
 //! the end, so a view that no longer binds or fails on the data is found),
-//! and the keys the child tables hold without an index (migration 0012).
+//! the keys the child tables hold without an index (migration 0012), and
+//! each materialized table against the view it stores (migration 0013).
 
 use duckdb::Connection;
 
@@ -73,8 +74,30 @@ pub fn check(conn: &Connection) -> Result<Vec<Checked>> {
             Err(e) => checked("key", name, Err(e)),
         });
     }
+    for (table, view) in MATERIALIZED {
+        let sql = format!(
+            "SELECT count(*) FROM ((SELECT * FROM {table} EXCEPT ALL SELECT * FROM {view})
+                                   UNION ALL (SELECT * FROM {view} EXCEPT ALL SELECT * FROM {table}))"
+        );
+        let name = format!("{table} = {view}");
+        out.push(match conn.query_row(&sql, [], |r| r.get::<_, i64>(0)) {
+            Ok(0) => checked("derived", name, Ok(0)),
+            Ok(differ) => Checked {
+                kind: "derived",
+                name,
+                rows: Some(differ),
+                problem: Some(format!(
+                    "{differ} rows differ from the view; hint: any `liftdb ingest` refills {table} in its batch"
+                )),
+            },
+            Err(e) => checked("derived", name, Err(e)),
+        });
+    }
     Ok(out)
 }
+
+/// Tables holding a view's rows, refilled by every batch (what reports read).
+const MATERIALIZED: &[(&str, &str)] = &[("lift_rows", "lift")];
 
 /// Keys unique by construction, not by an index (an index over them was
 /// most of an ingest's memory at a million runs).
