@@ -69,11 +69,6 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "compact_storage",
         sql: include_str!("../sql/migrations/0012_compact_storage.sql"),
     },
-    Migration {
-        version: 13,
-        name: "lift_rows",
-        sql: include_str!("../sql/migrations/0013_lift_rows.sql"),
-    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

@@ -12,7 +12,7 @@ SELECT
     round(without_skill, 4) AS without_skill,
     eligible_pairs AS pairs,
     array_to_string(flags, '; ') AS flags
-FROM case_flags
+FROM case_flag_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
   AND ($split IS NULL OR split = $split)

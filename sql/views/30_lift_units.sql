@@ -37,7 +37,8 @@ experiment_units AS (
            count(*) FILTER (WHERE usable) AS eligible_pairs,
            count(*) FILTER (WHERE NOT usable) AS blocked_pairs,
            list(with_value) FILTER (WHERE usable) AS with_values,
-           list(control_value) FILTER (WHERE usable) AS control_values
+           list(control_value) FILTER (WHERE usable) AS control_values,
+           coalesce(list_sort(list_distinct(list(blocked_reason) FILTER (WHERE blocked_reason IS NOT NULL))), []) AS blocked_reasons
     FROM channels
     GROUP BY ALL
 ),
@@ -59,7 +60,8 @@ pooled AS (
            sum(e.eligible_pairs) AS eligible_pairs, sum(e.blocked_pairs) AS blocked_pairs,
            count(*) AS experiments,
            flatten(list(e.with_values)) AS with_values,
-           flatten(list(e.control_values)) AS control_values
+           flatten(list(e.control_values)) AS control_values,
+           list_sort(list_distinct(flatten(list(e.blocked_reasons)))) AS blocked_reasons
     FROM experiment_units e
     JOIN releases r USING (release_label, skill_name)
     WHERE e.model IS NOT NULL OR r.pool_unknown_model
@@ -68,7 +70,7 @@ pooled AS (
 kinds AS (
     SELECT release_label, skill_name, control_arm, channel, split, 'experiment' AS row_kind,
            experiment, case_id, model, eligible_pairs, blocked_pairs, 1 AS experiments,
-           with_values, control_values
+           with_values, control_values, blocked_reasons
     FROM experiment_units
     UNION ALL
     SELECT * FROM pooled
@@ -85,6 +87,7 @@ SELECT
     k.model,
     k.eligible_pairs,
     k.blocked_pairs,
+    k.blocked_reasons,
     k.experiments,
     r.release_experiments,
     -- Exact means (liftdb_mean, as statistics.mean): with avg() the last bit
@@ -109,8 +112,16 @@ COMMENT ON COLUMN lift_units.experiments IS 'Experiments whose pairs the unit ho
 COMMENT ON COLUMN lift_units.release_experiments IS 'Experiments of the skill in the release (1: its release rows equal its experiment rows).';
 COMMENT ON COLUMN lift_units.eligible_pairs IS 'Eligible pairs of the unit.';
 COMMENT ON COLUMN lift_units.blocked_pairs IS 'Blocked pairs of the unit.';
+COMMENT ON COLUMN lift_units.blocked_reasons IS 'The pairs.blocked_reason values of the unit''s pairs, distinct and sorted (the objective rate''s validation, on every channel).';
 COMMENT ON COLUMN lift_units.with_rate IS 'Mean with_skill value over the eligible pairs.';
 COMMENT ON COLUMN lift_units.without_rate IS 'Mean control value over the eligible pairs.';
 COMMENT ON COLUMN lift_units.delta IS 'with_rate - without_rate.';
 COMMENT ON COLUMN lift_units.with_successes IS 'Eligible pairs whose with_skill value is a success (>= 1 - 1e-12: every gate passed on the objective channel).';
 COMMENT ON COLUMN lift_units.control_successes IS 'Eligible pairs whose control value is a success.';
+
+-- lift_unit_rows: lift_units stored, refilled at the end of every batch in its
+-- transaction (src/store/derived.rs): lift and the trend views read it, so
+-- the pairs of the whole store are joined once per batch, not once per
+-- report. Its columns are lift_units' (their comments copied).
+CREATE OR REPLACE TABLE lift_unit_rows AS SELECT * FROM lift_units LIMIT 0;
+COMMENT ON TABLE lift_unit_rows IS 'lift_units stored by every batch (what lift and the trend views read); equal to lift_units (liftdb check verifies).';

@@ -1,5 +1,5 @@
 -- lift: paired lift of with_skill over a control arm (docs/metrics.md §M3), in
--- the two row kinds of lift_units ('experiment': one tool run, equal to its
+-- the two row kinds of lift_units (read from lift_unit_rows, its stored rows; 'experiment': one tool run, equal to its
 -- own report; 'release': experiments pooled, a unit counted once), at
 -- three scopes: 'overall', per 'model', per 'case', for each channel of
 -- lift_units ('objective' is the headline lift). split = 'all' pools every
@@ -12,7 +12,7 @@ CREATE OR REPLACE VIEW lift AS
 WITH computed_units AS (
     -- A release of one experiment has release rows equal to its experiment
     -- rows: they are copied below instead of aggregated twice.
-    SELECT * FROM lift_units WHERE row_kind = 'experiment' OR release_experiments > 1
+    SELECT * FROM lift_unit_rows WHERE row_kind = 'experiment' OR release_experiments > 1
 ),
 units_by_split AS (
     SELECT * REPLACE (coalesce(split, '(none)') AS split) FROM computed_units
@@ -119,3 +119,9 @@ COMMENT ON COLUMN lift.units_lost IS 'Units whose with_skill mean is below the c
 COMMENT ON COLUMN lift.with_successes IS 'Eligible pairs whose with_skill run succeeded (every gate passed), summed over the units.';
 COMMENT ON COLUMN lift.control_successes IS 'Eligible pairs whose control run succeeded.';
 COMMENT ON COLUMN lift.unit_without_rates IS 'Control unit means, same order (the noise check''s headroom).';
+
+-- lift_rows: lift stored, refilled at the end of every batch in its
+-- transaction, from the same rows lift_stats tests: what lift_evidence,
+-- lift_headline and the trend views read.
+CREATE OR REPLACE TABLE lift_rows AS SELECT * FROM lift LIMIT 0;
+COMMENT ON TABLE lift_rows IS 'lift stored by every batch (what lift_evidence, lift_headline, trend and the reports read); equal to lift (liftdb check verifies).';

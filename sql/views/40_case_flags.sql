@@ -108,3 +108,9 @@ COMMENT ON COLUMN case_flags.without_skill IS 'Pair-weighted control rate.';
 COMMENT ON COLUMN case_flags.eligible_pairs IS 'Eligible pairs of the case.';
 COMMENT ON COLUMN case_flags.blocked_pairs IS 'Blocked pairs of the case.';
 COMMENT ON COLUMN case_flags.flags IS 'The harness''s findings, its labels and order (docs/metrics.md §M4).';
+
+-- case_flag_rows: case_flags stored, refilled at the end of every batch in
+-- its transaction: what report flags, the HTML report and the trend history
+-- read.
+CREATE OR REPLACE TABLE case_flag_rows AS SELECT * FROM case_flags LIMIT 0;
+COMMENT ON TABLE case_flag_rows IS 'case_flags stored by every batch (what the flags report and the trend history read); equal to case_flags (liftdb check verifies).';

@@ -11,6 +11,25 @@ metrics AS (
     -- quantity) reaches it before the joins.
     SELECT * FROM (VALUES ('cost'), ('total_tokens'), ('input_tokens'), ('output_tokens')) v(metric)
 ),
+quantities AS (
+    -- The measurement basis read once per row (json_extract_string with a list
+    -- of paths parses the document once; the rule below reads ten of its keys
+    -- per arm). A JSON null reads as NULL, like a missing key, as in the harness.
+    SELECT m.run_id, m.metric, m.availability, m.value, m.amount, m.currency, m.provenance,
+        m.basis IS NOT NULL AS has_basis,
+        json_extract_string(m.basis, ['$.population', '$.provider', '$.model', '$.billing_scope',
+            '$.case_id', '$.run_number', '$.skill_tree_hash', '$.manifest_revision',
+            '$.pricing_model', '$.pricing_table_version']) AS b
+    FROM measurement m
+    WHERE m.metric IN ('cost', 'total_tokens', 'input_tokens', 'output_tokens')
+),
+measured AS (
+    SELECT * EXCLUDE (b),
+        struct_pack(population := b[1], provider := b[2], model := b[3], billing_scope := b[4],
+            case_id := b[5], run_number := b[6], skill_tree_hash := b[7], manifest_revision := b[8],
+            pricing_model := b[9], pricing_table_version := b[10]) AS basis
+    FROM quantities
+),
 sides AS (
     SELECT
         p.release_label, p.native_batch, p.experiment, p.skill_name, p.case_id, p.split, p.model, p.repetition,
@@ -22,14 +41,15 @@ sides AS (
         lm.amount AS l_amount, rm.amount AS r_amount,
         lm.currency AS l_currency, rm.currency AS r_currency,
         lm.provenance AS l_provenance, rm.provenance AS r_provenance,
-        lm.basis AS l_basis, rm.basis AS r_basis
+        coalesce(lm.has_basis, false) AS l_has_basis, coalesce(rm.has_basis, false) AS r_has_basis,
+        lm.basis AS l, rm.basis AS r
     FROM p
     CROSS JOIN metrics mt
-    LEFT JOIN measurement lm ON lm.run_id = p.with_run_id AND lm.metric = mt.metric
-    LEFT JOIN measurement rm ON rm.run_id = p.control_run_id AND rm.metric = mt.metric
+    LEFT JOIN measured lm ON lm.run_id = p.with_run_id AND lm.metric = mt.metric
+    LEFT JOIN measured rm ON rm.run_id = p.control_run_id AND rm.metric = mt.metric
 ),
 judged AS (
-    SELECT *,
+    SELECT * EXCLUDE (l, r),
         CASE
             WHEN with_run_id IS NULL OR control_run_id IS NULL OR NOT both_scorable THEN 'unscorable_arm'
             WHEN coalesce(l_availability, 'unavailable') = 'unavailable' THEN 'missing_left'
@@ -40,26 +60,27 @@ judged AS (
             WHEN l_provenance IS DISTINCT FROM r_provenance THEN 'provenance_mismatch'
             -- Tools that record no measurement basis (handbook, skill-creator, promptfoo):
             -- equal provenance is all that can be checked.
-            WHEN l_basis IS NULL AND r_basis IS NULL THEN NULL
-            WHEN l_basis IS NULL OR r_basis IS NULL
-                 OR list_bool_or(list_transform(['population', 'provider', 'model', 'billing_scope', 'case_id', 'run_number'],
-                        lambda k: json_extract(l_basis, '$.' || k) IS NULL OR json_extract(r_basis, '$.' || k) IS NULL
-                                  OR json_type(json_extract(l_basis, '$.' || k)) = 'NULL'
-                                  OR json_type(json_extract(r_basis, '$.' || k)) = 'NULL'))
-                 OR ((l_basis ->> 'skill_tree_hash') IS NULL) <> ((r_basis ->> 'skill_tree_hash') IS NULL)
-                 OR ((l_basis ->> 'manifest_revision') IS NULL) <> ((r_basis ->> 'manifest_revision') IS NULL)
+            WHEN NOT l_has_basis AND NOT r_has_basis THEN NULL
+            WHEN NOT l_has_basis OR NOT r_has_basis
+                 OR l.population IS NULL OR r.population IS NULL
+                 OR l.provider IS NULL OR r.provider IS NULL
+                 OR l.model IS NULL OR r.model IS NULL
+                 OR l.billing_scope IS NULL OR r.billing_scope IS NULL
+                 OR l.case_id IS NULL OR r.case_id IS NULL
+                 OR l.run_number IS NULL OR r.run_number IS NULL
+                 OR (l.skill_tree_hash IS NULL) <> (r.skill_tree_hash IS NULL)
+                 OR (l.manifest_revision IS NULL) <> (r.manifest_revision IS NULL)
                 THEN 'basis_missing'
-            WHEN (l_basis ->> 'population') <> (r_basis ->> 'population') THEN 'population_mismatch'
-            WHEN (l_basis ->> 'case_id') <> (r_basis ->> 'case_id')
-                 OR (l_basis ->> 'run_number') <> (r_basis ->> 'run_number') THEN 'pair_key_mismatch'
-            WHEN (l_basis ->> 'provider') <> (r_basis ->> 'provider')
-                 OR (l_basis ->> 'model') <> (r_basis ->> 'model')
-                 OR (l_basis ->> 'billing_scope') <> (r_basis ->> 'billing_scope')
-                 OR (l_basis ->> 'skill_tree_hash') IS DISTINCT FROM (r_basis ->> 'skill_tree_hash')
-                 OR (l_basis ->> 'manifest_revision') IS DISTINCT FROM (r_basis ->> 'manifest_revision')
+            WHEN l.population <> r.population THEN 'population_mismatch'
+            WHEN l.case_id <> r.case_id OR l.run_number <> r.run_number THEN 'pair_key_mismatch'
+            WHEN l.provider <> r.provider
+                 OR l.model <> r.model
+                 OR l.billing_scope <> r.billing_scope
+                 OR l.skill_tree_hash IS DISTINCT FROM r.skill_tree_hash
+                 OR l.manifest_revision IS DISTINCT FROM r.manifest_revision
                  OR (l_provenance = 'price_table_estimated'
-                     AND ((l_basis ->> 'pricing_model') IS DISTINCT FROM (r_basis ->> 'pricing_model')
-                          OR (l_basis ->> 'pricing_table_version') IS DISTINCT FROM (r_basis ->> 'pricing_table_version')))
+                     AND (l.pricing_model IS DISTINCT FROM r.pricing_model
+                          OR l.pricing_table_version IS DISTINCT FROM r.pricing_table_version))
                 THEN 'basis_mismatch'
         END AS blocked_reason
     FROM sides

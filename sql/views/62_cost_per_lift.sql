@@ -4,36 +4,58 @@
 -- per 1k total tokens only when the token delta is positive, and the inverse
 -- cost per unit of lift when the objective delta is positive.
 CREATE OR REPLACE VIEW cost_per_lift AS
+-- One pass over cost_pairs, its four quantities of a pair folded into one row
+-- (joining it to itself per quantity computed every pair four times).
+WITH per_pair AS (
+    SELECT
+        any_value(release_label) AS release_label,
+        any_value(native_batch) AS native_batch,
+        any_value(experiment) AS experiment,
+        any_value(skill_name) AS skill_name,
+        any_value(case_id) AS case_id,
+        any_value(split) AS split,
+        any_value(model) AS model,
+        any_value(repetition) AS repetition,
+        any_value(objective_eligible) AS objective_eligible,
+        any_value(objective_delta) AS objective_delta,
+        any_value(comparable) FILTER (WHERE metric = 'cost') AS cost_comparable,
+        any_value(blocked_reason) FILTER (WHERE metric = 'cost') AS cost_blocked_reason,
+        any_value(currency) FILTER (WHERE metric = 'cost') AS currency,
+        any_value(delta) FILTER (WHERE metric = 'cost') AS cost_delta,
+        any_value(comparable) FILTER (WHERE metric = 'total_tokens') AS tokens_comparable,
+        any_value(blocked_reason) FILTER (WHERE metric = 'total_tokens') AS tokens_blocked_reason,
+        any_value(delta) FILTER (WHERE metric = 'total_tokens') AS total_token_delta,
+        any_value(delta) FILTER (WHERE metric = 'input_tokens') AS input_token_delta,
+        any_value(delta) FILTER (WHERE metric = 'output_tokens') AS output_token_delta
+    FROM cost_pairs
+    GROUP BY pair_key
+)
 SELECT
-    c.release_label,
-    c.native_batch,
-    c.experiment,
-    c.skill_name,
-    c.case_id,
-    c.split,
-    c.model,
-    c.repetition,
-    c.objective_eligible,
-    CASE WHEN c.objective_eligible THEN c.objective_delta END AS objective_delta,
-    c.comparable AS cost_comparable,
-    c.blocked_reason AS cost_blocked_reason,
-    c.currency,
-    CAST(c.delta AS DOUBLE) AS cost_delta,
-    t.comparable AS tokens_comparable,
-    t.blocked_reason AS tokens_blocked_reason,
-    t.delta AS total_token_delta,
-    i.delta AS input_token_delta,
-    o.delta AS output_token_delta,
-    CASE WHEN c.objective_eligible AND c.comparable AND c.currency = 'USD' AND c.delta > 0
-         THEN c.objective_delta / CAST(c.delta AS DOUBLE) END AS lift_per_dollar,
-    CASE WHEN c.objective_eligible AND t.comparable AND t.delta > 0
-         THEN c.objective_delta / (t.delta / 1000.0) END AS lift_per_1k_tokens,
-    CASE WHEN c.objective_eligible AND c.comparable AND c.objective_delta > 0
-         THEN CAST(c.delta AS DOUBLE) / c.objective_delta END AS cost_per_unit_lift
-FROM cost_pairs c
-JOIN cost_pairs t USING (pair_key)
-JOIN cost_pairs i USING (pair_key)
-JOIN cost_pairs o USING (pair_key)
-WHERE c.metric = 'cost' AND t.metric = 'total_tokens' AND i.metric = 'input_tokens' AND o.metric = 'output_tokens';
+    release_label,
+    native_batch,
+    experiment,
+    skill_name,
+    case_id,
+    split,
+    model,
+    repetition,
+    objective_eligible,
+    CASE WHEN objective_eligible THEN objective_delta END AS objective_delta,
+    cost_comparable,
+    cost_blocked_reason,
+    currency,
+    CAST(cost_delta AS DOUBLE) AS cost_delta,
+    tokens_comparable,
+    tokens_blocked_reason,
+    total_token_delta,
+    input_token_delta,
+    output_token_delta,
+    CASE WHEN objective_eligible AND cost_comparable AND currency = 'USD' AND cost_delta > 0
+         THEN objective_delta / CAST(cost_delta AS DOUBLE) END AS lift_per_dollar,
+    CASE WHEN objective_eligible AND tokens_comparable AND total_token_delta > 0
+         THEN objective_delta / (total_token_delta / 1000.0) END AS lift_per_1k_tokens,
+    CASE WHEN objective_eligible AND cost_comparable AND objective_delta > 0
+         THEN CAST(cost_delta AS DOUBLE) / objective_delta END AS cost_per_unit_lift
+FROM per_pair;
 
 COMMENT ON VIEW cost_per_lift IS 'Per pair: objective delta, comparable cost and token deltas, lift per dollar, per 1k tokens, cost per unit of lift.';

@@ -12,7 +12,7 @@ WITH ordered AS (
 units AS (
     -- Release units: each (case, model) once, its experiments' pairs pooled.
     SELECT release_label, skill_name, case_id, model, delta
-    FROM lift_units
+    FROM lift_unit_rows
     WHERE channel = 'objective' AND control_arm = 'without_skill' AND eligible_pairs > 0
       AND row_kind = 'release'
 ),

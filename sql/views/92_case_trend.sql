@@ -15,7 +15,7 @@ WITH case_rows AS (
     UNION ALL
     SELECT u.skill_name, 'case_model', u.model, u.case_id, u.release_label,
            1, u.with_rate, u.without_rate, u.delta
-    FROM lift_units u
+    FROM lift_unit_rows u
     WHERE u.channel = 'objective' AND u.control_arm = 'without_skill' AND u.row_kind = 'release'
       AND u.eligible_pairs > 0
 ),

@@ -55,7 +55,7 @@ WITH flags AS (
     SELECT release_label, skill_name,
            count(*) FILTER (WHERE len(flags) > 0) AS flagged_cases,
            coalesce(sum(len(list_filter(flags, lambda f: contains(f, 'saturated')))), 0) AS saturated_cases
-    FROM case_flags
+    FROM case_flag_rows
     GROUP BY ALL
 )
 SELECT r.ordinal AS release_order, a.release_label, a.skill_name, a.arm,
@@ -139,7 +139,7 @@ COMMENT ON COLUMN trend_case_changes.change IS 'after - before, rounded to 4.';
 CREATE OR REPLACE VIEW trend_flag_changes AS
 WITH flags AS (
     SELECT DISTINCT release_label, skill_name, case_id || '::' || unnest(flags) AS flag
-    FROM case_flags
+    FROM case_flag_rows
 )
 SELECT o.ordinal AS release_order, cur.skill_name, o.previous_release, cur.release_label,
        'new' AS change, cur.flag
@@ -233,7 +233,7 @@ CREATE OR REPLACE VIEW idle_case_spend AS
 -- harness flags saturated or without objective lift in that release.
 WITH idle AS (
     SELECT DISTINCT release_label, skill_name, case_id
-    FROM case_flags
+    FROM case_flag_rows
     WHERE len(list_filter(flags, lambda f: contains(f, 'saturated') OR contains(f, 'no objective lift'))) > 0
 )
 SELECT r.release_label, r.skill_name,

@@ -11,14 +11,14 @@ pub fn run(db: &Path) -> anyhow::Result<i32> {
     for c in &found {
         match (&c.problem, c.rows) {
             (None, _) if c.kind == "key" => {
-                println!("ok       {:<5} {:<22} unique", c.kind, c.name)
+                println!("ok       {:<7} {:<22} unique", c.kind, c.name)
             }
             (None, _) if c.kind == "derived" => {
-                println!("ok       {:<5} {:<22} equal", c.kind, c.name)
+                println!("ok       {:<7} {:<22} equal", c.kind, c.name)
             }
-            (None, Some(rows)) => println!("ok       {:<5} {:<22} {rows} rows", c.kind, c.name),
+            (None, Some(rows)) => println!("ok       {:<7} {:<22} {rows} rows", c.kind, c.name),
             (problem, _) => println!(
-                "DAMAGED  {:<5} {:<22} {}",
+                "DAMAGED  {:<7} {:<22} {}",
                 c.kind,
                 c.name,
                 problem.as_deref().unwrap_or_default()

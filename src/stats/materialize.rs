@@ -1,5 +1,5 @@
-//! Fill `lift_rows` from the `lift` view, then `lift_stats` from it: one row
-//! of test, interval and noise check per lift row. Runs inside the ingest transaction.
+//! Fill `lift_stats` from `lift_rows` (the lift view stored): one row of
+//! test, interval and noise check per lift row. Runs inside the ingest transaction.
 
 use std::collections::HashMap;
 
@@ -44,13 +44,6 @@ fn texts(col: &dyn Array, i: usize) -> Vec<String> {
 const KEYS: usize = 10;
 /// Position of `channel` among the keys.
 const CHANNEL: usize = 3;
-
-/// Store the lift view's rows in `lift_rows` (what reports read), computed
-/// once per batch; `refresh` then tests them.
-pub fn refresh_lift_rows(conn: &Connection) -> Result<()> {
-    conn.execute_batch("DELETE FROM lift_rows; INSERT INTO lift_rows BY NAME SELECT * FROM lift;")?;
-    Ok(())
-}
 
 pub fn refresh(conn: &Connection) -> Result<u64> {
     conn.execute_batch("DELETE FROM lift_stats")?;

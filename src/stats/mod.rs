@@ -20,11 +20,11 @@ pub mod trend;
 
 pub use interval::{interval, noise_check, Interval, NoiseCheck};
 
-/// Refill every materialized table (lift_rows, lift_stats, ablation_stats,
-/// trend_stats) from the views, inside the caller's transaction.
+/// Refill every derived table (the stored views, lift_stats, ablation_stats,
+/// trend_stats), inside the caller's transaction.
 #[cfg(feature = "store")]
 pub fn refresh_all(conn: &duckdb::Connection) -> crate::Result<()> {
-    materialize::refresh_lift_rows(conn)?;
+    crate::store::derived::refresh(conn)?;
     materialize::refresh(conn)?;
     ablation::refresh(conn)?;
     trend::refresh(conn)?;

@@ -3,7 +3,7 @@
 //! verifies each block's checksum as it loads it), and every view (run to
 //! the end, so a view that no longer binds or fails on the data is found),
 //! the keys the child tables hold without an index (migration 0012), and
-//! each materialized table against the view it stores (migration 0013).
+//! each derived table against the view it stores (store/derived.rs).
 
 use duckdb::Connection;
 
@@ -74,7 +74,7 @@ pub fn check(conn: &Connection) -> Result<Vec<Checked>> {
             Err(e) => checked("key", name, Err(e)),
         });
     }
-    for (table, view) in MATERIALIZED {
+    for (table, view) in super::derived::DERIVED {
         let sql = format!(
             "SELECT count(*) FROM ((SELECT * FROM {table} EXCEPT ALL SELECT * FROM {view})
                                    UNION ALL (SELECT * FROM {view} EXCEPT ALL SELECT * FROM {table}))"
@@ -87,7 +87,7 @@ pub fn check(conn: &Connection) -> Result<Vec<Checked>> {
                 name,
                 rows: Some(differ),
                 problem: Some(format!(
-                    "{differ} rows differ from the view; hint: any `liftdb ingest` refills {table} in its batch"
+                    "{differ} rows differ from the view; hint: written outside an ingest? the next ingest that changes the store refills {table}, or `liftdb rebuild` writes the store anew"
                 )),
             },
             Err(e) => checked("derived", name, Err(e)),
@@ -95,9 +95,6 @@ pub fn check(conn: &Connection) -> Result<Vec<Checked>> {
     }
     Ok(out)
 }
-
-/// Tables holding a view's rows, refilled by every batch (what reports read).
-const MATERIALIZED: &[(&str, &str)] = &[("lift_rows", "lift")];
 
 /// Keys unique by construction, not by an index (an index over them was
 /// most of an ingest's memory at a million runs).

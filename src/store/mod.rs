@@ -3,6 +3,7 @@
 
 mod arrow_rows;
 pub mod check;
+pub mod derived;
 mod migrate;
 mod open;
 mod views;

@@ -59,6 +59,7 @@ pub fn recreate_views(conn: &Connection) -> Result<()> {
             detail: e.to_string(),
         })?;
     }
+    super::derived::copy_comments(conn)?;
     probe_views(conn)
 }
 

@@ -240,8 +240,8 @@ impl<'c> BatchWriter<'c> {
         update_mtimes(tx, touched)?;
         register_run_releases(tx)?;
         clock.mark("errors + mtimes");
-        crate::stats::materialize::refresh_lift_rows(tx)?;
-        clock.mark("lift_rows");
+        crate::store::derived::refresh(tx)?;
+        clock.mark("derived tables");
         crate::stats::materialize::refresh(tx)?;
         clock.mark("lift_stats");
         crate::stats::ablation::refresh(tx)?;

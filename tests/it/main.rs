@@ -5,6 +5,7 @@ mod atomicity;
 mod case_trend;
 mod cli;
 mod common;
+mod derived_tables;
 mod evidence;
 mod experiments;
 mod formats;

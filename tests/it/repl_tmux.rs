@@ -131,12 +131,12 @@ fn interactive_history_multiline_and_ctrl_c() {
         "-t",
         &session,
         "-l",
-        "SELECT count(*) AS n FROM case_fl",
+        "SELECT count(*) AS n FROM lift_headl",
     ]);
     tmux(&["send-keys", "-t", &session, "Tab"]);
-    let completed = wait_for(&session, "FROM case_flags", Duration::from_secs(5));
+    let completed = wait_for(&session, "FROM lift_headline", Duration::from_secs(5));
     assert!(
-        completed.contains("FROM case_flags"),
+        completed.contains("FROM lift_headline"),
         "completion: {completed}"
     );
     tmux(&["send-keys", "-t", &session, "-l", "\\;"]);

@@ -541,3 +541,97 @@ fn cost_per_lift_matches_token_overhead() {
     }
     assert!(compared >= 100, "compared {compared} pairs");
 }
+
+/// The harness's basis rule (docs/metrics.md §M9 compare_cost_pair), one
+/// case each: comparable pairs of the corpus with the with_skill arm's basis
+/// changed one way each, and the reason the rule gives for that change.
+#[test]
+fn each_basis_difference_blocks_a_cost_pair_with_the_harness_reason() {
+    let ts = corpus_store();
+    let changes = [
+        (
+            r#"json_merge_patch(m.basis, '{"population": null}')"#,
+            "basis_missing",
+        ),
+        (
+            r#"json_merge_patch(m.basis, '{"population": "other"}')"#,
+            "population_mismatch",
+        ),
+        (
+            r#"json_merge_patch(m.basis, '{"run_number": 99}')"#,
+            "pair_key_mismatch",
+        ),
+        (
+            r#"json_merge_patch(m.basis, '{"case_id": "elsewhere"}')"#,
+            "pair_key_mismatch",
+        ),
+        (
+            r#"json_merge_patch(m.basis, '{"provider": "x"}')"#,
+            "basis_mismatch",
+        ),
+        (
+            r#"json_merge_patch(m.basis, '{"billing_scope": "batch"}')"#,
+            "basis_mismatch",
+        ),
+        // One arm with a tree hash and the other without is a missing basis;
+        // two different hashes are a mismatch.
+        (
+            r#"json_merge_patch(m.basis, '{"skill_tree_hash": "changed"}')"#,
+            "basis_missing if the control has none, else basis_mismatch",
+        ),
+        // A key present with a JSON null counts as missing.
+        (
+            r#"regexp_replace(json_merge_patch(m.basis, '{"run_number": null}')::VARCHAR, '}$', ',"run_number":null}')::JSON"#,
+            "basis_missing",
+        ),
+        ("NULL", "basis_missing"),
+    ];
+    let targets = rows(
+        &ts.store,
+        "SELECT pair_key, metric, with_run_id,
+                (SELECT basis ->> 'skill_tree_hash' FROM measurement c
+                  WHERE c.run_id = p.control_run_id AND c.metric = p.metric) IS NULL AS control_unhashed
+           FROM cost_pairs p
+          WHERE comparable AND with_run_id IN (SELECT run_id FROM measurement WHERE basis IS NOT NULL)
+          ORDER BY pair_key, metric",
+    );
+    assert!(
+        targets.len() >= changes.len(),
+        "{} comparable pairs",
+        targets.len()
+    );
+    let mut expected = Vec::new();
+    for (target, (change, reason)) in targets.iter().zip(changes) {
+        let (pair, metric, run) = (
+            target["pair_key"].as_str().unwrap(),
+            target["metric"].as_str().unwrap(),
+            target["with_run_id"].as_str().unwrap(),
+        );
+        ts.store
+            .conn
+            .execute_batch(&format!(
+                "UPDATE measurement m SET basis = {change}
+                  WHERE run_id = {} AND metric = {}",
+                sql_str(run),
+                sql_str(metric)
+            ))
+            .unwrap();
+        let reason = match reason.split_once(" if ") {
+            Some(_) if target["control_unhashed"] == Value::Bool(true) => "basis_missing",
+            Some(_) => "basis_mismatch",
+            None => reason,
+        };
+        expected.push((pair.to_string(), metric.to_string(), change, reason));
+    }
+    for (pair, metric, change, reason) in expected {
+        let got = scalar(
+            &ts.store,
+            &format!(
+                "SELECT blocked_reason FROM cost_pairs WHERE pair_key = {} AND metric = {}",
+                sql_str(&pair),
+                sql_str(&metric)
+            ),
+        );
+        assert_eq!(got.as_str(), Some(reason), "{pair} {metric}: {change}");
+    }
+}

@@ -347,15 +347,18 @@ fn check_reads_every_table_and_view_and_rebuild_writes_a_new_store() {
     let out = liftdb_cmd(&db).arg("check").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let report = String::from_utf8_lossy(&out.stdout);
-    for name in [
-        "table run ",
-        "table case_def ",
-        "view  lift ",
-        "view  trend ",
+    for (kind, name) in [
+        ("table", "run"),
+        ("table", "case_def"),
+        ("view", "lift"),
+        ("view", "trend"),
+        ("derived", "lift_rows"),
     ] {
         assert!(
-            report.contains(&format!("ok       {name}")),
-            "{name}: {report}"
+            report
+                .lines()
+                .any(|l| l.split_whitespace().take(3).eq(["ok", kind, name])),
+            "{kind} {name}: {report}"
         );
     }
     // Rebuild: the recorded batches again, in a new store; the old path is refused as target.

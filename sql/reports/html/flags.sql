@@ -2,6 +2,6 @@
 SELECT release_label AS release, skill_name AS skill, split, case_id AS "case",
        round(with_skill, 4) AS with_skill, round(without_skill, 4) AS without_skill,
        eligible_pairs AS pairs, array_to_string(flags, '; ') AS flags
-FROM case_flags
+FROM case_flag_rows
 WHERE len(flags) > 0 AND ($skill IS NULL OR skill_name = $skill)
 ORDER BY release, skill, "case";
