@@ -87,6 +87,11 @@ pub fn corpus_store() -> TestStore {
 pub fn rows(store: &Store, sql: &str) -> Vec<serde_json::Map<String, Value>> {
     let rs =
         report::query(&store.conn, sql, &Filters::new()).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    result_rows(&rs)
+}
+
+/// A result's rows as JSON objects keyed by column name.
+pub fn result_rows(rs: &liftdb::output::ResultSet) -> Vec<serde_json::Map<String, Value>> {
     let names = rs.column_names();
     let mut out = Vec::new();
     for batch in &rs.batches {
@@ -207,4 +212,23 @@ pub fn generated_tree(seed: u64, fixture: &Path) -> (tempfile::TempDir, PathBuf)
         "gen-runs no longer writes the tree skill-benchmark graded (seed {seed})"
     );
     (dir, tree)
+}
+
+/// `liftdb check` on `db`: its exit code and its listing.
+pub fn check_listing(db: &Path) -> (Option<i32>, String) {
+    let out = liftdb_cmd(db).arg("check").output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+    )
+}
+
+/// The listing has a DAMAGED line naming `what` and saying `problem`.
+pub fn assert_damaged(listing: &str, what: &str, problem: &str) {
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.starts_with("DAMAGED") && l.contains(what) && l.contains(problem)),
+        "{what}: {listing}"
+    );
 }

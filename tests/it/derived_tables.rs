@@ -62,17 +62,7 @@ fn report_pairs_counts_what_the_pairs_view_counts() {
     );
     let report = liftdb::report::find("pairs").unwrap();
     let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
-    let names = rs.column_names();
-    let mut by_report = Vec::new();
-    for batch in &rs.batches {
-        for i in 0..batch.num_rows() {
-            let mut row = serde_json::Map::new();
-            for (name, col) in names.iter().zip(batch.columns()) {
-                row.insert(name.clone(), liftdb::output::cell_json(col, i));
-            }
-            by_report.push(row);
-        }
-    }
+    let by_report = result_rows(&rs);
     assert!(
         by_view.iter().any(|r| !r["blocked_reasons"].is_null()),
         "the corpus has blocked pairs"
@@ -96,25 +86,14 @@ fn check_finds_a_stale_aggregate_and_the_next_batch_refills_it() {
         .args(["sql", "DELETE FROM lift_rows WHERE scope = 'case'"])
         .assert()
         .success();
-    let out = liftdb_cmd(&db).arg("check").output().unwrap();
-    let listing = String::from_utf8_lossy(&out.stdout).to_string();
-    assert_eq!(out.status.code(), Some(1), "{listing}");
-    assert!(
-        listing.lines().any(|l| l.starts_with("DAMAGED")
-            && l.contains("lift_rows = lift")
-            && l.contains("rows differ")),
-        "{listing}"
-    );
+    let (code, listing) = check_listing(&db);
+    assert_eq!(code, Some(1), "{listing}");
+    assert_damaged(&listing, "lift_rows = lift", "rows differ");
     liftdb_cmd(&db)
         .args(["ingest", "-q"])
         .arg(fixture("skill-eval-harness-no-scripts"))
         .assert()
         .success();
-    let out = liftdb_cmd(&db).arg("check").output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let (code, listing) = check_listing(&db);
+    assert_eq!(code, Some(0), "{listing}");
 }

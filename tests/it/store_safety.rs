@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::common::{fixture, liftdb_cmd, seh_root};
+use crate::common::{assert_damaged, check_listing, fixture, liftdb_cmd, seh_root};
 
 fn sha256(path: &Path) -> String {
     liftdb::ingest::json::sha256_hex(&std::fs::read(path).unwrap())
@@ -458,14 +458,12 @@ fn a_key_held_twice_is_found_by_check_and_long_texts_are_compressed() {
         .arg("INSERT INTO measurement SELECT * FROM measurement LIMIT 3")
         .assert()
         .success();
-    let out = liftdb_cmd(&db).arg("check").output().unwrap();
-    let listing = String::from_utf8_lossy(&out.stdout).to_string();
-    assert_eq!(out.status.code(), Some(1), "{listing}");
-    assert!(
-        listing.lines().any(|l| l.starts_with("DAMAGED")
-            && l.contains("measurement (run_id, metric)")
-            && l.contains("3 keys held by more than one row")),
-        "{listing}"
+    let (code, listing) = check_listing(&db);
+    assert_eq!(code, Some(1), "{listing}");
+    assert_damaged(
+        &listing,
+        "measurement (run_id, metric)",
+        "3 keys held by more than one row",
     );
 }
 
