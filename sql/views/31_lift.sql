@@ -1,6 +1,7 @@
 -- lift: paired lift of with_skill over a control arm (docs/metrics.md §M3), in
--- the two row kinds of lift_units (read from lift_unit_rows, its stored rows; 'experiment': one tool run, equal to its
--- own report; 'release': experiments pooled, a unit counted once), at
+-- the two row kinds of lift_units, read from lift_unit_rows, its stored rows
+-- ('experiment': one tool run, equal to its own report; 'release':
+-- experiments pooled, a unit counted once), at
 -- three scopes: 'overall', per 'model', per 'case', for each channel of
 -- lift_units ('objective' is the headline lift). split = 'all' pools every
 -- split; each split also gets its own rows. Units without an eligible pair

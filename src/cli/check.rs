@@ -1,5 +1,5 @@
 //! `liftdb check`: verify the store (migrations ledger, every block of every
-//! table, every view, the unindexed keys, the materialized lift); exit 0 when whole, 1 when something is damaged.
+//! table, every view, the unindexed keys, each stored aggregate against its view); exit 0 when whole, 1 when something is damaged.
 
 use std::path::Path;
 

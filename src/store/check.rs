@@ -61,18 +61,9 @@ pub fn check(conn: &Connection) -> Result<Vec<Checked>> {
         );
         let name = format!("{table} ({key})");
         let found = conn.query_row(&sql, [], |r| r.get::<_, i64>(0));
-        out.push(match found {
-            Ok(0) => checked("key", name, Ok(0)),
-            Ok(twice) => Checked {
-                kind: "key",
-                name,
-                rows: Some(twice),
-                problem: Some(format!(
-                    "{twice} keys held by more than one row; hint: `liftdb rebuild` writes the store again from its sources"
-                )),
-            },
-            Err(e) => checked("key", name, Err(e)),
-        });
+        out.push(none_expected("key", name, found, |twice| {
+            format!("{twice} keys held by more than one row; hint: `liftdb rebuild` writes the store again from its sources")
+        }));
     }
     for (table, view) in super::derived::DERIVED {
         let sql = format!(
@@ -80,18 +71,10 @@ pub fn check(conn: &Connection) -> Result<Vec<Checked>> {
                                    UNION ALL (SELECT * FROM {view} EXCEPT ALL SELECT * FROM {table}))"
         );
         let name = format!("{table} = {view}");
-        out.push(match conn.query_row(&sql, [], |r| r.get::<_, i64>(0)) {
-            Ok(0) => checked("derived", name, Ok(0)),
-            Ok(differ) => Checked {
-                kind: "derived",
-                name,
-                rows: Some(differ),
-                problem: Some(format!(
-                    "{differ} rows differ from the view; hint: written outside an ingest? the next ingest that changes the store refills {table}, or `liftdb rebuild` writes the store anew"
-                )),
-            },
-            Err(e) => checked("derived", name, Err(e)),
-        });
+        let found = conn.query_row(&sql, [], |r| r.get::<_, i64>(0));
+        out.push(none_expected("derived", name, found, |differ| {
+            format!("{differ} rows differ from the view; hint: written outside an ingest? the next ingest that changes the store refills {table}, or `liftdb rebuild` writes the store anew")
+        }));
     }
     Ok(out)
 }
@@ -105,6 +88,24 @@ const UNINDEXED_KEYS: &[(&str, &str)] = &[
     ("assertion_result", "grading_id, seq"),
     ("source_file", "path, owner_key"),
 ];
+
+/// A count of offending rows: sound at 0, else damaged as `problem` says.
+fn none_expected(
+    kind: &'static str,
+    name: String,
+    found: duckdb::Result<i64>,
+    problem: impl FnOnce(i64) -> String,
+) -> Checked {
+    match found {
+        Ok(n) if n > 0 => Checked {
+            kind,
+            name,
+            rows: Some(n),
+            problem: Some(problem(n)),
+        },
+        found => checked(kind, name, found),
+    }
+}
 
 fn checked(kind: &'static str, name: String, found: duckdb::Result<i64>) -> Checked {
     match found {

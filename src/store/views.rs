@@ -38,17 +38,19 @@ pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<()> {
     if !schema_changed && stored.as_deref() == Some(wanted.as_str()) {
         return Ok(());
     }
-    recreate_views(conn)?;
+    // One transaction: the view files re-create the derived tables empty, so
+    // a reader must never see the new views before their refill.
+    let tx = conn.unchecked_transaction()?;
+    recreate_views(&tx)?;
     // The statistics tables are derived from the views: a new definition (or
     // a migration that re-created a table) refills them.
-    let tx = conn.unchecked_transaction()?;
     crate::stats::refresh_all(&tx)?;
-    tx.commit()?;
-    let now = format!("{}:{}", views_sha256(), view_count(conn)?);
-    conn.execute(
+    let now = format!("{}:{}", views_sha256(), view_count(&tx)?);
+    tx.execute(
         "INSERT OR REPLACE INTO liftdb_settings VALUES ('views_sha256', ?)",
         [now],
     )?;
+    tx.commit()?;
     Ok(())
 }
 
