@@ -4,8 +4,15 @@
 -- Tools whose unit of success is the run (handbook, promptfoo: pass/fail;
 -- skill-creator: the grader's pass_rate) set rate_basis, and objective_pass_rate
 -- then follows that definition (docs/metrics.md §M1, other harnesses).
-CREATE OR REPLACE VIEW runs AS
-WITH gaps AS (
+-- runs_in(releases) gives the rows of the releases listed (NULL: every
+-- release), each aggregate read only for their runs: the end of an ingest
+-- refills the stored aggregates of the releases it touched through it, and
+-- an analyst may use it the same way (FROM runs_in(['v1.2'])).
+CREATE OR REPLACE MACRO runs_in(releases) AS TABLE
+WITH scope AS (
+    SELECT run_id FROM run WHERE list_contains(releases, release_label)
+),
+gaps AS (
     -- Verdicts liftdb's grader could not give exactly, and the oracles it did
     -- not run — script assertions without --allow-scripts, embedding
     -- similarity (never called) — failed as the harness fails them without
@@ -15,6 +22,7 @@ WITH gaps AS (
            count(*) FILTER (WHERE availability IN ('scripts_not_allowed', 'embedding_not_run')) AS not_run
     FROM assertion_result
     WHERE availability IN ('unavailable', 'scripts_not_allowed', 'embedding_not_run') AND NOT skipped
+      AND (releases IS NULL OR run_id IN (SELECT run_id FROM scope))
     GROUP BY grading_id
 ),
 chosen_grading AS (
@@ -25,6 +33,7 @@ chosen_grading AS (
     SELECT g.*
     FROM grading g
     LEFT JOIN gaps USING (grading_id)
+    WHERE releases IS NULL OR g.run_id IN (SELECT run_id FROM scope)
     QUALIFY row_number() OVER (
         PARTITION BY g.run_id
         ORDER BY CASE
@@ -56,6 +65,7 @@ graded AS (
         count(*) FILTER (WHERE a.skipped) AS skipped_total,
         count(*) FILTER (WHERE a.availability = 'unavailable' AND NOT a.skipped) AS unavailable_total
     FROM assertion_result a
+    WHERE releases IS NULL OR a.run_id IN (SELECT run_id FROM scope)
     GROUP BY a.grading_id
 ),
 metric AS (
@@ -78,11 +88,13 @@ metric AS (
         max(value) FILTER (WHERE metric = 'commands') AS commands,
         max(availability) FILTER (WHERE metric = 'commands') AS trace_counters_availability
     FROM measurement
+    WHERE releases IS NULL OR run_id IN (SELECT run_id FROM scope)
     GROUP BY run_id
 ),
 activation AS (
     SELECT run_id, bool_or(loaded) AS skill_invoked
     FROM skill_activation
+    WHERE releases IS NULL OR run_id IN (SELECT run_id FROM scope)
     GROUP BY run_id
 )
 SELECT
@@ -169,7 +181,10 @@ LEFT JOIN case_def c
 LEFT JOIN chosen_grading g ON g.run_id = r.run_id
 LEFT JOIN graded gr ON gr.grading_id = g.grading_id
 LEFT JOIN metric m ON m.run_id = r.run_id
-LEFT JOIN activation act ON act.run_id = r.run_id;
+LEFT JOIN activation act ON act.run_id = r.run_id
+WHERE releases IS NULL OR list_contains(releases, r.release_label);
+
+CREATE OR REPLACE VIEW runs AS SELECT * FROM runs_in(NULL);
 
 COMMENT ON VIEW runs IS 'One row per run: identity, split, scorable, recomputed pass rates, tokens, cost, time, availability.';
 

@@ -4,9 +4,10 @@
 -- arm. A pair is eligible when both arms are scorable and have a numeric
 -- objective_pass_rate in [0, 1]; otherwise blocked_reason names why, with the
 -- harness's reason codes.
-CREATE OR REPLACE VIEW pairs AS
+-- pairs_in(releases): the pairs of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO pairs_in(releases) AS TABLE
 WITH r AS (
-    SELECT * FROM runs WHERE population = 'answer'
+    SELECT * FROM runs_in(releases) WHERE population = 'answer'
 ),
 controls AS (
     -- Control arms that were run at all for a case; without_skill is always
@@ -80,6 +81,8 @@ FROM (
         END AS blocked_reason
     FROM joined
 );
+
+CREATE OR REPLACE VIEW pairs AS SELECT * FROM pairs_in(NULL);
 
 COMMENT ON VIEW pairs IS 'Validated with_skill/control pairs per case, model and repetition; eligible or blocked with the reason.';
 

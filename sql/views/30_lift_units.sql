@@ -14,23 +14,28 @@
 --   pass_at_1  run success (rate >= 1 - 1e-12) over the same pairs: the
 --              reliability paired lift's delta pass@1 (M5)
 --   graded     graded_score, pairs where both arms have a score in [0, 1] (M3 graded)
-CREATE OR REPLACE VIEW lift_units AS
-WITH channels AS (
+-- lift_units_in(releases): the units of the releases listed (NULL: every
+-- release); a release's units read only its own pairs.
+CREATE OR REPLACE MACRO lift_units_in(releases) AS TABLE
+WITH release_pairs AS (
+    SELECT * FROM pairs_in(releases)
+),
+channels AS (
     SELECT *, 'objective' AS channel, eligible AS usable,
            with_rate AS with_value, control_rate AS control_value
-    FROM pairs
+    FROM release_pairs
     UNION ALL
     SELECT *, 'pass_at_1', eligible,
            CASE WHEN liftdb_is_success(with_rate) THEN 1.0 ELSE 0.0 END,
            CASE WHEN liftdb_is_success(control_rate) THEN 1.0 ELSE 0.0 END
-    FROM pairs
+    FROM release_pairs
     UNION ALL
     SELECT p.*, 'graded',
            p.with_run_id IS NOT NULL AND p.control_run_id IS NOT NULL
            AND p.with_scorable AND p.control_scorable
            AND p.with_graded_score BETWEEN 0 AND 1 AND p.control_graded_score BETWEEN 0 AND 1,
            p.with_graded_score, p.control_graded_score
-    FROM pairs p
+    FROM release_pairs p
 ),
 experiment_units AS (
     SELECT release_label, skill_name, control_arm, channel, split, experiment, case_id, model,
@@ -102,6 +107,8 @@ SELECT
     len(list_filter(k.control_values, lambda v: liftdb_is_success(v))) AS control_successes
 FROM kinds k
 JOIN releases r USING (release_label, skill_name);
+
+CREATE OR REPLACE VIEW lift_units AS SELECT * FROM lift_units_in(NULL);
 
 COMMENT ON VIEW lift_units IS 'Per (case, model) unit means of with_skill and control values over eligible pairs, per channel (objective, pass_at_1, graded), per experiment and pooled per release.';
 

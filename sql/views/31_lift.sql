@@ -9,11 +9,14 @@
 -- order (models sorted, cases sorted within a model, then unlabelled cases)
 -- so the sign-flip test can be applied to them; unit_without_rates (same
 -- order) gives the noise check its headroom.
-CREATE OR REPLACE VIEW lift AS
+-- lift_in(releases): the lift rows of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO lift_in(releases) AS TABLE
 WITH computed_units AS (
     -- A release of one experiment has release rows equal to its experiment
     -- rows: they are copied below instead of aggregated twice.
-    SELECT * FROM lift_unit_rows WHERE row_kind = 'experiment' OR release_experiments > 1
+    SELECT * FROM lift_unit_rows
+    WHERE (row_kind = 'experiment' OR release_experiments > 1)
+      AND (releases IS NULL OR list_contains(releases, release_label))
 ),
 units_by_split AS (
     SELECT * REPLACE (coalesce(split, '(none)') AS split) FROM computed_units
@@ -89,6 +92,8 @@ SELECT
     with_successes,
     control_successes
 FROM both_kinds;
+
+CREATE OR REPLACE VIEW lift AS SELECT * FROM lift_in(NULL);
 
 COMMENT ON VIEW lift IS 'Paired lift overall, per model and per case, per split and pooled, per channel, with normalized gain and unit deltas.';
 

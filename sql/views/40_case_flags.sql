@@ -4,9 +4,10 @@
 -- pair get no row. Flag order follows the harness: saturated, forgettable,
 -- no lift, with-skill failure, then per arm (manifest order) flaky and
 -- critical-failure, then below-reference-floor.
-CREATE OR REPLACE VIEW case_flags AS
+-- case_flags_in(releases): the flags of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO case_flags_in(releases) AS TABLE
 WITH paired AS (
-    SELECT * FROM pairs WHERE control_arm = 'without_skill'
+    SELECT * FROM pairs_in(releases) WHERE control_arm = 'without_skill'
 ),
 case_rates AS (
     SELECT
@@ -35,7 +36,7 @@ arm_findings AS (
         liftdb_arm_order(r.arm, coalesce(any_value(o.ablation_ids), [])) AS arm_rank,
         count(r.objective_pass_rate) >= 2 AND count(DISTINCT r.objective_pass_rate) >= 2 AS flaky,
         list_sort(list_distinct(flatten(list(r.critical_failures) FILTER (WHERE r.vetoed)))) AS critical_names
-    FROM runs r
+    FROM runs_in(releases) r
     LEFT JOIN arm_order o USING (release_label, skill_name)
     WHERE r.scorable AND r.population = 'answer'
     GROUP BY r.release_label, r.experiment, r.skill_name, r.case_id, r.arm
@@ -58,7 +59,7 @@ floor_flags AS (
         list_sort(list_distinct(list(a.name))) AS names
     FROM case_rates cr
     JOIN case_def c USING (release_label, skill_name, case_id)
-    JOIN runs w ON list_contains(cr.paired_with_runs, w.run_id)
+    JOIN runs_in(releases) w ON list_contains(cr.paired_with_runs, w.run_id)
     JOIN grading g ON g.run_id = w.run_id
     JOIN assertion_result a ON a.grading_id = g.grading_id
     WHERE c.reference_floor IS NOT NULL AND a.severity = 'soft' AND NOT a.skipped
@@ -93,6 +94,8 @@ LEFT JOIN arm_flags af
 LEFT JOIN floor_flags ff
     ON ff.release_label = cr.release_label AND ff.experiment IS NOT DISTINCT FROM cr.experiment
    AND ff.skill_name = cr.skill_name AND ff.case_id = cr.case_id;
+
+CREATE OR REPLACE VIEW case_flags AS SELECT * FROM case_flags_in(NULL);
 
 COMMENT ON VIEW case_flags IS 'Case-level findings with the harness labels: saturated, no lift, with-skill failure, flaky, critical.';
 

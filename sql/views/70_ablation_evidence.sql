@@ -4,7 +4,8 @@
 -- (lower pass rate in the ablation arm over pairs where both arms have exactly
 -- one boolean result for it), whether the score dropped, and the per-pair
 -- deltas the sign-flip test runs on (materialized in ablation_stats).
-CREATE OR REPLACE VIEW ablation_evidence AS
+-- ablation_evidence_in(releases): the evidence of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO ablation_evidence_in(releases) AS TABLE
 WITH expected AS (
     SELECT
         s.release_label,
@@ -19,6 +20,7 @@ WITH expected AS (
          json_each(s.ablations) a,
          json_each(coalesce(a.value -> 'expected_regressions', '[]')) r
     WHERE json_type(coalesce(a.value -> 'components', a.value -> 'mechanism', 'null')) <> 'NULL'
+      AND (releases IS NULL OR list_contains(releases, s.release_label))
 ),
 arm_pairs AS (
     SELECT
@@ -31,12 +33,12 @@ arm_pairs AS (
             AND p.control_combined_rate BETWEEN 0 AND 1 AS valid_pair,
         w.grading_id AS with_grading, c.grading_id AS control_grading
     FROM expected e
-    JOIN pairs p
+    JOIN pairs_in(releases) p
       ON p.release_label = e.release_label AND p.skill_name = e.skill_name
      AND p.control_arm = 'ablation:' || e.ablation_id
      AND list_contains(e.cases, p.case_id)
-    JOIN runs w ON w.run_id = p.with_run_id
-    JOIN runs c ON c.run_id = p.control_run_id
+    JOIN runs_in(releases) w ON w.run_id = p.with_run_id
+    JOIN runs_in(releases) c ON c.run_id = p.control_run_id
     -- Blocked pairs are no evidence (the harness's cohorts hold only the
     -- pairs its eligibility admits): they count neither in a cohort's pairs
     -- nor in its coverage, and cannot veto its score drop.
@@ -108,5 +110,7 @@ SELECT
     f.assertion_evidence
 FROM cohorts c
 LEFT JOIN flips f USING (release_label, skill_name, ablation_id, regression_index, case_id, model);
+
+CREATE OR REPLACE VIEW ablation_evidence AS SELECT * FROM ablation_evidence_in(NULL);
 
 COMMENT ON VIEW ablation_evidence IS 'Per ablation expected regression and (case, model) cohort: assertion flips, score drop, per-pair deltas (M8).';

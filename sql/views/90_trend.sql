@@ -3,11 +3,17 @@
 -- per model and per case, and of every matched repetition's delta per
 -- (case, model); the sign-flip test over these changes is materialized in
 -- trend_stats.
-CREATE OR REPLACE VIEW release_changes AS
+-- release_changes_in(releases): the changes between consecutive releases
+-- both listed (NULL: every release), read from those releases' rows only.
+CREATE OR REPLACE MACRO release_changes_in(releases) AS TABLE
 WITH ordered AS (
-    SELECT release_label, ordinal,
-           lag(release_label) OVER (ORDER BY ordinal) AS previous_release
-    FROM releases
+    SELECT * FROM (
+        SELECT release_label, ordinal,
+               lag(release_label) OVER (ORDER BY ordinal) AS previous_release
+        FROM releases
+    )
+    WHERE releases IS NULL
+       OR (list_contains(releases, release_label) AND list_contains(releases, previous_release))
 ),
 units AS (
     -- Release units: each (case, model) once, its experiments' pairs pooled.
@@ -15,6 +21,7 @@ units AS (
     FROM lift_unit_rows
     WHERE channel = 'objective' AND control_arm = 'without_skill' AND eligible_pairs > 0
       AND row_kind = 'release'
+      AND (releases IS NULL OR list_contains(releases, release_label))
 ),
 matched AS (
     SELECT o.release_label, o.previous_release, cur.skill_name, cur.case_id, cur.model,
@@ -28,7 +35,7 @@ reps AS (
     -- Each (case, model)'s eligible pairs by repetition, its experiments'
     -- pairs of one repetition averaged (release units pool experiments).
     SELECT release_label, skill_name, case_id, model, repetition AS rep, avg(with_rate - control_rate) AS delta
-    FROM pairs
+    FROM pairs_in(releases)
     WHERE eligible AND control_arm = 'without_skill'
     GROUP BY ALL
 ),
@@ -58,6 +65,8 @@ UNION ALL
 SELECT skill_name, release_label, previous_release, 'case_model', model, case_id,
        list(change ORDER BY rep)
 FROM matched_reps GROUP BY ALL;
+
+CREATE OR REPLACE VIEW release_changes AS SELECT * FROM release_changes_in(NULL);
 
 COMMENT ON VIEW release_changes IS 'Per release and its predecessor: the change of each matched unit''s delta overall, per model and per case, and of each matched repetition per (case, model) (input of trend_stats).';
 

@@ -1,9 +1,16 @@
 //! Walking the given paths and grouping files into units: a run directory
 //! (all files of one run), or one loose report/manifest file. A unit is the
 //! grain of change detection and of replacement in the store.
+//!
+//! A million runs are five million files: each is held as its directory
+//! (shared by every file found in it) and its name (interned: run
+//! directories repeat a handful of names), a few dozen bytes a file instead
+//! of a path of its own.
 
 use std::collections::{HashMap, HashSet};
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use walkdir::WalkDir;
@@ -11,9 +18,11 @@ use walkdir::WalkDir;
 use super::errors::{ErrorKind, IngestErrorRec};
 use super::kernel::run_files::{marks_run_dir, CONTEXT_FILES};
 
+/// A file found: where it is, its size and its modification time.
 #[derive(Debug, Clone)]
 pub struct FileInfo {
-    pub path: PathBuf,
+    dir: Arc<Path>,
+    name: Arc<OsStr>,
     pub size: u64,
     pub mtime_ns: i64,
 }
@@ -31,7 +40,7 @@ pub enum UnitKind {
 pub struct Unit {
     pub kind: UnitKind,
     /// The run directory, or the file itself.
-    pub path: PathBuf,
+    pub path: Arc<Path>,
     pub files: Vec<FileInfo>,
 }
 
@@ -70,147 +79,258 @@ fn is_nested_run_part(dir: &Path) -> bool {
             .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
+fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
 impl FileInfo {
+    /// A file found outside a walk (a context file above a run directory
+    /// given by name, a file a report declares).
     pub fn of(path: &Path, meta: &std::fs::Metadata) -> FileInfo {
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos() as i64)
-            .unwrap_or(0);
         FileInfo {
-            path: path.to_path_buf(),
+            dir: Arc::from(path.parent().unwrap_or(Path::new(""))),
+            name: Arc::from(path.file_name().unwrap_or(path.as_os_str())),
             size: meta.len(),
-            mtime_ns,
+            mtime_ns: mtime_ns(meta),
+        }
+    }
+
+    /// The file's whole path.
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(&*self.name)
+    }
+
+    /// The file's name (its last component).
+    pub fn name(&self) -> &OsStr {
+        &self.name
+    }
+
+    /// Whether this is the file at `path`.
+    pub fn is(&self, path: &Path) -> bool {
+        path.file_name() == Some(&*self.name) && path.parent() == Some(&*self.dir)
+    }
+}
+
+/// The files of one directory that a walk met in a row (a directory's
+/// files may come in two runs, before and after a subdirectory).
+struct Listing {
+    dir: Arc<Path>,
+    files: Vec<FileInfo>,
+}
+
+/// What one walk thread found: listings in walk order and the entries it
+/// would not open.
+#[derive(Default)]
+struct Walked {
+    listings: Vec<Listing>,
+    errors: Vec<IngestErrorRec>,
+}
+
+impl Walked {
+    fn append(&mut self, mut other: Walked) {
+        self.listings.append(&mut other.listings);
+        self.errors.append(&mut other.errors);
+    }
+}
+
+/// Every file under `root` in the order a sorted walk gives, stat'ed as it
+/// is met. The entries of the two top levels are walked on all cores:
+/// reading a million run directories' listings and stat'ing their files is
+/// most of a discovery.
+fn walk(root: &Path) -> Walked {
+    split_walk(root, 2)
+}
+
+fn sorted(p: &Path) -> WalkDir {
+    WalkDir::new(p).follow_links(false).sort_by_file_name()
+}
+
+/// `root`'s own entry, then each entry below it: a directory `levels` deep
+/// or less is split again, each part walked on its own core, in name order.
+fn split_walk(root: &Path, levels: usize) -> Walked {
+    if levels == 0 {
+        return walk_one(root);
+    }
+    let top: Vec<_> = sorted(root).max_depth(1).into_iter().collect();
+    let parts: Vec<Walked> = top
+        .into_par_iter()
+        .map(|entry| match entry {
+            // A split directory yields itself first: skipped there (not a file).
+            Ok(e) if e.depth() == 1 && e.file_type().is_dir() => split_walk(e.path(), levels - 1),
+            other => {
+                let mut one = Walked::default();
+                Interner::default().add(&mut one, other, root);
+                one
+            }
+        })
+        .collect();
+    let mut all = Walked::default();
+    for part in parts {
+        all.append(part);
+    }
+    all
+}
+
+fn walk_one(root: &Path) -> Walked {
+    let mut out = Walked::default();
+    let mut names = Interner::default();
+    for entry in sorted(root) {
+        names.add(&mut out, entry, root);
+    }
+    out
+}
+
+/// One name held once however many directories repeat it.
+#[derive(Default)]
+struct Interner {
+    names: HashMap<OsString, Arc<OsStr>>,
+}
+
+impl Interner {
+    fn name(&mut self, name: &OsStr) -> Arc<OsStr> {
+        if let Some(held) = self.names.get(name) {
+            return held.clone();
+        }
+        let held: Arc<OsStr> = Arc::from(name);
+        self.names.insert(name.to_os_string(), held.clone());
+        held
+    }
+
+    /// Add a walked entry: a file to its directory's listing (stat'ed), an
+    /// error row for what liftdb will not open, nothing for a directory.
+    fn add(&mut self, out: &mut Walked, entry: walkdir::Result<walkdir::DirEntry>, root: &Path) {
+        let e = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                let path = err.path().unwrap_or(root).display().to_string();
+                out.errors.push(IngestErrorRec::new(
+                    path,
+                    ErrorKind::Unreadable,
+                    err.to_string(),
+                ));
+                return;
+            }
+        };
+        let kind = e.file_type();
+        if kind.is_file() {
+            let meta = match std::fs::symlink_metadata(e.path()) {
+                Ok(meta) => meta,
+                Err(err) => {
+                    out.errors.push(IngestErrorRec::new(
+                        e.path().display().to_string(),
+                        ErrorKind::Unreadable,
+                        err.to_string(),
+                    ));
+                    return;
+                }
+            };
+            let dir = e.path().parent().unwrap_or(Path::new(""));
+            let info = |dir: Arc<Path>, name| FileInfo {
+                dir,
+                name,
+                size: meta.len(),
+                mtime_ns: mtime_ns(&meta),
+            };
+            let name = self.name(e.file_name());
+            match out.listings.last_mut() {
+                Some(last) if &*last.dir == dir => {
+                    let file = info(last.dir.clone(), name);
+                    last.files.push(file);
+                }
+                _ => {
+                    let dir: Arc<Path> = Arc::from(dir);
+                    out.listings.push(Listing {
+                        files: vec![info(dir.clone(), name)],
+                        dir,
+                    });
+                }
+            }
+        } else if is_special(kind) {
+            out.errors.push(IngestErrorRec::new(
+                e.path().display().to_string(),
+                ErrorKind::SpecialFile,
+                "not a regular file (a FIFO, socket or device): never opened, since reading one can block forever",
+            ));
+        } else if e.path_is_symlink() {
+            out.errors.push(IngestErrorRec::new(
+                e.path().display().to_string(),
+                ErrorKind::SymlinkNotFollowed,
+                "symbolic link not followed: liftdb reads only the files inside the paths it is given (link the target's directory in explicitly to ingest it)",
+            ));
         }
     }
 }
 
-/// Every file under `root` (or what is wrong with an entry) in the order a
-/// sorted walk gives, the subtree of each top-level directory walked on
-/// its own core: reading a million run directories' listings is most of a
-/// discovery.
-fn walk(root: &Path) -> Vec<Result<PathBuf, IngestErrorRec>> {
-    let sorted = |p: &Path| WalkDir::new(p).follow_links(false).sort_by_file_name();
-    let top: Vec<_> = sorted(root).max_depth(1).into_iter().collect();
-    let subtrees: Vec<Vec<_>> = top
-        .into_par_iter()
-        .map(|entry| match entry {
-            // The subtree's walk yields the directory itself first (skipped: not a file).
-            Ok(e) if e.depth() == 1 && e.file_type().is_dir() => sorted(e.path())
-                .into_iter()
-                .filter_map(|e| found(e, root))
-                .collect(),
-            other => found(other, root).into_iter().collect(),
-        })
-        .collect();
-    subtrees.into_iter().flatten().collect()
-}
-
-/// A walked entry: a file's path, an error row for what liftdb will not
-/// open, or nothing (a directory).
-fn found(
-    entry: walkdir::Result<walkdir::DirEntry>,
-    root: &Path,
-) -> Option<Result<PathBuf, IngestErrorRec>> {
-    match entry {
-        Ok(e) if e.file_type().is_file() => Some(Ok(e.into_path())),
-        Ok(e) if is_special(e.file_type()) => Some(Err(IngestErrorRec::new(
-            e.path().display().to_string(),
-            ErrorKind::SpecialFile,
-            "not a regular file (a FIFO, socket or device): never opened, since reading one can block forever",
-        ))),
-        Ok(e) if e.path_is_symlink() => Some(Err(IngestErrorRec::new(
-            e.path().display().to_string(),
-            ErrorKind::SymlinkNotFollowed,
-            "symbolic link not followed: liftdb reads only the files inside the paths it is given (link the target's directory in explicitly to ingest it)",
-        ))),
-        Ok(_) => None,
-        Err(err) => Some(Err(IngestErrorRec::new(
-            err.path()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| root.display().to_string()),
-            ErrorKind::Unreadable,
-            err.to_string(),
-        ))),
+/// The canonical roots to walk, each once: a root inside another given
+/// directory is walked with it (its files found once).
+fn roots_to_walk(paths: &[PathBuf], out: &mut Discovery) -> Vec<PathBuf> {
+    let mut canonical = Vec::new();
+    for root in paths {
+        match std::fs::canonicalize(root) {
+            Ok(p) => {
+                if p.is_dir() {
+                    out.dir_roots.push(p.clone());
+                }
+                canonical.push(p);
+            }
+            Err(e) => out.errors.push(IngestErrorRec::new(
+                root.display().to_string(),
+                ErrorKind::Unreadable,
+                format!("cannot open: {e}"),
+            )),
+        }
     }
+    // Given twice: walked the first time. Inside another directory given: walked with it.
+    let covered = |i: usize, p: &PathBuf| {
+        canonical
+            .iter()
+            .enumerate()
+            .any(|(j, other)| match p == other {
+                true => j < i,
+                false => other.is_dir() && p.starts_with(other),
+            })
+    };
+    canonical
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| !covered(*i, p))
+        .map(|(_, p)| p.clone())
+        .collect()
 }
 
 pub fn discover(paths: &[PathBuf]) -> Discovery {
     let mut out = Discovery::default();
-    // Walk order is sorted by name; a file under two given roots is kept once.
-    // The walk only reads directories; the files are stat'ed afterwards on
-    // every core (a 100,000-run tree is half a million stat calls).
-    let mut found_files: Vec<PathBuf> = Vec::new();
-    let mut seen: HashSet<PathBuf> = HashSet::new();
-    for root in paths {
-        let canonical = match std::fs::canonicalize(root) {
-            Ok(p) => p,
-            Err(e) => {
-                out.errors.push(IngestErrorRec::new(
-                    root.display().to_string(),
-                    ErrorKind::Unreadable,
-                    format!("cannot open: {e}"),
-                ));
-                continue;
-            }
-        };
-        if canonical.is_dir() {
-            out.dir_roots.push(canonical.clone());
-        }
-        for entry in walk(&canonical) {
-            match entry {
-                Ok(path) => {
-                    if paths.len() == 1 || seen.insert(path.clone()) {
-                        found_files.push(path);
-                    }
-                }
-                Err(e) => out.errors.push(e),
-            }
-        }
+    let mut walked = Walked::default();
+    for root in roots_to_walk(paths, &mut out) {
+        walked.append(walk(&root));
     }
-    let stats: Vec<Result<FileInfo, IngestErrorRec>> = found_files
-        .par_iter()
-        .map(|path| {
-            std::fs::symlink_metadata(path)
-                .map(|m| FileInfo::of(path, &m))
-                .map_err(|err| {
-                    IngestErrorRec::new(
-                        path.display().to_string(),
-                        ErrorKind::Unreadable,
-                        err.to_string(),
-                    )
-                })
-        })
-        .collect();
-    let mut files: Vec<FileInfo> = Vec::with_capacity(stats.len());
-    for stat in stats {
-        match stat {
-            Ok(info) => files.push(info),
-            Err(e) => out.errors.push(e),
-        }
-    }
+    out.errors.append(&mut walked.errors);
+    let listings = walked.listings;
 
     // Run directories: a directory holding a marker file, except an
     // outputs/ or turn-N/ folder inside another run directory. A marker in
     // outputs/ marks the directory above it: outputs/ is always a part of a
     // run (skill-creator keeps metrics.json there, and a run without
     // timing.json or grading.json has no other marker).
-    let mut run_dirs: HashSet<PathBuf> = files
+    let mut run_dirs: HashSet<Arc<Path>> = listings
         .iter()
-        .map(|f| &f.path)
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| marks_run_dir(&n.to_string_lossy()))
+        .filter(|l| {
+            l.files
+                .iter()
+                .any(|f| marks_run_dir(&f.name.to_string_lossy()))
         })
-        .filter_map(|p| p.parent())
-        .filter_map(|d| match d.file_name().is_some_and(|n| n == "outputs") {
-            true => d.parent(),
-            false => Some(d),
-        })
-        .map(Path::to_path_buf)
+        .filter_map(
+            |l| match l.dir.file_name().is_some_and(|n| n == "outputs") {
+                true => l.dir.parent().map(Arc::from),
+                false => Some(l.dir.clone()),
+            },
+        )
         .collect();
-    let nested: Vec<PathBuf> = run_dirs
+    let nested: Vec<Arc<Path>> = run_dirs
         .iter()
         .filter(|d| is_nested_run_part(d) && d.parent().is_some_and(|p| run_dirs.contains(p)))
         .cloned()
@@ -219,20 +339,30 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
         run_dirs.remove(&d);
     }
 
-    let mut by_run: HashMap<PathBuf, Vec<FileInfo>> = HashMap::new();
+    let mut by_run: HashMap<Arc<Path>, Vec<FileInfo>> = HashMap::new();
     let mut loose_files: HashMap<PathBuf, FileInfo> = HashMap::new();
-    for info in files {
-        match owning_run_dir(&info.path, &run_dirs) {
-            Some(dir) => by_run.entry(dir).or_default().push(info),
-            None if is_json_like(&info.path) => {
-                loose_files.insert(info.path.clone(), info.clone());
-                out.units.push(Unit {
-                    kind: UnitKind::LooseFile,
-                    path: info.path.clone(),
-                    files: vec![info],
-                });
+    for listing in listings {
+        if let Some(dir) = owning_run_dir(&listing.dir, &run_dirs) {
+            let files = by_run.entry(dir).or_default();
+            match files.is_empty() {
+                true => *files = listing.files,
+                false => files.extend(listing.files),
             }
-            None => out.ignored.push(info.path),
+            continue;
+        }
+        for info in listing.files {
+            let path = info.path();
+            match is_json_like(&path) {
+                true => {
+                    loose_files.insert(path.clone(), info.clone());
+                    out.units.push(Unit {
+                        kind: UnitKind::LooseFile,
+                        path: Arc::from(path),
+                        files: vec![info],
+                    });
+                }
+                false => out.ignored.push(path),
+            }
         }
     }
     let mut run_units: Vec<Unit> = by_run
@@ -278,23 +408,22 @@ fn context_files(
         .collect()
 }
 
-/// The run directory a file belongs to: its own directory, or the run
+/// The run directory the files of `dir` belong to: `dir` itself, or the run
 /// directory above an outputs/ or turn-N/ folder.
-fn owning_run_dir(path: &Path, run_dirs: &HashSet<PathBuf>) -> Option<PathBuf> {
-    let dir = path.parent()?;
-    if run_dirs.contains(dir) {
-        return Some(dir.to_path_buf());
+fn owning_run_dir(dir: &Path, run_dirs: &HashSet<Arc<Path>>) -> Option<Arc<Path>> {
+    if let Some(own) = run_dirs.get(dir) {
+        return Some(own.clone());
     }
     // Walk up through nested outputs/ and turn-N/ folders (outputs/ may nest deeper).
     let mut ancestor = dir.parent();
     while let Some(candidate) = ancestor {
-        if run_dirs.contains(candidate) {
+        if let Some(owner) = run_dirs.get(candidate) {
             let first_below = dir
                 .strip_prefix(candidate)
                 .ok()
                 .and_then(|rel| rel.components().next())
                 .map(|c| candidate.join(c.as_os_str()))?;
-            return is_nested_run_part(&first_below).then(|| candidate.to_path_buf());
+            return is_nested_run_part(&first_below).then(|| owner.clone());
         }
         ancestor = candidate.parent();
     }

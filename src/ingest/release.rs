@@ -40,12 +40,12 @@ fn witness<'a>(info: &FileInfo, bytes: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
     use std::io::{Read, Seek, SeekFrom};
     if !bytes.is_empty()
         || info.size < stream_from_bytes()
-        || info.path.extension().is_some_and(|e| e == "gz")
+        || info.path().extension().is_some_and(|e| e == "gz")
     {
         return std::borrow::Cow::Borrowed(bytes);
     }
     let mut out = Vec::new();
-    if let Ok(mut f) = std::fs::File::open(&info.path) {
+    if let Ok(mut f) = std::fs::File::open(info.path()) {
         let mut head = vec![0u8; 256 << 10];
         let n = f.read(&mut head).unwrap_or(0);
         out.extend_from_slice(&head[..n]);
@@ -142,6 +142,15 @@ fn release_by_path_suffix(run_base: &Path, known: &StoredState) -> Option<String
     best.filter(|_| !tied).map(|(_, r)| r.clone())
 }
 
+/// A changed unit's files with the bytes the change check kept (none for
+/// a run directory: it is read when parsed).
+fn listed(unit: &ReadUnit) -> Box<dyn Iterator<Item = (&FileInfo, &[u8])> + '_> {
+    match unit.contents.is_empty() {
+        true => Box::new(unit.unit.files.iter().map(|f| (f, &[][..]))),
+        false => Box::new(unit.contents.iter().map(|(f, b, _)| (f, b.as_slice()))),
+    }
+}
+
 pub fn derive(
     changed: &[ReadUnit],
     unchanged_runs: &[Unit],
@@ -154,9 +163,9 @@ pub fn derive(
         }
     }
     for unit in changed {
-        for (info, bytes, _) in &unit.contents {
+        for (info, bytes) in listed(unit) {
             let bytes = witness(info, bytes);
-            if let Some(release) = graded_runs_release(&info.path, &bytes, known) {
+            if let Some(release) = graded_runs_release(&info.path(), &bytes, known) {
                 return (release, "graded runs");
             }
         }
@@ -170,10 +179,10 @@ pub fn derive(
         if !in_treatment {
             continue;
         }
-        for (info, _, _) in &unit.contents {
-            if info.path.file_name().is_some_and(|n| n == "metadata.json") {
+        for (info, _) in listed(unit) {
+            if info.name() == "metadata.json" {
                 // Run directory bytes are not kept after the change check.
-                let Ok(bytes) = std::fs::read(&info.path) else {
+                let Ok(bytes) = std::fs::read(info.path()) else {
                     continue;
                 };
                 if let Some(hash) = parse_lenient(&bytes)
@@ -189,8 +198,8 @@ pub fn derive(
         }
     }
     for unit in changed {
-        for (info, bytes, _) in &unit.contents {
-            let name = info.path.to_string_lossy();
+        for (info, bytes) in listed(unit) {
+            let name = info.name().to_string_lossy();
             if !(name.ends_with(".json") || name.ends_with(".json.gz")) {
                 continue;
             }

@@ -2,6 +2,8 @@
 //! detection and identity checks.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use duckdb::arrow::array::{Array, AsArray};
 use duckdb::arrow::datatypes::Int64Type;
@@ -9,16 +11,87 @@ use duckdb::Connection;
 
 use crate::Result;
 
+/// A stored file as the change check compares it. A re-ingest of a
+/// million runs loads five million of these: the key is interned and the
+/// digest binary, some 70 bytes a file instead of two owned strings.
 pub struct KnownFile {
-    pub sha256: String,
+    /// Where the file is, as `file_key` gives it under its owner.
+    pub key: Arc<str>,
+    pub sha256: [u8; 32],
     pub size: i64,
     pub mtime_ns: i64,
+}
+
+/// The files one owner (run directory or loose file) was read from.
+#[derive(Default)]
+pub struct OwnerFiles(Vec<KnownFile>);
+
+impl OwnerFiles {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The stored file at `key` (`file_key`).
+    pub fn get(&self, key: &str) -> Option<&KnownFile> {
+        self.0.iter().find(|f| &*f.key == key)
+    }
+
+    /// Every stored file's whole path.
+    pub fn paths<'a>(&'a self, owner: &'a Path) -> impl Iterator<Item = PathBuf> + 'a {
+        self.0.iter().map(move |f| file_at(owner, &f.key))
+    }
+}
+
+/// A file's key under its owner: the path below a run directory (`""` for
+/// a loose file itself), `../name` for a file in a directory above it (a
+/// run's `../case.json`), else the whole path. Short keys repeat across
+/// units, so they are held once.
+pub fn file_key(owner: &Path, file: &Path) -> String {
+    if let Ok(below) = file.strip_prefix(owner) {
+        return below.to_string_lossy().into_owned();
+    }
+    let (Some(parent), Some(name)) = (file.parent(), file.file_name()) else {
+        return file.to_string_lossy().into_owned();
+    };
+    match owner.ancestors().skip(1).position(|a| a == parent) {
+        Some(i) => format!("{}{}", "../".repeat(i + 1), name.to_string_lossy()),
+        None => file.to_string_lossy().into_owned(),
+    }
+}
+
+/// The whole path of the file at `key` under `owner` (`file_key` undone).
+pub fn file_at(owner: &Path, key: &str) -> PathBuf {
+    let ups = key.matches("../").count();
+    let rest = key.trim_start_matches("../");
+    match owner.ancestors().nth(ups) {
+        Some(base) if ups > 0 || !Path::new(key).is_absolute() => match rest.is_empty() {
+            true => base.to_path_buf(),
+            false => base.join(rest),
+        },
+        _ => PathBuf::from(key),
+    }
+}
+
+/// A sha256 in hex as its 32 bytes (all zero if it is not one: never equal
+/// to a digest liftdb computes).
+pub fn sha_bytes(hex: &str) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    if hex.len() != 64 {
+        return out;
+    }
+    for (i, byte) in out.iter_mut().enumerate() {
+        match u8::from_str_radix(hex.get(2 * i..2 * i + 2).unwrap_or(""), 16) {
+            Ok(b) => *byte = b,
+            Err(_) => return [0u8; 32],
+        }
+    }
+    out
 }
 
 pub struct StoredState {
     /// owner (run directory or loose file) -> its files: own and declared
     /// from elsewhere; only owners under the ingest's paths.
-    pub files_by_owner: HashMap<String, HashMap<String, KnownFile>>,
+    pub files_by_owner: HashMap<String, OwnerFiles>,
     /// run_id -> run_dir, to refuse two trees claiming one identity.
     pub run_dirs: HashMap<String, String>,
     /// case_id -> skill_name for the release (any release as a fallback).
@@ -57,17 +130,20 @@ impl StoredState {
     /// are loaded only for owners under them (None: every owner). A million
     /// runs hold 5.3M files: adding a tree beside them must not load them.
     pub fn load(conn: &Connection, scope: Option<&[String]>) -> Result<Self> {
-        let mut files_by_owner: HashMap<String, HashMap<String, KnownFile>> = HashMap::new();
-        let under_scope = match scope {
+        let mut files_by_owner: HashMap<String, OwnerFiles> = HashMap::new();
+        let mut keys: HashMap<String, Arc<str>> = HashMap::new();
+        // `column` under one of the scope's roots (every row without a scope).
+        let under_scope = |column: &str| match scope {
             Some(roots) if !roots.is_empty() => {
-                let each = vec!["starts_with(f.owner_key, ?)"; roots.len()].join(" OR ");
-                format!("WHERE {each}")
+                let each = vec![format!("starts_with({column}, ?)"); roots.len()].join(" OR ");
+                format!("({each})")
             }
-            _ => String::new(),
+            _ => "true".to_string(),
         };
         let mut stmt = conn.prepare(&format!(
             "SELECT f.path, f.sha256, f.size_bytes::BIGINT, coalesce(f.mtime_ns, 0)::BIGINT, f.owner_key
-             FROM source_file f {under_scope}"
+             FROM source_file f WHERE {}",
+            under_scope("f.owner_key")
         ))?;
         let roots = scope.unwrap_or_default();
         // Whole columns at a time (Arrow): this table is the largest the state reads.
@@ -77,19 +153,28 @@ impl StoredState {
             let (paths, shas, owners) = (text(0), text(1), text(4));
             let (sizes, mtimes) = (int(2), int(3));
             for i in 0..batch.num_rows() {
-                let path = paths.value(i).to_string();
+                let path = paths.value(i);
                 let owner = match owners.is_null(i) {
-                    true => path.clone(),
-                    false => owners.value(i).to_string(),
+                    true => path,
+                    false => owners.value(i),
                 };
-                files_by_owner.entry(owner).or_default().insert(
-                    path,
-                    KnownFile {
-                        sha256: shas.value(i).to_string(),
-                        size: sizes.value(i),
-                        mtime_ns: mtimes.value(i),
-                    },
-                );
+                let key = file_key(Path::new(owner), Path::new(path));
+                let key = match keys.get(&key) {
+                    Some(held) => held.clone(),
+                    None => {
+                        let held: Arc<str> = Arc::from(key.as_str());
+                        keys.insert(key, held.clone());
+                        held
+                    }
+                };
+                let files = &mut files_by_owner.entry(owner.to_string()).or_default().0;
+                files.retain(|f| f.key != key);
+                files.push(KnownFile {
+                    key,
+                    sha256: sha_bytes(shas.value(i)),
+                    size: sizes.value(i),
+                    mtime_ns: mtimes.value(i),
+                });
             }
         }
         // Every owner's release (a run directory's, a report's): one row per
@@ -144,13 +229,15 @@ impl StoredState {
             manifest_cases.push((r.get(0)?, r.get(1)?, r.get(2)?));
         }
         let mut seh_gradings = HashMap::new();
-        let mut stmt = conn.prepare(
+        // Read for the unchanged run directories under the paths given only.
+        let mut stmt = conn.prepare(&format!(
             "SELECT r.run_dir, r.case_id, r.release_label, g.grading_key
              FROM run r LEFT JOIN grading g ON g.run_id = r.run_id AND g.origin = 'liftdb'
-             WHERE (r.source_format = 'C_seh' OR g.grading_id IS NOT NULL)
+             WHERE {} AND (r.source_format = 'C_seh' OR g.grading_id IS NOT NULL)
                AND coalesce(r.population, '') <> 'trigger'",
-        )?;
-        let mut rows = stmt.query([])?;
+            under_scope("r.run_dir")
+        ))?;
+        let mut rows = stmt.query(duckdb::params_from_iter(roots))?;
         while let Some(r) = rows.next()? {
             let grading = StoredGrading {
                 case_id: r.get(1)?,
@@ -212,5 +299,74 @@ impl StoredState {
             definition_sources,
             owner_releases,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_key_finds_its_file_again() {
+        let run = Path::new("/t/eval-runs/case-a/with_skill/run-1");
+        let loose = Path::new("/t/reports/results.json");
+        let cases = [
+            (
+                run,
+                "/t/eval-runs/case-a/with_skill/run-1/metadata.json",
+                "metadata.json",
+            ),
+            (
+                run,
+                "/t/eval-runs/case-a/with_skill/run-1/outputs/a.md",
+                "outputs/a.md",
+            ),
+            (
+                run,
+                "/t/eval-runs/case-a/with_skill/case.json",
+                "../case.json",
+            ),
+            (
+                run,
+                "/t/eval-runs/case-a/eval_metadata.json",
+                "../../eval_metadata.json",
+            ),
+            (loose, "/t/reports/results.json", ""),
+            (loose, "/t/reports/evidence.json", "../evidence.json"),
+            (
+                loose,
+                "/elsewhere/evidence/e1.json",
+                "/elsewhere/evidence/e1.json",
+            ),
+            (
+                loose,
+                "/t/reports/evidence/e1.json",
+                "/t/reports/evidence/e1.json",
+            ),
+        ];
+        for (owner, file, key) in cases {
+            assert_eq!(
+                file_key(owner, Path::new(file)),
+                key,
+                "{file} under {owner:?}"
+            );
+            assert_eq!(
+                file_at(owner, key),
+                Path::new(file),
+                "{key} under {owner:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_sha256_in_hex_is_held_as_its_bytes() {
+        // sha256("") from FIPS 180-2's examples.
+        let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+        let bytes = sha_bytes(empty);
+        assert_eq!(bytes[0], 0xe3);
+        assert_eq!(bytes[31], 0x55);
+        assert_eq!(crate::ingest::json::sha256_hex(b""), empty);
+        assert_eq!(sha_bytes("not a digest"), [0u8; 32]);
+        assert_eq!(sha_bytes(&"zz".repeat(32)), [0u8; 32]);
     }
 }

@@ -7,6 +7,7 @@ use duckdb::{appender_params_from_iter, params, Connection};
 use serde_json::{json, Map, Value};
 
 use crate::ingest::records::{boolean, float, int, text, Row};
+use crate::store::derived::Scope;
 use crate::Result;
 
 use super::sign_flip;
@@ -48,16 +49,22 @@ fn provenance_verified(
     Ok(ok.unwrap_or(false))
 }
 
-pub fn refresh(conn: &Connection) -> Result<u64> {
-    conn.execute_batch("DELETE FROM ablation_stats")?;
+/// Confirm the expected regressions of the releases in `scope`, replacing
+/// their stored rows (each regression belongs to one release).
+pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
+    conn.execute_batch(&format!(
+        "DELETE FROM ablation_stats WHERE {}",
+        scope.filter("release_label")
+    ))?;
     let mut regressions: BTreeMap<Key, Regression> = BTreeMap::new();
     {
-        let mut stmt = conn.prepare(
+        let mut stmt = conn.prepare(&format!(
             "SELECT release_label, skill_name, ablation_id, regression_index, summary, invalid_skill,
                     case_id, model, confirmed, coverage_gap, to_json(deltas)::VARCHAR
-             FROM ablation_evidence
+             FROM ablation_evidence_in({})
              ORDER BY release_label, skill_name, ablation_id, regression_index, case_id, model",
-        )?;
+            scope.argument()
+        ))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let key: Key = (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);

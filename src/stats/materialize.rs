@@ -9,6 +9,7 @@ use duckdb::{appender_params_from_iter, Connection};
 use rayon::prelude::*;
 
 use crate::ingest::records::{boolean, float, int, text, Row};
+use crate::store::derived::Scope;
 use crate::Result;
 
 use super::{bootstrap, interval, multiple, noise_check, py_round, sign_flip};
@@ -45,13 +46,16 @@ const KEYS: usize = 10;
 /// Position of `channel` among the keys.
 const CHANNEL: usize = 3;
 
-pub fn refresh(conn: &Connection) -> Result<u64> {
-    conn.execute_batch("DELETE FROM lift_stats")?;
-    let mut stmt = conn.prepare(
+/// Test the lift rows of the releases in `scope` (each report's q-values
+/// stay within its release), replacing their stored statistics.
+pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
+    let in_scope = scope.filter("release_label");
+    conn.execute_batch(&format!("DELETE FROM lift_stats WHERE {in_scope}"))?;
+    let mut stmt = conn.prepare(&format!(
         "SELECT release_label, skill_name, control_arm, channel, split, row_kind, experiment,
                 scope, model, case_id, deltas, unit_without_rates, unit_cases
-         FROM lift_rows",
-    )?;
+         FROM lift_rows WHERE {in_scope}"
+    ))?;
     let batches: Vec<_> = stmt.query_arrow([])?.collect();
     // Read every lift row first, then test each distinct input once, in
     // parallel: interval inversion runs the test ~120 times per row, and a

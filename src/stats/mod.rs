@@ -24,10 +24,10 @@ pub use interval::{interval, noise_check, Interval, NoiseCheck};
 /// trend_stats), inside the caller's transaction.
 #[cfg(feature = "store")]
 pub fn refresh_all(conn: &duckdb::Connection) -> crate::Result<()> {
-    crate::store::derived::refresh(conn)?;
-    materialize::refresh(conn)?;
-    ablation::refresh(conn)?;
-    trend::refresh(conn)?;
+    crate::store::derived::refresh(conn, crate::store::derived::Scope::Every)?;
+    materialize::refresh(conn, crate::store::derived::Scope::Every)?;
+    ablation::refresh(conn, crate::store::derived::Scope::Every)?;
+    trend::refresh(conn, crate::store::derived::Scope::Every)?;
     Ok(())
 }
 pub use rounding::py_round;

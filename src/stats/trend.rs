@@ -5,18 +5,51 @@
 use duckdb::{appender_params_from_iter, Connection};
 
 use crate::ingest::records::{boolean, float, int, text, Row};
+use crate::store::derived::Scope;
 use crate::Result;
 
 use super::sign_flip;
 
-pub fn refresh(conn: &Connection) -> Result<u64> {
-    conn.execute_batch("DELETE FROM trend_stats")?;
+/// The releases in `scope` and the ones just before and after each: a
+/// release's rows change the changes on both sides of it.
+fn with_neighbours(conn: &Connection, releases: &[String]) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare(&format!(
+        "WITH ordered AS (
+             SELECT release_label,
+                    lag(release_label) OVER (ORDER BY ordinal) AS previous_release,
+                    lead(release_label) OVER (ORDER BY ordinal) AS next_release
+             FROM releases)
+         SELECT DISTINCT unnest([release_label, previous_release, next_release]) AS label
+         FROM ordered WHERE {} ORDER BY label",
+        Scope::Releases(releases).filter("release_label")
+    ))?;
+    let labels = stmt
+        .query_map([], |r| r.get::<_, Option<String>>(0))?
+        .filter_map(|label| label.transpose())
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(labels)
+}
+
+/// Test the changes touching the releases in `scope` (a change between two
+/// releases is stored once, keyed by both), replacing their stored rows.
+pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
+    let wider = match scope {
+        Scope::Every => None,
+        Scope::Releases(releases) => Some(with_neighbours(conn, releases)?),
+    };
+    let scope = wider.as_deref().map_or(Scope::Every, Scope::Releases);
+    conn.execute_batch(&format!(
+        "DELETE FROM trend_stats WHERE {} AND {}",
+        scope.filter("release_label"),
+        scope.filter("previous_release")
+    ))?;
     let mut rows_out: Vec<Row> = Vec::new();
     {
-        let mut stmt = conn.prepare(
+        let mut stmt = conn.prepare(&format!(
             "SELECT skill_name, release_label, previous_release, scope, model,
-                    to_json(unit_changes)::VARCHAR, case_id FROM release_changes",
-        )?;
+                    to_json(unit_changes)::VARCHAR, case_id FROM release_changes_in({})",
+            scope.argument()
+        ))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let changes: Vec<f64> = r

@@ -65,7 +65,7 @@ pub fn check(conn: &Connection) -> Result<Vec<Checked>> {
             format!("{twice} keys held by more than one row; hint: `liftdb rebuild` writes the store again from its sources")
         }));
     }
-    for (table, view) in super::derived::DERIVED {
+    for super::derived::Derived { table, view, .. } in super::derived::DERIVED {
         let sql = format!(
             "SELECT count(*) FROM ((SELECT * FROM {table} EXCEPT ALL SELECT * FROM {view})
                                    UNION ALL (SELECT * FROM {view} EXCEPT ALL SELECT * FROM {table}))"
@@ -73,7 +73,7 @@ pub fn check(conn: &Connection) -> Result<Vec<Checked>> {
         let name = format!("{table} = {view}");
         let found = conn.query_row(&sql, [], |r| r.get::<_, i64>(0));
         out.push(none_expected("derived", name, found, |differ| {
-            format!("{differ} rows differ from the view; hint: written outside an ingest? the next ingest that changes the store refills {table}, or `liftdb rebuild` writes the store anew")
+            format!("{differ} rows differ from the view; hint: written outside an ingest? the next ingest refills {table} for the releases it changes, `liftdb rebuild` writes the store anew")
         }));
     }
     Ok(out)

@@ -5,24 +5,89 @@
 //! (`CREATE TABLE t AS SELECT * FROM v LIMIT 0` in the view's .sql file), so
 //! its columns follow the view's definition; the views stay live for ad-hoc
 //! SQL and `liftdb check` verifies each table holds its view's rows.
+//!
+//! Every row of these views belongs to one release and is computed from that
+//! release's rows only, so a batch refills the releases it touched: each view
+//! is `SELECT * FROM <view>_in(NULL)`, and `<view>_in(releases)` reads only
+//! the runs of the releases listed.
 
 use duckdb::Connection;
 
 use crate::Result;
 
-/// (table, the view it stores), in refill order: a later view reads an
-/// earlier table (lift reads lift_unit_rows).
-pub const DERIVED: &[(&str, &str)] = &[
-    ("lift_unit_rows", "lift_units"),
-    ("lift_rows", "lift"),
-    ("case_flag_rows", "case_flags"),
+/// A stored view: its table, the view, and the table macro giving the
+/// view's rows for a list of releases.
+pub struct Derived {
+    pub table: &'static str,
+    pub view: &'static str,
+    pub of_releases: &'static str,
+}
+
+/// In refill order: a later view reads an earlier table (lift reads
+/// lift_unit_rows).
+pub const DERIVED: &[Derived] = &[
+    Derived {
+        table: "lift_unit_rows",
+        view: "lift_units",
+        of_releases: "lift_units_in",
+    },
+    Derived {
+        table: "lift_rows",
+        view: "lift",
+        of_releases: "lift_in",
+    },
+    Derived {
+        table: "case_flag_rows",
+        view: "case_flags",
+        of_releases: "case_flags_in",
+    },
 ];
 
-/// Refill every derived table from its view, in the caller's transaction.
-pub fn refresh(conn: &Connection) -> Result<()> {
-    for (table, view) in DERIVED {
+/// Which releases a refill recomputes.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    Every,
+    /// Only these; the rows of every other release stay as they are.
+    Releases(&'a [String]),
+}
+
+impl Scope<'_> {
+    /// `column` among the releases (for a WHERE clause).
+    pub fn filter(&self, column: &str) -> String {
+        match self {
+            Scope::Every => "true".into(),
+            Scope::Releases(labels) => format!("list_contains({}, {column})", sql_list(labels)),
+        }
+    }
+
+    /// The argument of a `<view>_in` macro.
+    pub fn argument(&self) -> String {
+        match self {
+            Scope::Every => "NULL".into(),
+            Scope::Releases(labels) => sql_list(labels),
+        }
+    }
+}
+
+/// Labels as a SQL list literal of strings (`[]::VARCHAR[]` when none).
+fn sql_list(labels: &[String]) -> String {
+    let quoted: Vec<String> = labels
+        .iter()
+        .map(|l| format!("'{}'", l.replace('\'', "''")))
+        .collect();
+    format!("[{}]::VARCHAR[]", quoted.join(", "))
+}
+
+/// Refill every derived table's rows of `scope`, in the caller's transaction.
+pub fn refresh(conn: &Connection, scope: Scope) -> Result<()> {
+    for d in DERIVED {
         conn.execute_batch(&format!(
-            "DELETE FROM {table}; INSERT INTO {table} BY NAME SELECT * FROM {view};"
+            "DELETE FROM {table} WHERE {filter};
+             INSERT INTO {table} BY NAME SELECT * FROM {macro_}({argument});",
+            table = d.table,
+            filter = scope.filter("release_label"),
+            macro_ = d.of_releases,
+            argument = scope.argument(),
         ))?;
     }
     Ok(())
@@ -31,13 +96,13 @@ pub fn refresh(conn: &Connection) -> Result<()> {
 /// Give each derived table's columns its view's comments (an analyst reading
 /// the table sees what each column means).
 pub fn copy_comments(conn: &Connection) -> Result<()> {
-    for (table, view) in DERIVED {
+    for d in DERIVED {
         let mut stmt = conn.prepare(
             "SELECT column_name, comment FROM duckdb_columns()
              WHERE table_name = ? AND schema_name = 'main' AND comment IS NOT NULL",
         )?;
         let comments = stmt
-            .query_map([view], |r| {
+            .query_map([d.view], |r| {
                 Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
             })?
             .collect::<std::result::Result<Vec<_>, _>>()?;
@@ -45,7 +110,8 @@ pub fn copy_comments(conn: &Connection) -> Result<()> {
             .iter()
             .map(|(column, comment)| {
                 format!(
-                    "COMMENT ON COLUMN {table}.\"{}\" IS '{}';\n",
+                    "COMMENT ON COLUMN {}.\"{}\" IS '{}';\n",
+                    d.table,
                     column.replace('"', "\"\""),
                     comment.replace('\'', "''")
                 )

@@ -60,6 +60,32 @@ const DELETE_DEFINITIONS: &[&str] = &[
        AND (release_label = ? OR manifest_path NOT IN (SELECT path FROM source_file WHERE kind = 'manifest'))",
 ];
 
+/// The releases whose stored aggregates a batch must refill (their rows are
+/// the only ones that can change): first those of the rows it deletes, read
+/// before `DELETE_UNITS`...
+const RELEASES_DELETED: &str = "
+    CREATE OR REPLACE TEMP TABLE liftdb_touched AS
+    SELECT release_label FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed)
+    UNION SELECT r.release_label FROM grading g JOIN run r USING (run_id)
+          WHERE g.report_path IN (SELECT path FROM liftdb_doomed)
+    UNION SELECT release_label FROM case_def WHERE source_path IN (SELECT path FROM liftdb_doomed)
+    UNION SELECT release_label FROM suite WHERE manifest_path IN (SELECT path FROM liftdb_doomed)";
+
+/// ...then those of the rows it wrote: its runs, the runs its gradings grade
+/// (a report joins the release of the runs it grades), the cases and suites
+/// it defined. Every other table the derived views read is written with its run.
+const RELEASES_WRITTEN: &str = "
+    INSERT INTO liftdb_touched
+    WITH read_now AS (
+        SELECT path FROM source_file WHERE batch_id = $1
+        UNION SELECT owner_key FROM source_file WHERE batch_id = $1
+    )
+    SELECT release_label FROM run WHERE batch_id = $1
+    UNION SELECT r.release_label FROM grading g JOIN run r USING (run_id)
+          WHERE g.report_path IN (SELECT path FROM read_now)
+    UNION SELECT release_label FROM case_def WHERE source_path IN (SELECT path FROM read_now)
+    UNION SELECT release_label FROM suite WHERE batch_id = $1";
+
 /// Secrets out of every text value of a row.
 fn redacted(row: Row) -> Row {
     row.into_iter()
@@ -169,6 +195,7 @@ impl<'c> BatchWriter<'c> {
             ],
         )?;
         fill_key_table(&tx, "liftdb_doomed", replaced_units.iter().cloned())?;
+        tx.execute_batch(RELEASES_DELETED)?;
         for sql in DELETE_DEFINITIONS {
             tx.execute(sql, [&batch.release_label])?;
         }
@@ -240,12 +267,14 @@ impl<'c> BatchWriter<'c> {
         update_mtimes(tx, touched)?;
         register_run_releases(tx)?;
         clock.mark("errors + mtimes");
-        crate::store::derived::refresh(tx)?;
+        let touched = touched_releases(tx, self.batch_id)?;
+        let scope = crate::store::derived::Scope::Releases(&touched);
+        crate::store::derived::refresh(tx, scope)?;
         clock.mark("derived tables");
-        crate::stats::materialize::refresh(tx)?;
+        crate::stats::materialize::refresh(tx, scope)?;
         clock.mark("lift_stats");
-        crate::stats::ablation::refresh(tx)?;
-        crate::stats::trend::refresh(tx)?;
+        crate::stats::ablation::refresh(tx, scope)?;
+        crate::stats::trend::refresh(tx, scope)?;
         clock.mark("ablation + trend stats");
         tx.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
@@ -267,6 +296,17 @@ impl<'c> BatchWriter<'c> {
         clock.mark("commit");
         Ok(counts)
     }
+}
+
+/// Every release whose rows this batch deleted or wrote, sorted.
+fn touched_releases(tx: &Connection, batch_id: i64) -> Result<Vec<String>> {
+    tx.execute(RELEASES_WRITTEN, [batch_id])?;
+    let mut stmt =
+        tx.prepare("SELECT DISTINCT release_label FROM liftdb_touched ORDER BY release_label")?;
+    let labels = stmt
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(labels)
 }
 
 fn update_mtimes(conn: &Connection, touched: &[(String, i64)]) -> Result<()> {

@@ -2,6 +2,8 @@
 //! exactly its live view's rows after every batch, reports over them give
 //! what the live views give, and `liftdb check` finds one left stale.
 
+use std::path::PathBuf;
+
 use crate::common::*;
 
 /// The seh corpus (real skill-eval-harness output) with two variant folders
@@ -30,7 +32,7 @@ fn corpus() -> TestStore {
 fn every_stored_aggregate_holds_its_views_rows() {
     let ts = corpus();
     let checked = liftdb::store::check::check(&ts.store.conn).unwrap();
-    for (table, view) in liftdb::store::derived::DERIVED {
+    for liftdb::store::derived::Derived { table, view, .. } in liftdb::store::derived::DERIVED {
         let stored = f(&scalar(&ts.store, &format!("SELECT count(*) FROM {table}")));
         let live = f(&scalar(&ts.store, &format!("SELECT count(*) FROM {view}")));
         assert!(stored > 0.0, "{table} is empty");
@@ -96,4 +98,131 @@ fn check_finds_a_stale_aggregate_and_the_next_batch_refills_it() {
         .success();
     let (code, listing) = check_listing(&db);
     assert_eq!(code, Some(0), "{listing}");
+}
+
+/// The one number a statement gives, through `liftdb sql` (CSV when piped).
+fn number(db: &std::path::Path, sql: &str) -> i64 {
+    let out = liftdb_cmd(db).args(["sql", sql]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let value = text
+        .lines()
+        .nth(1)
+        .unwrap_or_else(|| panic!("{sql}: {text}"));
+    value.trim().parse().unwrap()
+}
+
+/// Rows of `table` that differ from `view`'s for one release (both ways).
+fn differing(db: &std::path::Path, table: &str, view: &str, release: &str) -> i64 {
+    let of = |from: &str| format!("SELECT * FROM {from} WHERE release_label = '{release}'");
+    number(
+        db,
+        &format!(
+            "SELECT count(*) FROM (({} EXCEPT ALL {}) UNION ALL ({} EXCEPT ALL {}))",
+            of(table),
+            of(view),
+            of(view),
+            of(table)
+        ),
+    )
+}
+
+/// A batch recomputes the stored aggregates of the releases it changed and
+/// leaves every other release's rows as they were: a release damaged by hand
+/// stays damaged (to the row) while another release is ingested beside it,
+/// and is whole again once a batch changes one of its runs.
+#[test]
+fn a_batch_refills_only_the_releases_it_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    copy_tree(&seh_root().join("runs/eval-runs"), &runs);
+    let manifest = seh_root().join("input/evals/shared-benchmark.json");
+    let db = dir.path().join("s.duckdb");
+    let ingest = |release: &str, paths: &[&std::path::Path]| {
+        liftdb_cmd(&db)
+            .args(["ingest", "-q", "--release", release])
+            .args(paths)
+            .assert()
+            .success();
+    };
+    ingest("a", &[&runs, &manifest]);
+    let removed = number(
+        &db,
+        "DELETE FROM lift_rows WHERE release_label = 'a' AND scope = 'case'",
+    );
+    assert!(removed > 0, "release a has case rows");
+
+    ingest("b", &[&fixture("seed000-skill-eval")]);
+    let b_rows = number(
+        &db,
+        "SELECT count(*) FROM lift_rows WHERE release_label = 'b'",
+    );
+    assert!(b_rows > 0, "release b has lift rows");
+    assert_eq!(differing(&db, "lift_rows", "lift", "b"), 0);
+    assert_eq!(differing(&db, "lift_rows", "lift", "a"), removed);
+    let (code, listing) = check_listing(&db);
+    assert_eq!(code, Some(1), "{listing}");
+
+    // One run of release a changes: its batch refills release a whole.
+    let run = runs.join("enum-add-value/gpt-5-codex/with_skill/run-1/metadata.json");
+    let mut text = std::fs::read_to_string(&run).unwrap();
+    text.push('\n');
+    std::fs::write(&run, text).unwrap();
+    ingest("a", &[&runs, &manifest]);
+    assert_eq!(differing(&db, "lift_rows", "lift", "a"), 0);
+    let (code, listing) = check_listing(&db);
+    assert_eq!(code, Some(0), "{listing}");
+}
+
+/// Every statistic a batch stores for the releases it changed (lift_stats,
+/// ablation_stats, trend_stats across consecutive releases) equals what a
+/// refresh of the whole store computes, after batches of two releases and
+/// a change to the first.
+#[test]
+fn statistics_refilled_per_release_equal_a_whole_refresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    copy_tree(&seh_root().join("runs/eval-runs"), &runs);
+    let manifest = seh_root().join("input/evals/shared-benchmark.json");
+    let mut ts = new_store();
+    let ingest = |ts: &mut TestStore, release: &str, paths: &[PathBuf]| {
+        let opts = liftdb::ingest::IngestOptions {
+            release: Some(release.into()),
+            ..Default::default()
+        };
+        liftdb::ingest::ingest(&mut ts.store, paths, &opts).unwrap();
+    };
+    // Release b: the same runs again, from another folder.
+    let runs_b = dir.path().join("runs-b");
+    copy_tree(&seh_root().join("runs/eval-runs"), &runs_b);
+    ingest(&mut ts, "a", &[runs.clone(), manifest.clone()]);
+    ingest(&mut ts, "b", &[runs_b, manifest.clone()]);
+    ingest(&mut ts, "c", &[fixture("seed000-skill-eval")]);
+    let run = runs.join("enum-add-value/gpt-5-codex/without_skill/run-2/metadata.json");
+    let mut text = std::fs::read_to_string(&run).unwrap();
+    text.push('\n');
+    std::fs::write(&run, text).unwrap();
+    ingest(&mut ts, "a", &[runs.clone(), manifest.clone()]);
+
+    let tables = ["lift_stats", "ablation_stats", "trend_stats"];
+    let snapshot = |ts: &TestStore| -> Vec<Vec<serde_json::Map<String, serde_json::Value>>> {
+        tables
+            .iter()
+            .map(|t| rows(&ts.store, &format!("SELECT * FROM {t} ORDER BY ALL")))
+            .collect()
+    };
+    let incremental = snapshot(&ts);
+    assert!(!incremental[0].is_empty() && !incremental[2].is_empty());
+    let releases: Vec<_> = incremental[2]
+        .iter()
+        .map(|r| (r["release_label"].clone(), r["previous_release"].clone()))
+        .collect();
+    assert!(releases.contains(&("b".into(), "a".into())), "{releases:?}");
+    let tx = ts.store.conn.unchecked_transaction().unwrap();
+    liftdb::stats::refresh_all(&tx).unwrap();
+    tx.commit().unwrap();
+    let whole = snapshot(&ts);
+    for ((table, ours), theirs) in tables.iter().zip(&incremental).zip(&whole) {
+        assert_eq!(ours.len(), theirs.len(), "{table}");
+        assert!(ours == theirs, "{table} differs from a whole refresh");
+    }
 }

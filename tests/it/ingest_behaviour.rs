@@ -3,7 +3,10 @@
 
 use std::path::Path;
 
-use crate::common::{copy_tree, corpus_paths, ingest_paths, new_store, rows, scalar, seh_root};
+use crate::common::{
+    assert_aggregates_current, copy_tree, corpus_paths, ingest_paths, new_store, rows, scalar,
+    seh_root,
+};
 
 const TABLES: &[&str] = &[
     "run",
@@ -235,6 +238,7 @@ fn a_deleted_run_directory_is_reported_and_pruned_on_request() {
     );
     assert!(!second.pruned);
     assert_eq!(runs(&ts), 14, "kept by default");
+    assert_aggregates_current(&ts.store);
 
     let opts = liftdb::ingest::IngestOptions {
         prune: true,
@@ -243,6 +247,7 @@ fn a_deleted_run_directory_is_reported_and_pruned_on_request() {
     let third = liftdb::ingest::ingest(&mut ts.store, std::slice::from_ref(&tree), &opts).unwrap();
     assert!(third.pruned);
     assert_eq!(runs(&ts), 13, "pruned on request");
+    assert_aggregates_current(&ts.store);
     let leftovers = scalar(
         &ts.store,
         "SELECT count(*) FROM source_file WHERE path LIKE '%eval-3/with_skill%'",
@@ -278,6 +283,7 @@ fn editing_a_handbook_case_json_updates_the_runs_under_it() {
     // case.json itself and the two mode directories that read it.
     assert_eq!(second.units_replaced, 3, "{second:?}");
     assert!(arms_of(&ts, "3").is_empty(), "no run keeps the old case id");
+    assert_aggregates_current(&ts.store);
     assert_eq!(arms_of(&ts, "33"), ["with_skill", "without_skill"]);
     assert_eq!(
         scalar(
@@ -413,6 +419,7 @@ fn a_manifest_ingested_again_for_a_second_release_defines_that_release_too() {
         scalar(&ts.store, "SELECT count(DISTINCT release_label) FROM suite"),
         serde_json::Value::from(2)
     );
+    assert_aggregates_current(&ts.store);
 }
 
 #[test]

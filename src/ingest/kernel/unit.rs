@@ -161,7 +161,7 @@ impl DeclaredReader {
         let (bytes, sha256) = crate::ingest::json::read_hashed(path, &limits).ok()?;
         let info = crate::ingest::discover::FileInfo::of(path, &meta);
         let file = DeclaredFile {
-            path: info.path,
+            path: info.path(),
             sha256,
             size: info.size,
             mtime_ns: info.mtime_ns,

@@ -42,21 +42,22 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
         let Some((info, bytes, sha)) = read
             .contents
             .first_mut()
-            .filter(|(f, _, _)| f.path == unit_path)
+            .filter(|(f, _, _)| f.is(&unit_path))
         else {
             continue;
         };
-        let path = info.path.display().to_string();
+        let file_path = info.path();
+        let path = file_path.display().to_string();
         let mut bytes = std::mem::take(bytes);
         // Only hashed when planned (too large to hold, or past the budget of
         // bytes kept): stream it if it is a large report, else read it again.
         let mut streamed = None;
         if bytes.is_empty() && info.size > 0 {
             if info.size >= stream_from_bytes() && forced.is_none_or(|f| f == Format::Seh) {
-                streamed = loose::parse_streamed_benchmark(&info.path, &path, sha, &release);
+                streamed = loose::parse_streamed_benchmark(&file_path, &path, sha, &release);
             }
             if streamed.is_none() {
-                match json::read_hashed(&info.path, &plan.limits) {
+                match json::read_hashed(&file_path, &plan.limits) {
                     Ok((whole, _)) => bytes = whole,
                     Err(e) => {
                         out.errors.push(IngestErrorRec::unreadable(path, &e));
@@ -71,7 +72,7 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
         };
         drop(bytes);
         if parse.kind == LooseKind::Unrecognized {
-            match plan.explicit_files.contains(&info.path) {
+            match plan.explicit_files.contains(&file_path) {
                 true => out.errors.push(IngestErrorRec::new(
                     path,
                     ErrorKind::Unrecognized,

@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -16,15 +17,16 @@ use crate::ingest::formats::seh::benchmark_stream::stream_from_bytes;
 use crate::ingest::json;
 use crate::ingest::kernel::GradingContext;
 use crate::ingest::release;
-use crate::ingest::state::StoredState;
+use crate::ingest::state::{file_key, sha_bytes, StoredState};
 use crate::ingest::timings::Timings;
 use crate::store::writer::BatchInfo;
 
 /// A unit whose files were read because they may have changed.
 pub(crate) struct ReadUnit {
     pub(crate) unit: Unit,
-    /// Its files with bytes and sha256 (run directories keep no bytes here:
-    /// they are read again chunk by chunk when parsed).
+    /// A loose file's files with bytes and sha256. Empty for a run
+    /// directory: its files (`unit.files`) are read and hashed chunk by
+    /// chunk when parsed, and a million of them are not held twice.
     pub(crate) contents: Vec<(FileInfo, Vec<u8>, String)>,
     /// Files of the unit that could not be read, with the reason.
     pub(crate) unreadable: Vec<(FileInfo, crate::ingest::errors::ReadError)>,
@@ -65,8 +67,10 @@ pub(crate) struct Plan {
     pub(crate) dir_roots: Vec<PathBuf>,
     /// Files given by name (an unrecognised one is an error, not a skip).
     pub(crate) explicit_files: HashSet<PathBuf>,
-    /// Every unit found, changed or not.
-    pub(crate) unit_paths: Vec<PathBuf>,
+    /// Every loose file found, changed or not.
+    pub(crate) loose_unit_paths: Vec<Arc<Path>>,
+    /// The directories given in which a run directory was found.
+    pub(crate) roots_with_runs: HashSet<PathBuf>,
     /// Changed manifests and reports, and changed run directories.
     pub(crate) loose: Vec<ReadUnit>,
     pub(crate) runs: Vec<ReadUnit>,
@@ -141,7 +145,24 @@ pub(crate) fn plan(
             skipped_files.push(path.display().to_string());
         }
     }
-    let unit_paths: Vec<PathBuf> = found.units.iter().map(|u| u.path.clone()).collect();
+    let loose_unit_paths: Vec<Arc<Path>> = found
+        .units
+        .iter()
+        .filter(|u| u.kind == UnitKind::LooseFile)
+        .map(|u| u.path.clone())
+        .collect();
+    let roots_with_runs: HashSet<PathBuf> = found
+        .dir_roots
+        .iter()
+        .filter(|root| {
+            found
+                .units
+                .iter()
+                .any(|u| u.kind == UnitKind::RunDir && u.path.starts_with(root))
+        })
+        .cloned()
+        .collect();
+    let units_missing = missing_units(known, &found.units, &found.dir_roots);
     let mut counts = UnitCounts {
         files_seen: found.units.iter().map(|u| u.files.len()).sum(),
         ..Default::default()
@@ -174,8 +195,8 @@ pub(crate) fn plan(
     let mut unchanged_runs = Vec::new();
     let mut touched = Vec::new();
     for check in checks {
-        match check.changed {
-            Some(read) => {
+        match check {
+            ChangeCheck::Changed(read) => {
                 let owner = read.unit.path.display().to_string();
                 match known.files_by_owner.contains_key(&owner) {
                     true => counts.replaced += 1,
@@ -183,17 +204,19 @@ pub(crate) fn plan(
                 }
                 changed.push(read);
             }
-            None => {
+            ChangeCheck::Unchanged {
+                unit,
+                touched: moved,
+            } => {
                 counts.unchanged += 1;
-                counts.files_unchanged += check.unit.files.len();
-                if check.unit.kind == UnitKind::RunDir {
-                    unchanged_runs.push(check.unit);
+                counts.files_unchanged += unit.files.len();
+                if unit.kind == UnitKind::RunDir {
+                    unchanged_runs.push(unit);
                 }
+                touched.extend(moved);
             }
         }
-        touched.extend(check.touched);
     }
-    let units_missing = missing_units(known, &unit_paths, &found.dir_roots);
     let release = match &opts.release {
         Some(label) => Release {
             label: label.clone(),
@@ -212,7 +235,7 @@ pub(crate) fn plan(
     for read in &loose {
         for (info, reason) in &read.unreadable {
             errors.push(IngestErrorRec::unreadable(
-                info.path.display().to_string(),
+                info.path().display().to_string(),
                 reason,
             ));
         }
@@ -221,7 +244,8 @@ pub(crate) fn plan(
         paths: paths.iter().map(|p| p.display().to_string()).collect(),
         explicit_files,
         dir_roots: found.dir_roots,
-        unit_paths,
+        loose_unit_paths,
+        roots_with_runs,
         loose,
         runs,
         unchanged_runs,
@@ -270,17 +294,11 @@ impl Plan {
         self.counts.unchanged -= regrade.len();
         self.counts.files_unchanged -= regrade.iter().map(|u| u.files.len()).sum::<usize>();
         self.counts.regraded += regrade.len();
-        self.runs.extend(regrade.into_iter().map(|unit| {
-            ReadUnit {
-                // Read (and hashed) when its chunk is parsed, like a new directory.
-                contents: unit
-                    .files
-                    .iter()
-                    .map(|f| (f.clone(), Vec::new(), String::new()))
-                    .collect(),
-                unit,
-                unreadable: Vec::new(),
-            }
+        // Read (and hashed) when its chunk is parsed, like a new directory.
+        self.runs.extend(regrade.into_iter().map(|unit| ReadUnit {
+            unit,
+            contents: Vec::new(),
+            unreadable: Vec::new(),
         }));
     }
 
@@ -293,8 +311,8 @@ impl Plan {
         let paths = self
             .runs
             .iter()
-            .map(|r| &r.unit.path)
-            .chain(self.unchanged_runs.iter().map(|u| &u.path));
+            .map(|r| &*r.unit.path)
+            .chain(self.unchanged_runs.iter().map(|u| &*u.path));
         let roots: std::collections::BTreeSet<PathBuf> =
             paths.filter_map(|p| variant_root(p, grading)).collect();
         for root in &roots {
@@ -308,7 +326,7 @@ impl Plan {
                         self.runs.push(ReadUnit {
                             unit: Unit {
                                 kind: UnitKind::Phantom,
-                                path,
+                                path: Arc::from(path),
                                 files: Vec::new(),
                             },
                             contents: Vec::new(),
@@ -363,24 +381,26 @@ fn add_declared_files(unit: &mut Unit, known: &StoredState) {
     let Some(stored) = known.files_by_owner.get(&own) else {
         return;
     };
-    let mut declared: Vec<&String> = stored.keys().filter(|p| **p != own).collect();
+    let mut declared: Vec<PathBuf> = stored
+        .paths(&unit.path)
+        .filter(|p| *p != *unit.path)
+        .collect();
     declared.sort();
     for path in declared {
-        let path = Path::new(path);
-        if let Some(meta) = std::fs::metadata(path).ok().filter(|m| m.is_file()) {
-            unit.files.push(FileInfo::of(path, &meta));
+        if let Some(meta) = std::fs::metadata(&path).ok().filter(|m| m.is_file()) {
+            unit.files.push(FileInfo::of(&path, &meta));
         }
     }
 }
 
 /// Units ingested before from under the given directories that are no
 /// longer on disk.
-fn missing_units(known: &StoredState, unit_paths: &[PathBuf], roots: &[PathBuf]) -> Vec<String> {
-    let seen: HashSet<String> = unit_paths.iter().map(|p| p.display().to_string()).collect();
+fn missing_units(known: &StoredState, units: &[Unit], roots: &[PathBuf]) -> Vec<String> {
+    let seen: HashSet<&Path> = units.iter().map(|u| &*u.path).collect();
     let mut missing: Vec<String> = known
         .files_by_owner
         .keys()
-        .filter(|owner| !seen.contains(*owner))
+        .filter(|owner| !seen.contains(Path::new(owner.as_str())))
         .filter(|owner| roots.iter().any(|r| Path::new(owner).starts_with(r)))
         .filter(|owner| !Path::new(owner).exists())
         .cloned()
@@ -390,12 +410,14 @@ fn missing_units(known: &StoredState, unit_paths: &[PathBuf], roots: &[PathBuf])
 }
 
 /// The outcome of change detection for one unit.
-struct ChangeCheck {
-    unit: Unit,
-    /// Present when the unit changed: its files, read and hashed.
-    changed: Option<ReadUnit>,
-    /// Unchanged files whose mtime moved.
-    touched: Vec<(String, i64)>,
+enum ChangeCheck {
+    /// The unit may have changed: a loose file's files read and hashed.
+    Changed(ReadUnit),
+    Unchanged {
+        unit: Unit,
+        /// Files whose mtime moved (their content did not).
+        touched: Vec<(String, i64)>,
+    },
 }
 
 /// The loose files' bytes kept from the change check for their parse, so
@@ -430,42 +452,29 @@ fn read_if_changed(
 ) -> ChangeCheck {
     let owner = unit.path.display().to_string();
     let stored = known.files_by_owner.get(&owner);
+    let key = |f: &FileInfo| file_key(&unit.path, &f.path());
+    let stored_file = |f: &FileInfo| stored.and_then(|s| s.get(&key(f)));
     let same_set = stored.is_some_and(|files| {
-        files.len() == unit.files.len()
-            && unit
-                .files
-                .iter()
-                .all(|f| files.contains_key(&f.path.display().to_string()))
+        files.len() == unit.files.len() && unit.files.iter().all(|f| stored_file(f).is_some())
     });
-    let stored_file = |f: &FileInfo| stored.and_then(|s| s.get(&f.path.display().to_string()));
     let stat_same = same_set
         && unit.files.iter().all(|f| {
             stored_file(f).is_some_and(|k| k.size == f.size as i64 && k.mtime_ns == f.mtime_ns)
         });
     if stat_same && !force {
-        return ChangeCheck {
+        return ChangeCheck::Unchanged {
             unit,
-            changed: None,
             touched: Vec::new(),
         };
     }
     if unit.kind == UnitKind::RunDir && stored.is_none() {
         // A run directory never seen before has nothing to compare against:
         // it is read (and hashed) once, when its chunk is parsed.
-        let contents = unit
-            .files
-            .iter()
-            .map(|f| (f.clone(), Vec::new(), String::new()))
-            .collect();
-        return ChangeCheck {
-            changed: Some(ReadUnit {
-                unit: unit.clone(),
-                contents,
-                unreadable: Vec::new(),
-            }),
+        return ChangeCheck::Changed(ReadUnit {
             unit,
-            touched: Vec::new(),
-        };
+            contents: Vec::new(),
+            unreadable: Vec::new(),
+        });
     }
     let mut contents = Vec::with_capacity(unit.files.len());
     let mut unreadable = Vec::new();
@@ -473,8 +482,8 @@ fn read_if_changed(
         // A large report is only hashed here; its parse streams it from disk.
         let streamed = unit.kind == UnitKind::LooseFile && f.size >= stream_from_bytes();
         let read = match streamed {
-            true => json::hash_file(&f.path).map(|sha| (Vec::new(), sha)),
-            false => json::read_hashed(&f.path, limits),
+            true => json::hash_file(&f.path()).map(|sha| (Vec::new(), sha)),
+            false => json::read_hashed(&f.path(), limits),
         };
         match read {
             Ok((bytes, sha)) => contents.push((f.clone(), bytes, sha)),
@@ -485,32 +494,26 @@ fn read_if_changed(
         && same_set
         && contents
             .iter()
-            .all(|(f, _, sha)| stored_file(f).is_some_and(|k| &k.sha256 == sha));
+            .all(|(f, _, sha)| stored_file(f).is_some_and(|k| k.sha256 == sha_bytes(sha)));
     if content_same && !force {
         let touched = contents
             .iter()
-            .map(|(f, _, _)| (f.path.display().to_string(), f.mtime_ns))
+            .map(|(f, _, _)| (f.path().display().to_string(), f.mtime_ns))
             .collect();
-        return ChangeCheck {
-            unit,
-            changed: None,
-            touched,
-        };
+        return ChangeCheck::Unchanged { unit, touched };
+    }
+    if unit.kind == UnitKind::RunDir {
+        // Read again, and reported, when its chunk is parsed: holding every
+        // changed run's bytes here would make memory grow with the tree.
+        contents.clear();
+        unreadable.clear();
     }
     for (_, bytes, _) in &mut contents {
-        match unit.kind {
-            // Holding every changed run's bytes here would make memory grow with the tree.
-            UnitKind::RunDir => *bytes = Vec::new(),
-            _ => held.keep_or_drop(bytes),
-        }
+        held.keep_or_drop(bytes);
     }
-    ChangeCheck {
-        changed: Some(ReadUnit {
-            unit: unit.clone(),
-            contents,
-            unreadable,
-        }),
+    ChangeCheck::Changed(ReadUnit {
         unit,
-        touched: Vec::new(),
-    }
+        contents,
+        unreadable,
+    })
 }

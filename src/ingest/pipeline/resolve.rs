@@ -222,9 +222,10 @@ fn nothing_found(
     plan.dir_roots
         .iter()
         .filter(|root| {
-            let recognized = plan.unit_paths.iter().any(|u| {
-                u.starts_with(root) && !skipped.contains(u.display().to_string().as_str())
-            });
+            let recognized = plan.roots_with_runs.contains(*root)
+                || plan.loose_unit_paths.iter().any(|u| {
+                    u.starts_with(root) && !skipped.contains(u.display().to_string().as_str())
+                });
             let reported = errors.iter().any(|e| Path::new(&e.path).starts_with(root));
             !recognized && !reported
         })

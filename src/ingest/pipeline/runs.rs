@@ -2,7 +2,8 @@
 //! by chunk, so memory stays bounded by the chunk, not the tree. While the
 //! writer appends chunk k, chunk k+1 is parsed on another thread.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
@@ -41,6 +42,8 @@ pub(super) struct RunDirs {
 /// One run directory after the parallel phase: its outcome and its rows.
 struct ParsedRun<'a> {
     read: &'a ReadUnit,
+    /// Its place in the plan's run directories.
+    index: usize,
     shas: HashMap<String, String>,
     read_errors: Vec<IngestErrorRec>,
     outcome: RunOutcome,
@@ -60,11 +63,12 @@ pub(super) fn parse_and_append(
     let batch_id = batch.as_ref().map_or(0, |b| b.batch_id());
     let redact = !opts.no_redact;
     // Parse one chunk on all cores, each run's rows built (and redacted) there too.
-    let parse_chunk = chunk_parser(|chunk| {
+    let parse_chunk = chunk_parser(|first, chunk| {
         chunk
             .par_iter()
-            .map(|read| {
-                let parsed = parse_one(read, ctx, batch_id, redact, &opts.limits);
+            .enumerate()
+            .map(|(i, read)| {
+                let parsed = parse_one(read, first + i, ctx, batch_id, redact, &opts.limits);
                 let new_errors = match &parsed.outcome {
                     RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
                         records.errors.len()
@@ -81,31 +85,31 @@ pub(super) fn parse_and_append(
             .collect()
     });
     let mut out = RunDirs::default();
-    let replaced_dirs: Vec<String> = plan
-        .runs
-        .iter()
-        .map(|r| r.unit.path.display().to_string())
-        .collect();
-    let mut replaced: std::collections::HashSet<&str> =
-        replaced_dirs.iter().map(String::as_str).collect();
-    replaced.extend(plan.stale_phantoms.iter().map(String::as_str));
+    let mut replaced: HashSet<&Path> = plan.runs.iter().map(|r| &*r.unit.path).collect();
+    replaced.extend(plan.stale_phantoms.iter().map(Path::new));
     if opts.prune {
-        replaced.extend(plan.units_missing.iter().map(String::as_str));
+        replaced.extend(plan.units_missing.iter().map(Path::new));
     }
     let mut owners = IdentityOwners {
         this_batch: HashMap::new(),
+        runs: &plan.runs,
         known,
         replaced,
         release: &plan.release.label,
     };
     std::thread::scope(|scope| -> Result<()> {
-        let mut chunks = plan.runs.chunks(RUN_CHUNK);
-        let mut pending = chunks.next().map(|c| scope.spawn(move || parse_chunk(c)));
+        let mut chunks = plan.runs.chunks(RUN_CHUNK).enumerate();
+        let mut spawn_next = || {
+            chunks
+                .next()
+                .map(|(k, c)| scope.spawn(move || parse_chunk(k * RUN_CHUNK, c)))
+        };
+        let mut pending = spawn_next();
         while let Some(handle) = pending.take() {
             let parsed = handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            pending = chunks.next().map(|c| scope.spawn(move || parse_chunk(c)));
+            pending = spawn_next();
             clock.mark("parse run dirs (not overlapped)");
             let (rows, files) = collect_chunk(parsed, &mut owners, &mut out);
             out.files_parsed += files.len();
@@ -124,6 +128,7 @@ pub(super) fn parse_and_append(
 /// Read one run directory's declared files and parse them with its adapter.
 fn parse_one<'a>(
     read: &'a ReadUnit,
+    index: usize,
     ctx: &RunContext,
     batch_id: i64,
     redact: bool,
@@ -140,6 +145,7 @@ fn parse_one<'a>(
     };
     ParsedRun {
         read,
+        index,
         shas,
         read_errors,
         outcome,
@@ -150,24 +156,30 @@ fn parse_one<'a>(
 /// Which directory holds each run identity: two directories claiming one
 /// (case, model, arm, repetition) would pair the wrong runs.
 struct IdentityOwners<'a> {
-    this_batch: HashMap<String, String>,
+    /// run_id -> the index in `runs` of the directory that claimed it.
+    this_batch: HashMap<String, usize>,
+    runs: &'a [ReadUnit],
     known: &'a StoredState,
     /// Run directories whose stored rows this batch replaces: their stored
     /// identities are free (a phantom gives way to the folder that appeared).
-    replaced: std::collections::HashSet<&'a str>,
+    replaced: HashSet<&'a Path>,
     release: &'a str,
 }
 
 impl IdentityOwners<'_> {
-    /// Claim `run_id` for `dir`, or the error naming the directory that holds it.
-    fn claim(&mut self, run_id: &str, dir: &str) -> Result<(), IngestErrorRec> {
-        let other = self.this_batch.get(run_id).cloned().or_else(|| {
-            self.known
+    /// Claim `run_id` for the run directory `runs[index]`, or the error
+    /// naming the directory that holds it.
+    fn claim(&mut self, run_id: &str, index: usize) -> Result<(), IngestErrorRec> {
+        let dir = self.runs[index].unit.path.display().to_string();
+        let other = match self.this_batch.get(run_id) {
+            Some(&i) => Some(self.runs[i].unit.path.display().to_string()),
+            None => self
+                .known
                 .run_dirs
                 .get(run_id)
-                .filter(|d| d.as_str() != dir && !self.replaced.contains(d.as_str()))
-                .cloned()
-        });
+                .filter(|d| **d != dir && !self.replaced.contains(Path::new(d.as_str())))
+                .cloned(),
+        };
         match other {
             Some(other) => Err(IngestErrorRec::new(
                 dir,
@@ -178,7 +190,7 @@ impl IdentityOwners<'_> {
                 ),
             )),
             None => {
-                self.this_batch.insert(run_id.to_string(), dir.to_string());
+                self.this_batch.insert(run_id.to_string(), index);
                 Ok(())
             }
         }
@@ -209,7 +221,7 @@ fn collect_chunk(
             RunOutcome::Answer { run_id, records } => (run_id, records),
         };
         out.errors.append(&mut records.errors);
-        if let Err(clash) = owners.claim(&run_id, &dir) {
+        if let Err(clash) = owners.claim(&run_id, p.index) {
             out.errors.push(clash);
             continue;
         }
@@ -230,18 +242,15 @@ fn collect_chunk(
         }
         count_grading(&records, &mut out.grading);
         merge_rows(&mut rows, p.rows);
-        for (info, _, _) in &p.read.contents {
-            let rel = relative_key(&p.read.unit.path, &info.path);
+        for info in &p.read.unit.files {
+            let path = info.path();
+            let rel = relative_key(&p.read.unit.path, &path);
             let Some(sha) = p.shas.get(&rel) else {
                 continue;
             };
-            let name = info
-                .path
-                .file_name()
-                .map(|n| n.to_string_lossy())
-                .unwrap_or_default();
+            let name = info.name().to_string_lossy();
             files.push(SourceFileRec {
-                path: info.path.display().to_string(),
+                path: path.display().to_string(),
                 sha256: sha.clone(),
                 size_bytes: info.size as i64,
                 mtime_ns: info.mtime_ns,
@@ -297,7 +306,7 @@ fn count_grading(r: &crate::ingest::records::Records, counts: &mut super::summar
 /// Ties the parsed runs' lifetime to the chunk's (closures cannot name it).
 fn chunk_parser<F>(f: F) -> F
 where
-    F: Fn(&[ReadUnit]) -> Vec<ParsedRun<'_>> + Sync,
+    F: Fn(usize, &[ReadUnit]) -> Vec<ParsedRun<'_>> + Sync,
 {
     f
 }
@@ -342,17 +351,15 @@ fn load_run_files(
     let mut files = RunFiles::new();
     let mut shas = HashMap::new();
     let mut errors = Vec::new();
-    for (info, _, _) in &read.contents {
-        let rel = relative_key(&read.unit.path, &info.path);
-        match json::read_hashed(&info.path, limits) {
+    for info in &read.unit.files {
+        let path = info.path();
+        let rel = relative_key(&read.unit.path, &path);
+        match json::read_hashed(&path, limits) {
             Ok((bytes, sha)) => {
                 files.insert(rel.clone(), bytes);
                 shas.insert(rel, sha);
             }
-            Err(e) => errors.push(IngestErrorRec::unreadable(
-                info.path.display().to_string(),
-                &e,
-            )),
+            Err(e) => errors.push(IngestErrorRec::unreadable(path.display().to_string(), &e)),
         }
     }
     (files, shas, errors)
