@@ -92,8 +92,6 @@ pub struct StoredState {
     /// owner (run directory or loose file) -> its files: own and declared
     /// from elsewhere; only owners under the ingest's paths.
     pub files_by_owner: HashMap<String, OwnerFiles>,
-    /// run_id -> run_dir, to refuse two trees claiming one identity.
-    pub run_dirs: HashMap<String, String>,
     /// case_id -> skill_name for the release (any release as a fallback).
     pub case_skills: HashMap<String, String>,
     /// case_pk / suite_id -> the file that defined it.
@@ -195,13 +193,6 @@ impl StoredState {
             }
         }
 
-        let mut run_dirs = HashMap::new();
-        let mut stmt = conn.prepare("SELECT run_id, run_dir FROM run")?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            run_dirs.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
-        }
-
         let mut case_skills = HashMap::new();
 
         let mut stmt = conn.prepare("SELECT case_id, skill_name FROM case_def")?;
@@ -294,7 +285,6 @@ impl StoredState {
             manifest_cases,
             seh_gradings,
             files_by_owner,
-            run_dirs,
             case_skills,
             definition_sources,
             owner_releases,

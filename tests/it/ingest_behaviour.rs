@@ -522,3 +522,62 @@ fn a_tree_added_beside_another_leaves_it_alone_and_a_changed_run_keeps_its_relea
         ("first", "previous ingest")
     );
 }
+
+/// Two trees whose runs have the same identity (same runs root name, case,
+/// model, arm, repetition) cannot share a release: the second tree's runs
+/// are refused, each naming the directory that holds its identity, whether
+/// the trees come in one batch or two; under its own --release it is taken.
+#[test]
+fn a_second_tree_with_the_same_run_identities_is_refused_in_that_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first/eval-runs");
+    let second = dir.path().join("second/eval-runs");
+    let case = "enum-add-value";
+    for tree in [&first, &second] {
+        copy_tree(
+            &seh_root().join("runs/eval-runs").join(case),
+            &tree.join(case),
+        );
+    }
+    let ingest = |ts: &mut crate::common::TestStore, release: &str, paths: &[&Path]| {
+        let opts = liftdb::ingest::IngestOptions {
+            release: Some(release.into()),
+            ..Default::default()
+        };
+        let paths: Vec<_> = paths.iter().map(|p| p.to_path_buf()).collect();
+        liftdb::ingest::ingest(&mut ts.store, &paths, &opts).unwrap()
+    };
+    let stored = |ts: &crate::common::TestStore| scalar(&ts.store, "SELECT count(*) FROM run");
+    let first_dirs = std::fs::canonicalize(&first).unwrap().display().to_string();
+
+    // Two batches.
+    let mut ts = new_store();
+    let one = ingest(&mut ts, "r", &[&first]);
+    assert!(one.errors.is_empty(), "{:?}", one.errors);
+    let runs = stored(&ts);
+    let two = ingest(&mut ts, "r", &[&second]);
+    assert_eq!(
+        two.errors.len() as i64,
+        runs.as_i64().unwrap(),
+        "every run refused"
+    );
+    for e in &two.errors {
+        assert_eq!(e.stage, "identity", "{e:?}");
+        assert!(e.reason.contains(&first_dirs), "{e:?}");
+        assert!(e.reason.contains("release 'r'"), "{e:?}");
+    }
+    assert_eq!(stored(&ts), runs, "the first tree's runs stay, none added");
+
+    // One batch: the first directory in path order keeps each identity.
+    let mut ts = new_store();
+    let both = ingest(&mut ts, "r", &[&first, &second]);
+    assert_eq!(both.errors.len() as i64, runs.as_i64().unwrap());
+    assert_eq!(stored(&ts), runs);
+
+    // Its own release: taken whole.
+    let mut ts = new_store();
+    ingest(&mut ts, "r", &[&first]);
+    let own = ingest(&mut ts, "s", &[&second]);
+    assert!(own.errors.is_empty(), "{:?}", own.errors);
+    assert_eq!(stored(&ts).as_i64(), runs.as_i64().map(|n| 2 * n));
+}

@@ -142,7 +142,8 @@ fn ingest_batch(
         declared_arms: &resolved.declared_arms,
         grading: &resolved.grading,
     };
-    let run_dirs = runs::parse_and_append(&plan, &ctx, &known, batch.as_mut(), opts, &mut clock)?;
+    let run_dirs =
+        runs::parse_and_append(&plan, &ctx, &store.conn, batch.as_mut(), opts, &mut clock)?;
 
     let mut errors = resolved.errors.clone();
     errors.extend(run_dirs.errors.iter().cloned());

@@ -16,10 +16,10 @@ use crate::ingest::errors::{ErrorKind, IngestErrorRec};
 use crate::ingest::formats;
 use crate::ingest::json;
 use crate::ingest::kernel::{run_files, RunContext, RunFiles, RunOutcome};
-use crate::ingest::state::StoredState;
 use crate::ingest::timings::Timings;
 use crate::store::writer::{self, BatchWriter, SourceFileRec, TableRows};
 use crate::Result;
+use duckdb::Connection;
 
 /// Run directories parsed per chunk: enough to keep both cores busy, small
 /// enough that a chunk's files and rows stay a few hundred megabytes at most.
@@ -53,7 +53,7 @@ struct ParsedRun<'a> {
 pub(super) fn parse_and_append(
     plan: &Plan,
     ctx: &RunContext,
-    known: &StoredState,
+    conn: &Connection,
     mut batch: Option<&mut BatchWriter>,
     opts: &IngestOptions,
     clock: &mut Timings,
@@ -93,9 +93,10 @@ pub(super) fn parse_and_append(
     let mut owners = IdentityOwners {
         this_batch: HashMap::new(),
         runs: &plan.runs,
-        known,
+        conn,
+        stored: HashMap::new(),
+        loaded: HashSet::new(),
         replaced,
-        release: &plan.release.label,
     };
     std::thread::scope(|scope| -> Result<()> {
         let mut chunks = plan.runs.chunks(RUN_CHUNK).enumerate();
@@ -111,7 +112,7 @@ pub(super) fn parse_and_append(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             pending = spawn_next();
             clock.mark("parse run dirs (not overlapped)");
-            let (rows, files) = collect_chunk(parsed, &mut owners, &mut out);
+            let (rows, files) = collect_chunk(parsed, &mut owners, &mut out)?;
             out.files_parsed += files.len();
             if let Some(b) = batch.as_deref_mut() {
                 b.append_prepared(rows)?;
@@ -159,41 +160,64 @@ struct IdentityOwners<'a> {
     /// run_id -> the index in `runs` of the directory that claimed it.
     this_batch: HashMap<String, usize>,
     runs: &'a [ReadUnit],
-    known: &'a StoredState,
+    conn: &'a Connection,
+    /// run_id -> run_dir of the stored runs of each release in `loaded`:
+    /// an identity names its release, so only the releases this batch
+    /// writes can clash, and a new release loads nothing.
+    stored: HashMap<String, String>,
+    loaded: HashSet<String>,
     /// Run directories whose stored rows this batch replaces: their stored
     /// identities are free (a phantom gives way to the folder that appeared).
     replaced: HashSet<&'a Path>,
-    release: &'a str,
 }
 
 impl IdentityOwners<'_> {
     /// Claim `run_id` for the run directory `runs[index]`, or the error
     /// naming the directory that holds it.
-    fn claim(&mut self, run_id: &str, index: usize) -> Result<(), IngestErrorRec> {
+    fn claim(
+        &mut self,
+        run_id: &str,
+        release: &str,
+        index: usize,
+    ) -> Result<Option<IngestErrorRec>> {
+        self.load(release)?;
         let dir = self.runs[index].unit.path.display().to_string();
         let other = match self.this_batch.get(run_id) {
             Some(&i) => Some(self.runs[i].unit.path.display().to_string()),
             None => self
-                .known
-                .run_dirs
+                .stored
                 .get(run_id)
                 .filter(|d| **d != dir && !self.replaced.contains(Path::new(d.as_str())))
                 .cloned(),
         };
-        match other {
-            Some(other) => Err(IngestErrorRec::new(
+        Ok(match other {
+            Some(other) => Some(IngestErrorRec::new(
                 dir,
                 ErrorKind::IdentityClash,
                 format!(
-                    "same run identity as {other} in release '{}'; ingest the other tree with a different --release",
-                    self.release
+                    "same run identity as {other} in release '{release}'; ingest the other tree with a different --release"
                 ),
             )),
             None => {
                 self.this_batch.insert(run_id.to_string(), index);
-                Ok(())
+                None
             }
+        })
+    }
+
+    /// The stored runs of `release`, read the first time it is claimed in.
+    fn load(&mut self, release: &str) -> Result<()> {
+        if !self.loaded.insert(release.to_string()) {
+            return Ok(());
         }
+        let mut stmt = self
+            .conn
+            .prepare("SELECT run_id, run_dir FROM run WHERE release_label = ?")?;
+        let mut rows = stmt.query([release])?;
+        while let Some(r) = rows.next()? {
+            self.stored.insert(r.get(0)?, r.get(1)?);
+        }
+        Ok(())
     }
 }
 
@@ -203,7 +227,7 @@ fn collect_chunk(
     parsed: Vec<ParsedRun>,
     owners: &mut IdentityOwners,
     out: &mut RunDirs,
-) -> (TableRows, Vec<SourceFileRec>) {
+) -> Result<(TableRows, Vec<SourceFileRec>)> {
     let mut rows: TableRows = Vec::new();
     let mut files = Vec::new();
     for p in parsed {
@@ -221,7 +245,8 @@ fn collect_chunk(
             RunOutcome::Answer { run_id, records } => (run_id, records),
         };
         out.errors.append(&mut records.errors);
-        if let Err(clash) = owners.claim(&run_id, p.index) {
+        let release = records.runs.first().map(|r| r.release_label.as_str());
+        if let Some(clash) = owners.claim(&run_id, release.unwrap_or(""), p.index)? {
             out.errors.push(clash);
             continue;
         }
@@ -260,7 +285,7 @@ fn collect_chunk(
             });
         }
     }
-    (rows, files)
+    Ok((rows, files))
 }
 
 /// How liftdb graded one skill-eval-harness answer run (other formats carry their own grades).
