@@ -126,6 +126,21 @@ fn differing(db: &std::path::Path, table: &str, view: &str, release: &str) -> i6
     )
 }
 
+/// A writable copy of the corpus's run tree under `dir` (as `name`), and its manifest.
+fn writable_runs(dir: &std::path::Path, name: &str) -> (PathBuf, PathBuf) {
+    let runs = dir.join(name);
+    copy_tree(&seh_root().join("runs/eval-runs"), &runs);
+    (runs, seh_root().join("input/evals/shared-benchmark.json"))
+}
+
+/// Rewrite one run's metadata.json (a newline more): its run directory changed.
+fn change_run(runs: &std::path::Path, run: &str) {
+    let file = runs.join(run).join("metadata.json");
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push('\n');
+    std::fs::write(&file, text).unwrap();
+}
+
 /// A batch recomputes the stored aggregates of the releases it changed and
 /// leaves every other release's rows as they were: a release damaged by hand
 /// stays damaged (to the row) while another release is ingested beside it,
@@ -133,9 +148,7 @@ fn differing(db: &std::path::Path, table: &str, view: &str, release: &str) -> i6
 #[test]
 fn a_batch_refills_only_the_releases_it_changed() {
     let dir = tempfile::tempdir().unwrap();
-    let runs = dir.path().join("runs");
-    copy_tree(&seh_root().join("runs/eval-runs"), &runs);
-    let manifest = seh_root().join("input/evals/shared-benchmark.json");
+    let (runs, manifest) = writable_runs(dir.path(), "runs");
     let db = dir.path().join("s.duckdb");
     let ingest = |release: &str, paths: &[&std::path::Path]| {
         liftdb_cmd(&db)
@@ -163,10 +176,7 @@ fn a_batch_refills_only_the_releases_it_changed() {
     assert_eq!(code, Some(1), "{listing}");
 
     // One run of release a changes: its batch refills release a whole.
-    let run = runs.join("enum-add-value/gpt-5-codex/with_skill/run-1/metadata.json");
-    let mut text = std::fs::read_to_string(&run).unwrap();
-    text.push('\n');
-    std::fs::write(&run, text).unwrap();
+    change_run(&runs, "enum-add-value/gpt-5-codex/with_skill/run-1");
     ingest("a", &[&runs, &manifest]);
     assert_eq!(differing(&db, "lift_rows", "lift", "a"), 0);
     let (code, listing) = check_listing(&db);
@@ -180,9 +190,9 @@ fn a_batch_refills_only_the_releases_it_changed() {
 #[test]
 fn statistics_refilled_per_release_equal_a_whole_refresh() {
     let dir = tempfile::tempdir().unwrap();
-    let runs = dir.path().join("runs");
-    copy_tree(&seh_root().join("runs/eval-runs"), &runs);
-    let manifest = seh_root().join("input/evals/shared-benchmark.json");
+    let (runs, manifest) = writable_runs(dir.path(), "runs");
+    // Release b: the same runs again, from another folder.
+    let (runs_b, _) = writable_runs(dir.path(), "runs-b");
     let mut ts = new_store();
     let ingest = |ts: &mut TestStore, release: &str, paths: &[PathBuf]| {
         let opts = liftdb::ingest::IngestOptions {
@@ -191,16 +201,10 @@ fn statistics_refilled_per_release_equal_a_whole_refresh() {
         };
         liftdb::ingest::ingest(&mut ts.store, paths, &opts).unwrap();
     };
-    // Release b: the same runs again, from another folder.
-    let runs_b = dir.path().join("runs-b");
-    copy_tree(&seh_root().join("runs/eval-runs"), &runs_b);
     ingest(&mut ts, "a", &[runs.clone(), manifest.clone()]);
     ingest(&mut ts, "b", &[runs_b, manifest.clone()]);
     ingest(&mut ts, "c", &[fixture("seed000-skill-eval")]);
-    let run = runs.join("enum-add-value/gpt-5-codex/without_skill/run-2/metadata.json");
-    let mut text = std::fs::read_to_string(&run).unwrap();
-    text.push('\n');
-    std::fs::write(&run, text).unwrap();
+    change_run(&runs, "enum-add-value/gpt-5-codex/without_skill/run-2");
     ingest(&mut ts, "a", &[runs.clone(), manifest.clone()]);
 
     let tables = ["lift_stats", "ablation_stats", "trend_stats"];
