@@ -19,7 +19,7 @@ SELECT
     round(list_avg(list(lift_per_1k_tokens ORDER BY repetition, native_batch)), 4) AS lift_per_1k_tokens,
     round(list_avg(list(cost_per_unit_lift ORDER BY repetition, native_batch)), 6) AS usd_per_unit_lift,
     string_agg(DISTINCT cost_blocked_reason, ', ' ORDER BY cost_blocked_reason) AS cost_blocked
-FROM cost_per_lift
+FROM cost_per_lift_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
   AND ($split IS NULL OR split = $split)

@@ -159,7 +159,7 @@ token_overhead AS (
                        WHEN 'input_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.input_token_delta) ELSE avg(c.input_token_delta) END
                        WHEN 'output_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.output_token_delta) ELSE avg(c.output_token_delta) END
                    END
-              FROM cost_per_lift c
+              FROM cost_per_lift_rows c
              WHERE c.release_label = p.release_label
                AND c.experiment IN (SELECT experiment FROM runs WHERE source_format = 'C_seh')
                AND c.skill_name IS NOT DISTINCT FROM coalesce(p.skill_name, c.skill_name))::DOUBLE AS liftdb_value

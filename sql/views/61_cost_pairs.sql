@@ -2,9 +2,10 @@
 -- total/input/output tokens), whether the two arms' measurements are
 -- comparable under the harness's rule (docs/metrics.md §M9 compare_cost_pair) and
 -- their delta. Blocked comparisons carry the harness's reason code.
-CREATE OR REPLACE VIEW cost_pairs AS
+-- cost_pairs_in(releases): the cost pairs of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO cost_pairs_in(releases) AS TABLE
 WITH p AS (
-    SELECT * FROM pairs WHERE control_arm = 'without_skill'
+    SELECT * FROM pairs_in(releases) WHERE control_arm = 'without_skill'
 ),
 metrics AS (
     -- A constant table, so a filter on metric (cost_per_lift has one per
@@ -22,6 +23,8 @@ quantities AS (
             '$.pricing_model', '$.pricing_table_version']) AS b
     FROM measurement m
     WHERE m.metric IN ('cost', 'total_tokens', 'input_tokens', 'output_tokens')
+      AND (releases IS NULL
+           OR m.run_id IN (SELECT run_id FROM run WHERE list_contains(releases, release_label)))
 ),
 measured AS (
     SELECT * EXCLUDE (b),
@@ -99,5 +102,7 @@ SELECT
         CASE WHEN metric = 'cost' THEN l_amount - r_amount ELSE l_value - r_value END
     END AS delta
 FROM judged;
+
+CREATE OR REPLACE VIEW cost_pairs AS SELECT * FROM cost_pairs_in(NULL);
 
 COMMENT ON VIEW cost_pairs IS 'Per pair and quantity (cost, tokens): comparable under the harness basis rule or blocked with its reason; the delta.';

@@ -3,7 +3,8 @@
 -- token-overhead): lift per dollar only when the cost delta is positive, lift
 -- per 1k total tokens only when the token delta is positive, and the inverse
 -- cost per unit of lift when the objective delta is positive.
-CREATE OR REPLACE VIEW cost_per_lift AS
+-- cost_per_lift_in(releases): the rows of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO cost_per_lift_in(releases) AS TABLE
 -- One pass over cost_pairs, its four quantities of a pair folded into one row
 -- (joining it to itself per quantity computed every pair four times).
 WITH per_pair AS (
@@ -27,7 +28,7 @@ WITH per_pair AS (
         any_value(delta) FILTER (WHERE metric = 'total_tokens') AS total_token_delta,
         any_value(delta) FILTER (WHERE metric = 'input_tokens') AS input_token_delta,
         any_value(delta) FILTER (WHERE metric = 'output_tokens') AS output_token_delta
-    FROM cost_pairs
+    FROM cost_pairs_in(releases)
     GROUP BY pair_key
 )
 SELECT
@@ -58,4 +59,13 @@ SELECT
          THEN CAST(cost_delta AS DOUBLE) / objective_delta END AS cost_per_unit_lift
 FROM per_pair;
 
+CREATE OR REPLACE VIEW cost_per_lift AS SELECT * FROM cost_per_lift_in(NULL);
+
 COMMENT ON VIEW cost_per_lift IS 'Per pair: objective delta, comparable cost and token deltas, lift per dollar, per 1k tokens, cost per unit of lift.';
+
+-- cost_per_lift_rows: cost_per_lift stored, refilled at the end of every batch
+-- for the releases it changed (src/store/derived.rs): what report
+-- cost-per-lift, reconcile and the HTML report read. Its columns are
+-- cost_per_lift's (their comments copied).
+CREATE OR REPLACE TABLE cost_per_lift_rows AS SELECT * FROM cost_per_lift LIMIT 0;
+COMMENT ON TABLE cost_per_lift_rows IS 'cost_per_lift stored by every batch for the releases it changed (what report cost-per-lift, reconcile and the HTML report read); equal to cost_per_lift (liftdb check verifies).';

@@ -41,6 +41,11 @@ pub const DERIVED: &[Derived] = &[
         view: "case_flags",
         of_releases: "case_flags_in",
     },
+    Derived {
+        table: "cost_per_lift_rows",
+        view: "cost_per_lift",
+        of_releases: "cost_per_lift_in",
+    },
 ];
 
 /// Which releases a refill recomputes.
