@@ -11,7 +11,8 @@ WITH benchmark AS (
 report_units AS (
     -- The paired lift recomputed over exactly the runs each report graded.
     SELECT g.report_path, pr.case_id, pr.model,
-           avg(pr.with_rate) AS w, avg(pr.control_rate) AS n, count(*) AS pairs
+           list_avg(list_sort(list(pr.with_rate))) AS w,
+           list_avg(list_sort(list(pr.control_rate))) AS n, count(*) AS pairs
     FROM pairs pr
     JOIN grading g ON g.run_id = pr.with_run_id
     JOIN grading gc ON gc.run_id = pr.control_run_id AND gc.report_path = g.report_path
@@ -19,13 +20,19 @@ report_units AS (
     GROUP BY ALL
 ),
 overall AS (
-    SELECT report_path,
-           avg(w) AS with_rate, avg(n) AS without_rate, avg(w) - avg(n) AS absolute_delta,
-           CASE WHEN avg(w) >= avg(n) AND avg(n) < 1 THEN (avg(w) - avg(n)) / (1 - avg(n)) END AS normalized_gain,
-           sum(pairs) AS eligible_pairs,
-           -- sign_flip_p is registered on liftdb's own connections.
-           round_even(sign_flip_p(list(w - n ORDER BY model NULLS LAST, case_id)), 6) AS p_value
-    FROM report_units GROUP BY report_path
+    SELECT report_path, with_rate, without_rate, with_rate - without_rate AS absolute_delta,
+           CASE WHEN with_rate >= without_rate AND without_rate < 1
+                THEN (with_rate - without_rate) / (1 - without_rate) END AS normalized_gain,
+           eligible_pairs, p_value
+    FROM (
+        -- Means over the values sorted (list_avg): avg() sums in thread order,
+        -- and the last digit would change from one run to the next.
+        SELECT report_path,
+               list_avg(list_sort(list(w))) AS with_rate, list_avg(list_sort(list(n))) AS without_rate,
+               sum(pairs) AS eligible_pairs,
+               -- sign_flip_p is registered on liftdb's own connections.
+               round_even(sign_flip_p(list(w - n ORDER BY model NULLS LAST, case_id)), 6) AS p_value
+        FROM report_units GROUP BY report_path)
 ),
 pairs_compared AS (
     SELECT b.source_path AS source, b.release_label, b.skill_name, b.json_path AS metric, b.value AS tool_value,
@@ -54,7 +61,7 @@ promptfoo AS (
 handbook AS (
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
            (SELECT CASE p.json_path
-                       WHEN '/pass_rate_lift' THEN avg(x.with_rate) - avg(x.control_rate)
+                       WHEN '/pass_rate_lift' THEN list_avg(list_sort(list(x.with_rate))) - list_avg(list_sort(list(x.control_rate)))
                        ELSE avg(CASE WHEN x.with_rate = 1 AND x.control_rate = 0 THEN 1.0 ELSE 0.0 END) END
               FROM pairs x
              WHERE x.eligible AND x.control_arm = 'without_skill'
@@ -154,10 +161,10 @@ token_overhead AS (
     -- token deltas (cost_per_lift), per report of the file.
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
            (SELECT CASE regexp_extract(p.json_path, '/([a-z_]+)/(n|mean)$', 1)
-                       WHEN 'cost_delta_usd' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.cost_delta) ELSE avg(c.cost_delta) END
-                       WHEN 'total_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.total_token_delta) ELSE avg(c.total_token_delta) END
-                       WHEN 'input_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.input_token_delta) ELSE avg(c.input_token_delta) END
-                       WHEN 'output_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.output_token_delta) ELSE avg(c.output_token_delta) END
+                       WHEN 'cost_delta_usd' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.cost_delta) ELSE list_avg(list_sort(list(c.cost_delta))) END
+                       WHEN 'total_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.total_token_delta) ELSE list_avg(list_sort(list(c.total_token_delta))) END
+                       WHEN 'input_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.input_token_delta) ELSE list_avg(list_sort(list(c.input_token_delta))) END
+                       WHEN 'output_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.output_token_delta) ELSE list_avg(list_sort(list(c.output_token_delta))) END
                    END
               FROM cost_per_lift_rows c
              WHERE c.release_label = p.release_label
