@@ -44,7 +44,8 @@ impl OwnerFiles {
 
 /// A file's key under its owner: the path below a run directory (`""` for
 /// a loose file itself), `../name` for a file in a directory above it (a
-/// run's `../case.json`), else the whole path. Short keys repeat across
+/// run's `../case.json`), else the whole path: the change check's key and a
+/// run directory's `RunFiles` key. Short keys repeat across
 /// units, so they are held once.
 pub fn file_key(owner: &Path, file: &Path) -> String {
     if let Ok(below) = file.strip_prefix(owner) {

@@ -454,13 +454,15 @@ fn read_if_changed(
     let stored = known.files_by_owner.get(&owner);
     let key = |f: &FileInfo| file_key(&unit.path, &f.path());
     let stored_file = |f: &FileInfo| stored.and_then(|s| s.get(&key(f)));
+    // Each file's stored row looked up once (a key is built per lookup).
+    let matched: Vec<_> = unit.files.iter().map(|f| (f, stored_file(f))).collect();
     let same_set = stored.is_some_and(|files| {
-        files.len() == unit.files.len() && unit.files.iter().all(|f| stored_file(f).is_some())
+        files.len() == unit.files.len() && matched.iter().all(|(_, k)| k.is_some())
     });
     let stat_same = same_set
-        && unit.files.iter().all(|f| {
-            stored_file(f).is_some_and(|k| k.size == f.size as i64 && k.mtime_ns == f.mtime_ns)
-        });
+        && matched
+            .iter()
+            .all(|(f, k)| k.is_some_and(|k| k.size == f.size as i64 && k.mtime_ns == f.mtime_ns));
     if stat_same && !force {
         return ChangeCheck::Unchanged {
             unit,

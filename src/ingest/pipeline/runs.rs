@@ -21,6 +21,8 @@ use crate::store::writer::{self, BatchWriter, SourceFileRec, TableRows};
 use crate::Result;
 use duckdb::Connection;
 
+use crate::ingest::state::file_key;
+
 /// Run directories parsed per chunk: enough to keep both cores busy, small
 /// enough that a chunk's files and rows stay a few hundred megabytes at most.
 const RUN_CHUNK: usize = 2048;
@@ -269,7 +271,7 @@ fn collect_chunk(
         merge_rows(&mut rows, p.rows);
         for info in &p.read.unit.files {
             let path = info.path();
-            let rel = relative_key(&p.read.unit.path, &path);
+            let rel = file_key(&p.read.unit.path, &path);
             let Some(sha) = p.shas.get(&rel) else {
                 continue;
             };
@@ -347,27 +349,8 @@ fn merge_rows(into: &mut TableRows, rows: TableRows) {
     }
 }
 
-/// A file's key in its unit's `RunFiles`: the path below the run directory,
-/// or `../name` (`../../name`) for a file the unit declares from above it.
-pub(crate) fn relative_key(dir: &std::path::Path, file: &std::path::Path) -> String {
-    if let Ok(rel) = file.strip_prefix(dir) {
-        return rel.to_string_lossy().replace('\\', "/");
-    }
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let parent = file.parent();
-    let ups = dir
-        .ancestors()
-        .skip(1)
-        .position(|a| Some(a) == parent)
-        .map_or(0, |i| i + 1);
-    format!("{}{name}", "../".repeat(ups))
-}
-
 /// The files of a changed run directory, read for parsing (the change check
-/// keeps no bytes), keyed by `relative_key`, with the sha256 of each file
+/// keeps no bytes), keyed by `file_key`, with the sha256 of each file
 /// as read; files that cannot be read become error rows.
 fn load_run_files(
     read: &ReadUnit,
@@ -378,7 +361,7 @@ fn load_run_files(
     let mut errors = Vec::new();
     for info in &read.unit.files {
         let path = info.path();
-        let rel = relative_key(&read.unit.path, &path);
+        let rel = file_key(&read.unit.path, &path);
         match json::read_hashed(&path, limits) {
             Ok((bytes, sha)) => {
                 files.insert(rel.clone(), bytes);
