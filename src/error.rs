@@ -25,6 +25,9 @@ pub enum Error {
         batch_bytes: Option<u64>,
     },
 
+    #[error("store {path}: DuckDB ran out of the memory it was given ({detail}); nothing was written and the store is as it was; give the ingest a larger budget: --memory-mb N (LIFTDB_MEMORY_MB), 0 for DuckDB's own limit (80% of RAM)")]
+    OutOfMemory { path: String, detail: String },
+
     #[error("store {path} is damaged (DuckDB: {detail}); `liftdb check` says what is affected, and the run trees it was ingested from can rebuild it: liftdb --db {path} rebuild --out NEW.duckdb")]
     Corrupt { path: String, detail: String },
 
@@ -79,6 +82,15 @@ pub enum Error {
 
     #[error("{path} could not be read again while its rows were appended ({detail}); nothing was written — ingest it again")]
     ReportChanged { path: String, detail: String },
+
+    /// A key the batch wrote that another row holds too (the check that
+    /// stands in for the primary-key index run and grading no longer have).
+    #[error("{table} {key} would be held twice, by {holders}; nothing was written — two sources describe one {table}: ingest one of them under another --release, or leave it out")]
+    DuplicateKey {
+        table: &'static str,
+        key: String,
+        holders: String,
+    },
 }
 
 impl Error {

@@ -69,6 +69,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "compact_storage",
         sql: include_str!("../sql/migrations/0012_compact_storage.sql"),
     },
+    Migration {
+        version: 13,
+        name: "unindexed_run_keys",
+        sql: include_str!("../sql/migrations/0013_unindexed_run_keys.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

@@ -17,7 +17,8 @@ use super::discover::{FileInfo, Unit};
 use super::formats::seh::benchmark_stream::stream_from_bytes;
 use super::json::{parse_lenient, Get};
 use super::pipeline::ReadUnit;
-use super::state::StoredState;
+use super::state::{self, StoredState};
+use duckdb::Connection;
 
 pub const DEFAULT_RELEASE: &str = "default";
 
@@ -86,7 +87,7 @@ fn date_of(doc: &Value) -> Option<String> {
 /// that run directory is in the store. The path is tried as written, against
 /// the report's folder and its parents (harnesses write it relative to where
 /// they ran), and against the working directory.
-fn graded_runs_release(report: &Path, bytes: &[u8], known: &StoredState) -> Option<String> {
+fn graded_runs_release(report: &Path, bytes: &[u8], conn: &Connection) -> Option<String> {
     static RUN_BASE: OnceLock<Regex> = OnceLock::new();
     let pattern = RUN_BASE.get_or_init(|| {
         Regex::new(r#""run_base"\s*:\s*"([^"\\]+)""#).expect("valid run_base pattern")
@@ -102,25 +103,35 @@ fn graded_runs_release(report: &Path, bytes: &[u8], known: &StoredState) -> Opti
     if let Ok(cwd) = std::env::current_dir() {
         bases.push(cwd.join(run_base));
     }
-    bases
-        .iter()
-        .find_map(|base| {
-            known
-                .owner_releases
-                .get(&base.display().to_string())
-                .cloned()
-        })
-        .or_else(|| release_by_path_suffix(run_base, known))
+    let bases: Vec<String> = bases.iter().map(|b| b.display().to_string()).collect();
+    // A failed lookup finds no release: the next rule decides.
+    state::first_owner_release(conn, &bases)
+        .ok()
+        .flatten()
+        .or_else(|| release_by_path_suffix(run_base, conn).ok().flatten())
 }
 
 /// A report written on another machine names run directories under another
 /// root: match the stored run directory sharing the longest tail of the path
-/// (at least case/arm/run), when that tail names one release only.
-fn release_by_path_suffix(run_base: &Path, known: &StoredState) -> Option<String> {
+/// (at least case/arm/run), when that tail names one release only. Only the
+/// owners ending in the path's last three components are read.
+fn release_by_path_suffix(run_base: &Path, conn: &Connection) -> crate::Result<Option<String>> {
     let wanted: Vec<_> = run_base.components().rev().collect();
-    let mut best: Option<(usize, &String)> = None;
+    if wanted.len() < 3 {
+        return Ok(None);
+    }
+    let tail: Option<Vec<&str>> = wanted[..3]
+        .iter()
+        .rev()
+        .map(|c| match c {
+            std::path::Component::Normal(part) => part.to_str(),
+            _ => None,
+        })
+        .collect();
+    let suffix = tail.map(|parts| format!("/{}", parts.join("/")));
+    let mut best: Option<(usize, String)> = None;
     let mut tied = false;
-    for (owner, release) in &known.owner_releases {
+    state::each_owner_release(conn, suffix.as_deref(), |owner, release| {
         let shared = Path::new(owner)
             .components()
             .rev()
@@ -128,18 +139,18 @@ fn release_by_path_suffix(run_base: &Path, known: &StoredState) -> Option<String
             .take_while(|(a, b)| a == *b)
             .count();
         if shared < 3 {
-            continue;
+            return;
         }
-        match best {
-            Some((len, r)) if len == shared && r != release => tied = true,
-            Some((len, _)) if len >= shared => {}
+        match &best {
+            Some((len, r)) if *len == shared && r != release => tied = true,
+            Some((len, _)) if *len >= shared => {}
             _ => {
-                best = Some((shared, release));
+                best = Some((shared, release.to_string()));
                 tied = false;
             }
         }
-    }
-    best.filter(|_| !tied).map(|(_, r)| r.clone())
+    })?;
+    Ok(best.filter(|_| !tied).map(|(_, r)| r))
 }
 
 /// A changed unit's files with the bytes the change check kept (none for
@@ -155,6 +166,7 @@ pub fn derive(
     changed: &[ReadUnit],
     unchanged_runs: &[Unit],
     known: &StoredState,
+    conn: &Connection,
 ) -> (String, &'static str) {
     for unit in changed {
         let owner = unit.unit.path.display().to_string();
@@ -165,7 +177,7 @@ pub fn derive(
     for unit in changed {
         for (info, bytes) in listed(unit) {
             let bytes = witness(info, bytes);
-            if let Some(release) = graded_runs_release(&info.path(), &bytes, known) {
+            if let Some(release) = graded_runs_release(&info.path(), &bytes, conn) {
                 return (release, "graded runs");
             }
         }

@@ -89,6 +89,52 @@ pub fn sha_bytes(hex: &str) -> [u8; 32] {
     out
 }
 
+/// Each owner's release: that of the last batch that read it.
+const OWNER_RELEASES: &str = "SELECT f.owner_key, arg_max(b.release_label, f.batch_id)
+     FROM source_file f JOIN ingest_batch b USING (batch_id)
+     WHERE b.release_label IS NOT NULL";
+
+/// The release of the first of `owners` the store holds, in their order.
+pub fn first_owner_release(conn: &Connection, owners: &[String]) -> Result<Option<String>> {
+    if owners.is_empty() {
+        return Ok(None);
+    }
+    let marks = vec!["?"; owners.len()].join(", ");
+    let mut stmt = conn.prepare(&format!(
+        "{OWNER_RELEASES} AND f.owner_key IN ({marks}) GROUP BY f.owner_key"
+    ))?;
+    let mut found = HashMap::new();
+    let mut rows = stmt.query(duckdb::params_from_iter(owners))?;
+    while let Some(r) = rows.next()? {
+        found.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
+    }
+    Ok(owners.iter().find_map(|o| found.remove(o)))
+}
+
+/// Call `each(owner, release)` for every stored owner ending in `suffix`
+/// (every owner without one), streamed: nothing held per owner.
+pub fn each_owner_release(
+    conn: &Connection,
+    suffix: Option<&str>,
+    mut each: impl FnMut(&str, &str),
+) -> Result<()> {
+    let filter = match suffix {
+        Some(_) => "AND ends_with(f.owner_key, ?)",
+        None => "",
+    };
+    let mut stmt = conn.prepare(&format!("{OWNER_RELEASES} {filter} GROUP BY f.owner_key"))?;
+    for batch in stmt.query_arrow(duckdb::params_from_iter(suffix))? {
+        let (owners, releases) = (
+            batch.column(0).as_string::<i32>(),
+            batch.column(1).as_string::<i32>(),
+        );
+        for i in 0..batch.num_rows() {
+            each(owners.value(i), releases.value(i));
+        }
+    }
+    Ok(())
+}
+
 pub struct StoredState {
     /// owner (run directory or loose file) -> its files: own and declared
     /// from elsewhere; only owners under the ingest's paths.
@@ -98,7 +144,8 @@ pub struct StoredState {
     /// case_pk / suite_id -> the file that defined it.
     pub definition_sources: HashMap<String, String>,
     /// owner (run directory or loose file) -> release label of the batch
-    /// that last read it.
+    /// that last read it; only owners under the ingest's paths (a report
+    /// naming runs elsewhere asks the store: `first_owner_release`).
     pub owner_releases: HashMap<String, String>,
     /// (case id, the case as the manifest wrote it, the manifest's path) of
     /// every stored manifest case, for grading run directories against.
@@ -176,15 +223,14 @@ impl StoredState {
                 });
             }
         }
-        // Every owner's release (a run directory's, a report's): one row per
-        // unit, not per file.
+        // The release of every owner under the scope (a run directory's, a
+        // report's): one row per unit, not per file.
         let mut owner_releases = HashMap::new();
-        let mut stmt = conn.prepare(
-            "SELECT f.owner_key, arg_max(b.release_label, f.batch_id)
-             FROM source_file f JOIN ingest_batch b USING (batch_id)
-             WHERE b.release_label IS NOT NULL GROUP BY f.owner_key",
-        )?;
-        for batch in stmt.query_arrow([])? {
+        let mut stmt = conn.prepare(&format!(
+            "{OWNER_RELEASES} AND {} GROUP BY f.owner_key",
+            under_scope("f.owner_key")
+        ))?;
+        for batch in stmt.query_arrow(duckdb::params_from_iter(roots))? {
             let (owners, releases) = (
                 batch.column(0).as_string::<i32>(),
                 batch.column(1).as_string::<i32>(),

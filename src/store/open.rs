@@ -219,6 +219,14 @@ pub fn classify_db_error(path: &Path, e: duckdb::Error) -> Error {
             batch_bytes: None,
         };
     }
+    if msg.contains("Out of Memory Error") {
+        // DuckDB's list of remedies follows its first line; the hint names ours.
+        let first_line = msg.lines().next().unwrap_or_default();
+        return Error::OutOfMemory {
+            path: path.display().to_string(),
+            detail: first_line.to_string(),
+        };
+    }
     if msg.contains("Data Corruption") || msg.contains("checksum") && msg.contains("does not match")
     {
         return Error::Corrupt {
@@ -234,4 +242,32 @@ fn free_beside(path: &Path) -> Option<u64> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     let stat = rustix::fs::statvfs(dir.unwrap_or(Path::new("."))).ok()?;
     Some(stat.f_bavail.saturating_mul(stat.f_frsize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// DuckDB's out-of-memory failure under `--memory-mb` is told as such,
+    /// with the flag that gives it more (its text as DuckDB 2.0.0 words it).
+    #[test]
+    fn out_of_memory_names_the_budget_flag() {
+        let duckdb_says = "Out of Memory Error: failed to allocate data of size 8.0 MiB (144.1 MiB/150.0 MiB used)";
+        let remedies = "\n\nPossible solutions:\n* Reducing the number of threads (SET threads=X)";
+        let e = duckdb::Error::DuckDBFailure(
+            duckdb::ffi::Error::new(duckdb::ffi::DuckDBError),
+            Some(format!("{duckdb_says}{remedies}")),
+        );
+        let told = classify_db_error(Path::new("/tmp/s.duckdb"), e);
+        assert!(matches!(told, Error::OutOfMemory { .. }), "{told}");
+        let text = told.to_string();
+        assert!(
+            text.contains("--memory-mb") && text.contains(duckdb_says),
+            "{text}"
+        );
+        assert!(
+            !text.contains("Possible solutions"),
+            "one remedy, ours: {text}"
+        );
+    }
 }

@@ -86,6 +86,43 @@ const RELEASES_WRITTEN: &str = "
     UNION SELECT release_label FROM case_def WHERE source_path IN (SELECT path FROM read_now)
     UNION SELECT release_label FROM suite WHERE batch_id = $1";
 
+/// Keys of run and grading are unique by construction, with no index to
+/// enforce it (migration 0013): before committing, the batch looks for a key
+/// it wrote that two rows now hold, and is refused as the index refused it.
+/// Each query names the key and the sources that hold it.
+const DUPLICATE_KEYS: &[(&str, &str)] = &[
+    (
+        "run",
+        "SELECT run_id, string_agg(DISTINCT run_dir, ' and ' ORDER BY run_dir)
+         FROM run WHERE run_id IN (SELECT run_id FROM run WHERE batch_id = $1)
+         GROUP BY run_id HAVING count(*) > 1 ORDER BY run_id LIMIT 1",
+    ),
+    (
+        "grading",
+        "SELECT grading_id, string_agg(DISTINCT report_path, ' and ' ORDER BY report_path)
+         FROM grading WHERE grading_id IN (
+             SELECT grading_id FROM grading
+             WHERE run_id IN (SELECT run_id FROM run WHERE batch_id = $1)
+                OR report_path IN (SELECT path FROM source_file WHERE batch_id = $1))
+         GROUP BY grading_id HAVING count(*) > 1 ORDER BY grading_id LIMIT 1",
+    ),
+];
+
+fn refuse_duplicate_keys(tx: &Connection, batch_id: i64) -> Result<()> {
+    for (table, sql) in DUPLICATE_KEYS {
+        let mut stmt = tx.prepare(sql)?;
+        let mut rows = stmt.query([batch_id])?;
+        if let Some(row) = rows.next()? {
+            return Err(Error::DuplicateKey {
+                table,
+                key: row.get(0)?,
+                holders: row.get(1)?,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Secrets out of every text value of a row.
 fn redacted(row: Row) -> Row {
     row.into_iter()
@@ -264,6 +301,7 @@ impl<'c> BatchWriter<'c> {
                 ])?;
             }
         }
+        refuse_duplicate_keys(tx, self.batch_id)?;
         update_mtimes(tx, touched)?;
         register_run_releases(tx)?;
         clock.mark("errors + mtimes");

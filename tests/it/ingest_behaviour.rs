@@ -581,3 +581,48 @@ fn a_second_tree_with_the_same_run_identities_is_refused_in_that_release() {
     assert!(own.errors.is_empty(), "{:?}", own.errors);
     assert_eq!(stored(&ts).as_i64(), runs.as_i64().map(|n| 2 * n));
 }
+
+/// Two copies of one promptfoo export describe the same runs. run and
+/// grading hold their keys without an index (migration 0013): the batch
+/// that would store a key twice is refused whole, naming both sources, as
+/// the index refused it.
+#[test]
+fn two_copies_of_one_export_are_refused_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = crate::common::fixture("promptfoo/runs/results.json");
+    let copies: Vec<_> = ["export-one", "export-two"]
+        .iter()
+        .map(|name| {
+            let copy = dir.path().join(name).join("results.json");
+            std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+            std::fs::copy(&export, &copy).unwrap();
+            copy
+        })
+        .collect();
+    let refused = |err: liftdb::Error| {
+        let text = err.to_string();
+        assert!(matches!(err, liftdb::Error::DuplicateKey { .. }), "{text}");
+        assert!(
+            text.contains("export-one") && text.contains("export-two"),
+            "{text}"
+        );
+    };
+
+    // Two batches: the first stays as it was.
+    let mut ts = new_store();
+    ingest_paths(&mut ts, &copies[..1]);
+    let before = table_counts(&ts.store);
+    let opts = liftdb::ingest::IngestOptions::default();
+    refused(liftdb::ingest::ingest(&mut ts.store, &copies[1..], &opts).unwrap_err());
+    assert_eq!(
+        table_counts(&ts.store),
+        before,
+        "nothing of the second batch"
+    );
+
+    // One batch: nothing at all.
+    let mut ts = new_store();
+    let empty = table_counts(&ts.store);
+    refused(liftdb::ingest::ingest(&mut ts.store, &copies, &opts).unwrap_err());
+    assert_eq!(table_counts(&ts.store), empty);
+}

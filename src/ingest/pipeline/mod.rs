@@ -95,7 +95,7 @@ fn ingest_batch(
     let known = super::state::StoredState::load(&store.conn, owner_scope(paths).as_deref())?;
     clock.mark("load state");
 
-    let mut plan = plan::plan(paths, &known, opts, &mut clock);
+    let mut plan = plan::plan(paths, &known, &store.conn, opts, &mut clock);
     *batch_bytes = Some(plan.changed_bytes());
     let loose = loose_files::parse(&mut plan, opts.format);
     let grade_options = crate::grade::GradeOptions {
@@ -105,6 +105,9 @@ fn ingest_batch(
     let resolved = resolve::resolve(&plan, loose, &known, grade_options);
     plan.add_regrades(&known, &resolved.grading);
     plan.add_phantoms(&known, &resolved.grading);
+    // Unchanged run directories have served (release, regrades, phantoms):
+    // their file lists are not held through the write.
+    plan.unchanged_runs = Vec::new();
     let doomed = plan.doomed_units(&resolved.replaced_units, opts.prune);
     if doomed.is_empty() && resolved.errors.is_empty() && !opts.dry_run {
         // Nothing new: no batch is recorded; only moved mtimes are refreshed.
@@ -114,6 +117,8 @@ fn ingest_batch(
     }
     clock.mark("loose files");
 
+    // Taken from the plan: each chunk's units are freed once written.
+    let changed_runs = std::mem::take(&mut plan.runs);
     let batch_info = plan.batch_info();
     let mut batch = match opts.dry_run {
         true => None,
@@ -142,8 +147,15 @@ fn ingest_batch(
         declared_arms: &resolved.declared_arms,
         grading: &resolved.grading,
     };
-    let run_dirs =
-        runs::parse_and_append(&plan, &ctx, &store.conn, batch.as_mut(), opts, &mut clock)?;
+    let run_dirs = runs::parse_and_append(
+        &plan,
+        changed_runs,
+        &ctx,
+        &store.conn,
+        batch.as_mut(),
+        opts,
+        &mut clock,
+    )?;
 
     let mut errors = resolved.errors.clone();
     errors.extend(run_dirs.errors.iter().cloned());

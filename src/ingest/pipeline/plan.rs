@@ -106,6 +106,7 @@ impl Plan {
 pub(crate) fn plan(
     paths: &[PathBuf],
     known: &StoredState,
+    conn: &duckdb::Connection,
     opts: &IngestOptions,
     clock: &mut Timings,
 ) -> Plan {
@@ -223,7 +224,7 @@ pub(crate) fn plan(
             source: "--release",
         },
         None => {
-            let (label, source) = release::derive(&changed, &unchanged_runs, known);
+            let (label, source) = release::derive(&changed, &unchanged_runs, known, conn);
             Release { label, source }
         }
     };

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -41,36 +42,36 @@ pub(super) struct RunDirs {
     pub(super) layout: super::summary::LayoutCounts,
 }
 
-/// One run directory after the parallel phase: its outcome and its rows.
-struct ParsedRun<'a> {
-    read: &'a ReadUnit,
-    /// Its place in the plan's run directories.
-    index: usize,
+/// One run directory after the parallel phase: its outcome and its rows
+/// (its unit is the one at the same place in the chunk).
+struct ParsedRun {
     shas: HashMap<String, String>,
     read_errors: Vec<IngestErrorRec>,
     outcome: RunOutcome,
     rows: TableRows,
 }
 
+/// `runs`: the plan's changed run directories, taken from it so that each
+/// chunk's units (paths, file lists) are freed once it is written.
 pub(super) fn parse_and_append(
     plan: &Plan,
+    runs: Vec<ReadUnit>,
     ctx: &RunContext,
     conn: &Connection,
     mut batch: Option<&mut BatchWriter>,
     opts: &IngestOptions,
     clock: &mut Timings,
 ) -> Result<RunDirs> {
-    let bar = progress_bar(opts.progress, plan.runs.len(), "parsing");
+    let bar = progress_bar(opts.progress, runs.len(), "parsing");
     let errors_so_far = AtomicUsize::new(0);
     let batch_id = batch.as_ref().map_or(0, |b| b.batch_id());
     let redact = !opts.no_redact;
     // Parse one chunk on all cores, each run's rows built (and redacted) there too.
-    let parse_chunk = chunk_parser(|first, chunk| {
+    let parse_chunk = |chunk: &[ReadUnit]| -> Vec<ParsedRun> {
         chunk
             .par_iter()
-            .enumerate()
-            .map(|(i, read)| {
-                let parsed = parse_one(read, first + i, ctx, batch_id, redact, &opts.limits);
+            .map(|read| {
+                let parsed = parse_one(read, ctx, batch_id, redact, &opts.limits);
                 let new_errors = match &parsed.outcome {
                     RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
                         records.errors.len()
@@ -85,36 +86,45 @@ pub(super) fn parse_and_append(
                 parsed
             })
             .collect()
-    });
+    };
     let mut out = RunDirs::default();
-    let mut replaced: HashSet<&Path> = plan.runs.iter().map(|r| &*r.unit.path).collect();
-    replaced.extend(plan.stale_phantoms.iter().map(Path::new));
+    let mut replaced: HashSet<u64> = runs
+        .iter()
+        .map(|r| dir_hash(&r.unit.path.display().to_string()))
+        .collect();
+    replaced.extend(plan.stale_phantoms.iter().map(|p| dir_hash(p)));
     if opts.prune {
-        replaced.extend(plan.units_missing.iter().map(Path::new));
+        replaced.extend(plan.units_missing.iter().map(|p| dir_hash(p)));
     }
     let mut owners = IdentityOwners {
         this_batch: HashMap::new(),
-        runs: &plan.runs,
         conn,
         stored: HashMap::new(),
         loaded: HashSet::new(),
         replaced,
+        stored_dirs: HashMap::new(),
+        named: HashSet::new(),
     };
     std::thread::scope(|scope| -> Result<()> {
-        let mut chunks = plan.runs.chunks(RUN_CHUNK).enumerate();
+        let mut units = runs.into_iter();
+        let parse_chunk = &parse_chunk;
         let mut spawn_next = || {
-            chunks
-                .next()
-                .map(|(k, c)| scope.spawn(move || parse_chunk(k * RUN_CHUNK, c)))
+            let chunk: Vec<ReadUnit> = units.by_ref().take(RUN_CHUNK).collect();
+            (!chunk.is_empty()).then(|| {
+                scope.spawn(move || {
+                    let parsed = parse_chunk(&chunk);
+                    (chunk, parsed)
+                })
+            })
         };
         let mut pending = spawn_next();
         while let Some(handle) = pending.take() {
-            let parsed = handle
+            let (chunk, parsed) = handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             pending = spawn_next();
             clock.mark("parse run dirs (not overlapped)");
-            let (rows, files) = collect_chunk(parsed, &mut owners, &mut out)?;
+            let (rows, files) = collect_chunk(&chunk, parsed, &mut owners, &mut out)?;
             out.files_parsed += files.len();
             if let Some(b) = batch.as_deref_mut() {
                 b.append_prepared(rows)?;
@@ -129,14 +139,13 @@ pub(super) fn parse_and_append(
 }
 
 /// Read one run directory's declared files and parse them with its adapter.
-fn parse_one<'a>(
-    read: &'a ReadUnit,
-    index: usize,
+fn parse_one(
+    read: &ReadUnit,
     ctx: &RunContext,
     batch_id: i64,
     redact: bool,
     limits: &json::ReadLimits,
-) -> ParsedRun<'a> {
+) -> ParsedRun {
     let (files, shas, read_errors) = load_run_files(read, limits);
     let outcome = match read.unit.kind {
         UnitKind::Phantom => formats::seh::run_dir::parse_phantom(&read.unit.path, ctx),
@@ -147,8 +156,6 @@ fn parse_one<'a>(
         _ => Vec::new(),
     };
     ParsedRun {
-        read,
-        index,
         shas,
         read_errors,
         outcome,
@@ -157,40 +164,64 @@ fn parse_one<'a>(
 }
 
 /// Which directory holds each run identity: two directories claiming one
-/// (case, model, arm, repetition) would pair the wrong runs.
+/// (case, model, arm, repetition) would pair the wrong runs. Held compactly,
+/// as a million claims are: an identity as its 128 bits, a stored run's
+/// directory as a hash; directories are read in full only for a release
+/// where a claim clashes, to name them.
 struct IdentityOwners<'a> {
-    /// run_id -> the index in `runs` of the directory that claimed it.
-    this_batch: HashMap<String, usize>,
-    runs: &'a [ReadUnit],
+    /// identity -> the directory that claimed it.
+    this_batch: HashMap<u128, Arc<Path>>,
     conn: &'a Connection,
-    /// run_id -> run_dir of the stored runs of each release in `loaded`:
-    /// an identity names its release, so only the releases this batch
-    /// writes can clash, and a new release loads nothing.
-    stored: HashMap<String, String>,
+    /// identity -> hash of run_dir, of the stored runs of each release in
+    /// `loaded`: an identity names its release, so only the releases this
+    /// batch writes can clash, and a new release loads nothing.
+    stored: HashMap<u128, u64>,
     loaded: HashSet<String>,
-    /// Run directories whose stored rows this batch replaces: their stored
-    /// identities are free (a phantom gives way to the folder that appeared).
-    replaced: HashSet<&'a Path>,
+    /// Hashes of the run directories whose stored rows this batch replaces:
+    /// their stored identities are free (a phantom gives way to the folder
+    /// that appeared).
+    replaced: HashSet<u64>,
+    /// identity -> run_dir of the stored runs of the releases in `named`.
+    stored_dirs: HashMap<u128, String>,
+    named: HashSet<String>,
+}
+
+/// A run id's 128 bits (ids are 32 hex digits; anything else is hashed).
+fn identity_bits(run_id: &str) -> u128 {
+    u128::from_str_radix(run_id, 16).unwrap_or_else(|_| {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(run_id.as_bytes());
+        u128::from_be_bytes(digest[..16].try_into().expect("16 bytes"))
+    })
+}
+
+fn dir_hash(dir: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    dir.hash(&mut h);
+    h.finish()
 }
 
 impl IdentityOwners<'_> {
-    /// Claim `run_id` for the run directory `runs[index]`, or the error
-    /// naming the directory that holds it.
+    /// Claim `run_id` for the run directory `path`, or the error naming
+    /// the directory that holds it.
     fn claim(
         &mut self,
         run_id: &str,
         release: &str,
-        index: usize,
+        path: &Arc<Path>,
     ) -> Result<Option<IngestErrorRec>> {
         self.load(release)?;
-        let dir = self.runs[index].unit.path.display().to_string();
-        let other = match self.this_batch.get(run_id) {
-            Some(&i) => Some(self.runs[i].unit.path.display().to_string()),
-            None => self
-                .stored
-                .get(run_id)
-                .filter(|d| **d != dir && !self.replaced.contains(Path::new(d.as_str())))
-                .cloned(),
+        let bits = identity_bits(run_id);
+        let dir = path.display().to_string();
+        let other = match self.this_batch.get(&bits) {
+            Some(first) => Some(first.display().to_string()),
+            None => match self.stored.get(&bits) {
+                Some(&held) if held != dir_hash(&dir) && !self.replaced.contains(&held) => {
+                    Some(self.stored_dir(bits, release)?)
+                }
+                _ => None,
+            },
         };
         Ok(match other {
             Some(other) => Some(IngestErrorRec::new(
@@ -201,7 +232,7 @@ impl IdentityOwners<'_> {
                 ),
             )),
             None => {
-                self.this_batch.insert(run_id.to_string(), index);
+                self.this_batch.insert(bits, path.clone());
                 None
             }
         })
@@ -217,24 +248,41 @@ impl IdentityOwners<'_> {
             .prepare("SELECT run_id, run_dir FROM run WHERE release_label = ?")?;
         let mut rows = stmt.query([release])?;
         while let Some(r) = rows.next()? {
-            self.stored.insert(r.get(0)?, r.get(1)?);
+            let (id, dir): (String, String) = (r.get(0)?, r.get(1)?);
+            self.stored.insert(identity_bits(&id), dir_hash(&dir));
         }
         Ok(())
+    }
+
+    /// The directory a stored run of `release` was read from, to name it.
+    fn stored_dir(&mut self, bits: u128, release: &str) -> Result<String> {
+        if self.named.insert(release.to_string()) {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT run_id, run_dir FROM run WHERE release_label = ?")?;
+            let mut rows = stmt.query([release])?;
+            while let Some(r) = rows.next()? {
+                let (id, dir): (String, String) = (r.get(0)?, r.get(1)?);
+                self.stored_dirs.insert(identity_bits(&id), dir);
+            }
+        }
+        Ok(self.stored_dirs.get(&bits).cloned().unwrap_or_default())
     }
 }
 
 /// A parsed chunk's rows and source files, in directory order; errors,
 /// trigger-trace directories and runs counted into `out`.
 fn collect_chunk(
+    chunk: &[ReadUnit],
     parsed: Vec<ParsedRun>,
     owners: &mut IdentityOwners,
     out: &mut RunDirs,
 ) -> Result<(TableRows, Vec<SourceFileRec>)> {
     let mut rows: TableRows = Vec::new();
     let mut files = Vec::new();
-    for p in parsed {
+    for (read, p) in chunk.iter().zip(parsed) {
         out.errors.extend(p.read_errors);
-        let dir = p.read.unit.path.display().to_string();
+        let dir = read.unit.path.display().to_string();
         let (run_id, mut records) = match p.outcome {
             RunOutcome::TriggerTrace => {
                 out.trigger_trace_dirs += 1;
@@ -248,7 +296,7 @@ fn collect_chunk(
         };
         out.errors.append(&mut records.errors);
         let release = records.runs.first().map(|r| r.release_label.as_str());
-        if let Some(clash) = owners.claim(&run_id, release.unwrap_or(""), p.index)? {
+        if let Some(clash) = owners.claim(&run_id, release.unwrap_or(""), &read.unit.path)? {
             out.errors.push(clash);
             continue;
         }
@@ -269,9 +317,9 @@ fn collect_chunk(
         }
         count_grading(&records, &mut out.grading);
         merge_rows(&mut rows, p.rows);
-        for info in &p.read.unit.files {
+        for info in &read.unit.files {
             let path = info.path();
-            let rel = file_key(&p.read.unit.path, &path);
+            let rel = file_key(&read.unit.path, &path);
             let Some(sha) = p.shas.get(&rel) else {
                 continue;
             };
@@ -328,14 +376,6 @@ fn count_grading(r: &crate::ingest::records::Records, counts: &mut super::summar
     if g.deferred_judge_tasks.is_some_and(|n| n > 0) {
         counts.judge_deferred += 1;
     }
-}
-
-/// Ties the parsed runs' lifetime to the chunk's (closures cannot name it).
-fn chunk_parser<F>(f: F) -> F
-where
-    F: Fn(usize, &[ReadUnit]) -> Vec<ParsedRun<'_>> + Sync,
-{
-    f
 }
 
 /// Add one run's rows to the chunk's, table by table.
