@@ -369,6 +369,9 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
         .into_iter()
         .map(|(dir, mut files)| {
             files.extend(context_files(&dir, &loose_files, &out.dir_roots));
+            // A listing grown by pushes holds up to twice its files: a
+            // million units keep only what they list.
+            files.shrink_to_fit();
             Unit {
                 kind: UnitKind::RunDir,
                 path: dir,

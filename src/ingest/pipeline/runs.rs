@@ -240,16 +240,11 @@ impl IdentityOwners<'_> {
 
     /// The stored runs of `release`, read the first time it is claimed in.
     fn load(&mut self, release: &str) -> Result<()> {
-        if !self.loaded.insert(release.to_string()) {
-            return Ok(());
-        }
-        let mut stmt = self
-            .conn
-            .prepare("SELECT run_id, run_dir FROM run WHERE release_label = ?")?;
-        let mut rows = stmt.query([release])?;
-        while let Some(r) = rows.next()? {
-            let (id, dir): (String, String) = (r.get(0)?, r.get(1)?);
-            self.stored.insert(identity_bits(&id), dir_hash(&dir));
+        if self.loaded.insert(release.to_string()) {
+            let stored = &mut self.stored;
+            each_stored_run(self.conn, release, |bits, dir| {
+                stored.insert(bits, dir_hash(&dir));
+            })?;
         }
         Ok(())
     }
@@ -257,17 +252,27 @@ impl IdentityOwners<'_> {
     /// The directory a stored run of `release` was read from, to name it.
     fn stored_dir(&mut self, bits: u128, release: &str) -> Result<String> {
         if self.named.insert(release.to_string()) {
-            let mut stmt = self
-                .conn
-                .prepare("SELECT run_id, run_dir FROM run WHERE release_label = ?")?;
-            let mut rows = stmt.query([release])?;
-            while let Some(r) = rows.next()? {
-                let (id, dir): (String, String) = (r.get(0)?, r.get(1)?);
-                self.stored_dirs.insert(identity_bits(&id), dir);
-            }
+            let dirs = &mut self.stored_dirs;
+            each_stored_run(self.conn, release, |bits, dir| {
+                dirs.insert(bits, dir);
+            })?;
         }
         Ok(self.stored_dirs.get(&bits).cloned().unwrap_or_default())
     }
+}
+
+/// Each stored run of `release`: its identity's bits and its directory.
+fn each_stored_run(
+    conn: &Connection,
+    release: &str,
+    mut each: impl FnMut(u128, String),
+) -> Result<()> {
+    let mut stmt = conn.prepare("SELECT run_id, run_dir FROM run WHERE release_label = ?")?;
+    let mut rows = stmt.query([release])?;
+    while let Some(r) = rows.next()? {
+        each(identity_bits(&r.get::<_, String>(0)?), r.get(1)?);
+    }
+    Ok(())
 }
 
 /// A parsed chunk's rows and source files, in directory order; errors,
