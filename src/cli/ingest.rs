@@ -52,8 +52,8 @@ pub struct IngestArgs {
     #[arg(long, default_value_t = 512)]
     pub max_inflated_mb: u64,
     /// Memory budget (MiB): DuckDB is held to half of it (the open batch spills to disk past
-    /// that). 0, the default, leaves DuckDB's own (80% of RAM): at a million runs a 512 MiB cap
-    /// runs out of memory and the batch rolls back (store unchanged).
+    /// that; the aggregates are refilled on one thread). 0, the default, leaves DuckDB's own (80%
+    /// of RAM). Out of its share, the batch rolls back (store unchanged) and says so.
     #[arg(long, default_value_t = 0, env = "LIFTDB_MEMORY_MB")]
     pub memory_mb: u64,
 }

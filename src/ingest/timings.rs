@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 pub struct Timings {
     enabled: bool,
+    reported: bool,
     last: Instant,
     totals: Vec<(&'static str, Duration)>,
 }
@@ -13,6 +14,7 @@ impl Timings {
     pub fn from_env() -> Timings {
         Timings {
             enabled: std::env::var_os("LIFTDB_TIMINGS").is_some(),
+            reported: false,
             last: Instant::now(),
             totals: Vec::new(),
         }
@@ -29,11 +31,24 @@ impl Timings {
         }
     }
 
-    pub fn report(&self) {
+    pub fn report(&mut self) {
+        self.reported = true;
         if self.enabled {
             for (phase, total) in &self.totals {
                 eprintln!("timing: {phase:<22} {:>8.3} s", total.as_secs_f64());
             }
+        }
+    }
+}
+
+/// A batch that fails before its report still says where its time went:
+/// the phases done, the failing one being the next (a million-run batch
+/// that fails after half an hour tells which phase to look at).
+impl Drop for Timings {
+    fn drop(&mut self) {
+        if self.enabled && !self.reported {
+            eprintln!("timing: (the batch failed after these phases)");
+            self.report();
         }
     }
 }

@@ -194,6 +194,8 @@ pub struct BatchWriter<'c> {
     batch_id: i64,
     redact: bool,
     counts: WriteCounts,
+    /// Refill the stored aggregates on one thread (under a memory budget).
+    refill_on_one_thread: bool,
 }
 
 impl<'c> BatchWriter<'c> {
@@ -244,11 +246,20 @@ impl<'c> BatchWriter<'c> {
             batch_id,
             redact,
             counts: WriteCounts::default(),
+            refill_on_one_thread: false,
         })
     }
 
     pub fn batch_id(&self) -> i64 {
         self.batch_id
+    }
+
+    /// Under a memory budget the stored aggregates are refilled on one
+    /// thread: their ordered list aggregates keep a state per thread that
+    /// DuckDB cannot spill (at 100,000 runs `lift_in` and `case_flags_in`
+    /// failed under 150 MiB on two threads and fit on one).
+    pub fn refill_on_one_thread(&mut self, yes: bool) {
+        self.refill_on_one_thread = yes;
     }
 
     /// Append every row of `r` except its errors (written by `finish`).
@@ -307,6 +318,9 @@ impl<'c> BatchWriter<'c> {
         clock.mark("errors + mtimes");
         let touched = touched_releases(tx, self.batch_id)?;
         let scope = crate::store::derived::Scope::Releases(&touched);
+        if self.refill_on_one_thread {
+            tx.execute_batch("SET threads = 1")?;
+        }
         crate::store::derived::refresh(tx, scope)?;
         clock.mark("derived tables");
         crate::stats::materialize::refresh(tx, scope)?;
@@ -314,6 +328,9 @@ impl<'c> BatchWriter<'c> {
         crate::stats::ablation::refresh(tx, scope)?;
         crate::stats::trend::refresh(tx, scope)?;
         clock.mark("ablation + trend stats");
+        if self.refill_on_one_thread {
+            tx.execute_batch("RESET threads")?;
+        }
         tx.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
                     files_unchanged = ?, runs_written = ?, errors = ? WHERE batch_id = ?",

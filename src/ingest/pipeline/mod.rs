@@ -130,6 +130,7 @@ fn ingest_batch(
         )?),
     };
     if let Some(b) = batch.as_mut() {
+        b.refill_on_one_thread(opts.memory_mb.is_some());
         b.append(&resolved.records)?;
         b.append_source_files(&resolved.source_files)?;
         for report in &resolved.streamed_reports {
@@ -166,11 +167,11 @@ fn ingest_batch(
             let counts = b.finish(&info, &errors, &plan.touched, &mut clock)?;
             // The batch must be in the file named, not in a stand-in.
             crate::store::check_persists(&store.conn, &store.path)?;
-            clock.report();
             Some(counts)
         }
         None => None,
     };
+    clock.report();
     let mut summary = summary::assemble(&plan, &resolved, &doomed, Some(&run_dirs), opts);
     summary.errors = errors.iter().map(ErrorLine::from).collect();
     if let Some(counts) = written {
