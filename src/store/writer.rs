@@ -321,16 +321,12 @@ impl<'c> BatchWriter<'c> {
         if self.refill_on_one_thread {
             tx.execute_batch("SET threads = 1")?;
         }
-        crate::store::derived::refresh(tx, scope)?;
-        clock.mark("derived tables");
-        crate::stats::materialize::refresh(tx, scope)?;
-        clock.mark("lift_stats");
-        crate::stats::ablation::refresh(tx, scope)?;
-        crate::stats::trend::refresh(tx, scope)?;
-        clock.mark("ablation + trend stats");
+        let refilled = refill(tx, scope, clock);
         if self.refill_on_one_thread {
+            // Reset whether or not the refill failed: the setting is the instance's.
             tx.execute_batch("RESET threads")?;
         }
+        refilled?;
         tx.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
                     files_unchanged = ?, runs_written = ?, errors = ? WHERE batch_id = ?",
@@ -351,6 +347,22 @@ impl<'c> BatchWriter<'c> {
         clock.mark("commit");
         Ok(counts)
     }
+}
+
+/// The stored aggregates and statistics of the releases in `scope`, refilled.
+fn refill(
+    tx: &Connection,
+    scope: crate::store::derived::Scope,
+    clock: &mut crate::ingest::timings::Timings,
+) -> Result<()> {
+    crate::store::derived::refresh(tx, scope)?;
+    clock.mark("derived tables");
+    crate::stats::materialize::refresh(tx, scope)?;
+    clock.mark("lift_stats");
+    crate::stats::ablation::refresh(tx, scope)?;
+    crate::stats::trend::refresh(tx, scope)?;
+    clock.mark("ablation + trend stats");
+    Ok(())
 }
 
 /// Every release whose rows this batch deleted or wrote, sorted.
