@@ -30,6 +30,7 @@ pub fn stream_from_bytes() -> u64 {
 }
 
 /// Results rows built into records and appended at a time in pass 2.
+#[cfg(feature = "store")]
 const ROWS_PER_CHUNK: usize = 2_000;
 
 /// What pass 1 found: the report without its rows, and what the rows define.
@@ -178,7 +179,9 @@ pub fn first_pass(path: &Path, display: &str, release: &str) -> Option<FirstPass
     })
 }
 
-/// Pass 2: the rows' gradings, handed to `append` a chunk at a time.
+/// Pass 2: the rows' gradings, handed to `append` a chunk at a time (into
+/// the store: without it, the adapters alone, there is nowhere to append).
+#[cfg(feature = "store")]
 pub fn append_rows(
     report: &StreamedReport,
     append: &mut dyn FnMut(&Records) -> crate::Result<()>,
