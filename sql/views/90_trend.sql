@@ -48,22 +48,30 @@ matched_reps AS (
                  AND old.case_id = cur.case_id AND old.model IS NOT DISTINCT FROM cur.model
                  AND old.rep = cur.rep
 )
+-- Each list is gathered unordered and sorted by its leading fields, as lift's
+-- unit lists are: units by model (unknown last) then case, repetitions by
+-- number.
 SELECT skill_name, release_label, previous_release, 'overall' AS scope, NULL::VARCHAR AS model,
-       NULL::VARCHAR AS case_id, list(change ORDER BY model NULLS LAST, case_id) AS unit_changes
+       NULL::VARCHAR AS case_id,
+       list_transform(list_sort(list({'m0': model IS NULL, 'm': model, 'c0': case_id IS NULL, 'c': case_id,
+                                      'change': change})), lambda u: u.change) AS unit_changes
 FROM matched GROUP BY ALL
 UNION ALL
 SELECT skill_name, release_label, previous_release, 'model', model, NULL,
-       list(change ORDER BY case_id)
+       list_transform(list_sort(list({'c0': case_id IS NULL, 'c': case_id, 'change': change})),
+                      lambda u: u.change)
 FROM matched WHERE model IS NOT NULL GROUP BY ALL
 UNION ALL
 -- A case's matched units are its models.
 SELECT skill_name, release_label, previous_release, 'case', NULL, case_id,
-       list(change ORDER BY model NULLS LAST)
+       list_transform(list_sort(list({'m0': model IS NULL, 'm': model, 'change': change})),
+                      lambda u: u.change)
 FROM matched GROUP BY ALL
 UNION ALL
 -- A (case, model)'s change over its matched repetitions.
 SELECT skill_name, release_label, previous_release, 'case_model', model, case_id,
-       list(change ORDER BY rep)
+       list_transform(list_sort(list({'r0': rep IS NULL, 'r': rep, 'change': change})),
+                      lambda u: u.change)
 FROM matched_reps GROUP BY ALL;
 
 CREATE OR REPLACE VIEW release_changes AS SELECT * FROM release_changes_in(NULL);

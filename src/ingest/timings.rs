@@ -1,5 +1,6 @@
 //! Phase timings of one ingest, printed to stderr when `LIFTDB_TIMINGS` is
-//! set: where the time goes, for benchmarks and profiling.
+//! set: where the time goes, for benchmarks and profiling, with the peak RSS
+//! at the end of each phase (the phase where it rises is the one to look at).
 
 use std::time::{Duration, Instant};
 
@@ -7,7 +8,16 @@ pub struct Timings {
     enabled: bool,
     reported: bool,
     last: Instant,
-    totals: Vec<(&'static str, Duration)>,
+    /// Per phase: its time, and the process's peak RSS (MiB) when it last ended.
+    totals: Vec<(&'static str, Duration, Option<u64>)>,
+}
+
+/// The process's peak resident set so far (VmHWM), in MiB; None off Linux.
+fn peak_rss_mib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
 }
 
 impl Timings {
@@ -22,20 +32,30 @@ impl Timings {
 
     /// Charge the time since the previous mark to `phase` (phases repeat per chunk).
     pub fn mark(&mut self, phase: &'static str) {
+        if !self.enabled {
+            return;
+        }
         let now = Instant::now();
         let spent = now - self.last;
         self.last = now;
-        match self.totals.iter_mut().find(|(p, _)| *p == phase) {
-            Some((_, total)) => *total += spent,
-            None => self.totals.push((phase, spent)),
+        let peak = peak_rss_mib();
+        match self.totals.iter_mut().find(|(p, ..)| *p == phase) {
+            Some((_, total, at_end)) => {
+                *total += spent;
+                *at_end = peak;
+            }
+            None => self.totals.push((phase, spent, peak)),
         }
     }
 
     pub fn report(&mut self) {
         self.reported = true;
         if self.enabled {
-            for (phase, total) in &self.totals {
-                eprintln!("timing: {phase:<22} {:>8.3} s", total.as_secs_f64());
+            for (phase, total, peak) in &self.totals {
+                let peak = peak
+                    .map(|mib| format!("  peak RSS {mib:>6} MiB"))
+                    .unwrap_or_default();
+                eprintln!("timing: {phase:<22} {:>8.3} s{peak}", total.as_secs_f64());
             }
         }
     }
@@ -50,5 +70,19 @@ impl Drop for Timings {
             eprintln!("timing: (the batch failed after these phases)");
             self.report();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The peak RSS column reads this process's VmHWM: at least the
+    /// 16 MiB just touched here (so a parse that misread the unit fails).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn peak_rss_counts_what_the_process_touched() {
+        let touched = vec![1u8; 16 << 20];
+        assert!(touched.iter().all(|b| *b == 1));
+        let peak = super::peak_rss_mib().expect("VmHWM in /proc/self/status");
+        assert!(peak >= 16, "peak {peak} MiB after touching 16 MiB");
     }
 }
