@@ -53,9 +53,9 @@ const FAMILY: &str = "release_label, skill_name, control_arm, channel, split";
 
 /// Test the lift rows of the releases in `scope` (each report's q-values
 /// stay within its release), replacing their stored statistics. A family
-/// of reports is read, tested and written at a time: at a million runs the
-/// lift rows of a release and their statistics held at once were hundreds
-/// of MB beside DuckDB's budget.
+/// of reports is read, tested and written at a time: a release's lift rows
+/// and their statistics held at once grow with its cases (not measured
+/// alone; estimated at some hundreds of MB at a million runs).
 pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
     let in_scope = scope.filter("release_label");
     conn.execute_batch(&format!("DELETE FROM lift_stats WHERE {in_scope}"))?;
