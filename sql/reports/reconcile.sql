@@ -80,7 +80,7 @@ skill_creator_stats AS (
     -- (docs/harnesses.md §D).
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
            CASE regexp_extract(p.json_path, '/([a-z]+)$', 1)
-               WHEN 'mean' THEN liftdb_round4(liftdb_mean(list(r.objective_pass_rate)))
+               WHEN 'mean' THEN liftdb_round4(liftdb_mean_agg(r.objective_pass_rate))
                WHEN 'stddev' THEN liftdb_round4(CASE WHEN count(r.objective_pass_rate) > 1 THEN stddev_samp(r.objective_pass_rate)
                                                      WHEN count(r.objective_pass_rate) = 1 THEN 0 END)
                WHEN 'min' THEN min(r.objective_pass_rate)

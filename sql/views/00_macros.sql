@@ -60,30 +60,44 @@ CREATE OR REPLACE MACRO liftdb_round_shift(q, r, n, k) AS
         WHEN 2 * ((q - ((q >> k) << k)) * n + r) = ((CAST(1 AS HUGEINT) << k) * n) AND (q >> k) % 2 = 1 THEN 1
         ELSE 0 END) << k;
 
--- Each value scaled to a HUGEINT once (v), its sum and length bound once
--- (p), so nothing is recomputed when the macros expand. NULLs are skipped,
--- as avg() skips them.
-CREATE OR REPLACE MACRO liftdb_mean(xs) AS
-    list_transform(
-        [list_transform(list_filter(xs, lambda x: x IS NOT NULL),
-                        lambda x: CAST(x * 1267650600228229401496703205376.0 AS HUGEINT))],
-        lambda v: CASE WHEN len(v) > 0 THEN
-            list_transform([{'q': list_sum(v) // len(v), 'r': list_sum(v) % len(v), 'n': len(v)}],
-                lambda p: CAST(liftdb_round_shift(p.q, p.r, p.n, greatest(liftdb_bitlen(p.q) - 53, 0)) AS DOUBLE))[1]
-                / 1267650600228229401496703205376.0
-        END)[1];
+-- The exact mean from its two aggregates: s, the sum of the values scaled
+-- by 2^100 (liftdb_scaled), and n, their count. q, r and n are bound once
+-- (p), so nothing is recomputed when the macros expand.
+CREATE OR REPLACE MACRO liftdb_scaled(x) AS CAST(x * 1267650600228229401496703205376.0 AS HUGEINT);
+
+CREATE OR REPLACE MACRO liftdb_mean_of(s, n) AS
+    CASE WHEN n > 0 THEN
+        list_transform([{'q': s // n, 'r': s % n, 'n': n}],
+            lambda p: CAST(liftdb_round_shift(p.q, p.r, p.n, greatest(liftdb_bitlen(p.q) - 53, 0)) AS DOUBLE))[1]
+            / 1267650600228229401496703205376.0
+    END;
 
 -- The same for values of either sign (deltas): the exact sum's magnitude
 -- divided as above, its sign put back.
+CREATE OR REPLACE MACRO liftdb_mean_signed_of(s, n) AS
+    CASE WHEN n > 0 THEN
+        list_transform([{'s': sign(s), 'q': abs(s) // n, 'r': abs(s) % n, 'n': n}],
+            lambda p: p.s * CAST(liftdb_round_shift(p.q, p.r, p.n, greatest(liftdb_bitlen(p.q) - 53, 0)) AS DOUBLE))[1]
+            / 1267650600228229401496703205376.0
+    END;
+
+-- The exact mean as an aggregate (statistics.mean over a group's non-NULL
+-- values; a condition goes in a CASE, as FILTER does not apply to a macro).
+-- Its state is a sum and a count: a group by it spills to disk under a
+-- memory limit, where list() gathered per group does not (DuckDB issues
+-- #5920, #6538), and the sum being exact, the mean is the list form's.
+CREATE OR REPLACE MACRO liftdb_mean_agg(x) AS liftdb_mean_of(sum(liftdb_scaled(x)), count(x));
+
+CREATE OR REPLACE MACRO liftdb_mean_signed_agg(x) AS liftdb_mean_signed_of(sum(liftdb_scaled(x)), count(x));
+
+-- The exact mean of a list (NULLs are skipped, as avg() skips them).
+CREATE OR REPLACE MACRO liftdb_mean(xs) AS
+    list_transform([list_transform(list_filter(xs, lambda x: x IS NOT NULL), lambda x: liftdb_scaled(x))],
+        lambda v: liftdb_mean_of(list_sum(v), len(v)))[1];
+
 CREATE OR REPLACE MACRO liftdb_mean_signed(xs) AS
-    list_transform(
-        [list_transform(list_filter(xs, lambda x: x IS NOT NULL),
-                        lambda x: CAST(x * 1267650600228229401496703205376.0 AS HUGEINT))],
-        lambda v: CASE WHEN len(v) > 0 THEN
-            list_transform([{'s': sign(list_sum(v)), 'q': abs(list_sum(v)) // len(v), 'r': abs(list_sum(v)) % len(v), 'n': len(v)}],
-                lambda p: p.s * CAST(liftdb_round_shift(p.q, p.r, p.n, greatest(liftdb_bitlen(p.q) - 53, 0)) AS DOUBLE))[1]
-                / 1267650600228229401496703205376.0
-        END)[1];
+    list_transform([list_transform(list_filter(xs, lambda x: x IS NOT NULL), lambda x: liftdb_scaled(x))],
+        lambda v: liftdb_mean_signed_of(list_sum(v), len(v)))[1];
 
 -- Python's round(x, d): the double's exact value (scaled by 2^100, exact for
 -- |x| >= 2^-48) rounded half to even at the d-th decimal. DuckDB's

@@ -61,7 +61,7 @@ graded AS (
         count(*) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped) AS soft_total,
         count(*) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped AND a.passed) AS soft_passed,
         -- statistics.mean, exact (avg() would follow DuckDB's summation order).
-        liftdb_mean(list(a.score) FILTER (WHERE a.severity = 'soft' AND NOT a.skipped AND a.score IS NOT NULL)) AS soft_mean_score,
+        liftdb_mean_agg(CASE WHEN a.severity = 'soft' AND NOT a.skipped THEN a.score END) AS soft_mean_score,
         count(*) FILTER (WHERE a.skipped) AS skipped_total,
         count(*) FILTER (WHERE a.availability = 'unavailable' AND NOT a.skipped) AS unavailable_total
     FROM assertion_result a

@@ -41,8 +41,14 @@ experiment_units AS (
     SELECT release_label, skill_name, control_arm, channel, split, experiment, case_id, model,
            count(*) FILTER (WHERE usable) AS eligible_pairs,
            count(*) FILTER (WHERE NOT usable) AS blocked_pairs,
-           list(with_value) FILTER (WHERE usable) AS with_values,
-           list(control_value) FILTER (WHERE usable) AS control_values,
+           -- Each arm's exact mean as its two aggregates (liftdb_mean_of), and
+           -- its successes: fixed-size states, which a group by spills.
+           sum(liftdb_scaled(with_value)) FILTER (WHERE usable) AS with_sum,
+           count(with_value) FILTER (WHERE usable) AS with_n,
+           sum(liftdb_scaled(control_value)) FILTER (WHERE usable) AS control_sum,
+           count(control_value) FILTER (WHERE usable) AS control_n,
+           count(*) FILTER (WHERE usable AND liftdb_is_success(with_value)) AS with_successes,
+           count(*) FILTER (WHERE usable AND liftdb_is_success(control_value)) AS control_successes,
            coalesce(list_sort(list_distinct(list(blocked_reason) FILTER (WHERE blocked_reason IS NOT NULL))), []) AS blocked_reasons
     FROM channels
     GROUP BY ALL
@@ -58,15 +64,16 @@ releases AS (
 ),
 pooled AS (
     -- A release unit holds the eligible pairs of every experiment: its
-    -- experiments' value lists concatenated (the exact mean does not depend
-    -- on their order).
+    -- experiments' exact sums and counts added up.
     SELECT e.release_label, e.skill_name, e.control_arm, e.channel, e.split,
            'release' AS row_kind, NULL::VARCHAR AS experiment, e.case_id, e.model,
            sum(e.eligible_pairs) AS eligible_pairs, sum(e.blocked_pairs) AS blocked_pairs,
            count(*) AS experiments,
-           flatten(list(e.with_values)) AS with_values,
-           flatten(list(e.control_values)) AS control_values,
-           list_sort(list_distinct(flatten(list(e.blocked_reasons)))) AS blocked_reasons
+           sum(e.with_sum) AS with_sum, sum(e.with_n) AS with_n,
+           sum(e.control_sum) AS control_sum, sum(e.control_n) AS control_n,
+           sum(e.with_successes) AS with_successes, sum(e.control_successes) AS control_successes,
+           -- gathered only where there are some: no list state per unit
+           coalesce(list_sort(list_distinct(flatten(list(e.blocked_reasons) FILTER (WHERE len(e.blocked_reasons) > 0)))), []) AS blocked_reasons
     FROM experiment_units e
     JOIN releases r USING (release_label, skill_name)
     WHERE e.model IS NOT NULL OR r.pool_unknown_model
@@ -75,7 +82,7 @@ pooled AS (
 kinds AS (
     SELECT release_label, skill_name, control_arm, channel, split, 'experiment' AS row_kind,
            experiment, case_id, model, eligible_pairs, blocked_pairs, 1 AS experiments,
-           with_values, control_values, blocked_reasons
+           with_sum, with_n, control_sum, control_n, with_successes, control_successes, blocked_reasons
     FROM experiment_units
     UNION ALL
     SELECT * FROM pooled
@@ -98,13 +105,13 @@ SELECT
     -- Exact means (liftdb_mean, as statistics.mean): with avg() the last bit
     -- would follow DuckDB's summation order, and a unit with equal arms could
     -- come out negative.
-    liftdb_mean(k.with_values) AS with_rate,
-    liftdb_mean(k.control_values) AS without_rate,
-    liftdb_mean(k.with_values) - liftdb_mean(k.control_values) AS delta,
+    liftdb_mean_of(k.with_sum, k.with_n) AS with_rate,
+    liftdb_mean_of(k.control_sum, k.control_n) AS without_rate,
+    liftdb_mean_of(k.with_sum, k.with_n) - liftdb_mean_of(k.control_sum, k.control_n) AS delta,
     -- Pairs whose run succeeded (every gate passed), per arm: the counts
     -- behind the Wilson intervals of lift_evidence.
-    len(list_filter(k.with_values, lambda v: liftdb_is_success(v))) AS with_successes,
-    len(list_filter(k.control_values, lambda v: liftdb_is_success(v))) AS control_successes
+    CAST(k.with_successes AS BIGINT) AS with_successes,
+    CAST(k.control_successes AS BIGINT) AS control_successes
 FROM kinds k
 JOIN releases r USING (release_label, skill_name);
 

@@ -13,10 +13,10 @@ case_rates AS (
     SELECT
         release_label, experiment, skill_name, case_id,
         any_value(split) AS split,
-        -- Exact means (liftdb_mean): flags compare them exactly (W == 1, W < N).
-        liftdb_mean(list(with_rate) FILTER (WHERE eligible)) AS with_rate,
-        liftdb_mean(list(control_rate) FILTER (WHERE eligible)) AS without_rate,
-        liftdb_mean(list(with_graded_score) FILTER (WHERE eligible AND with_graded_score IS NOT NULL)) AS with_mean_graded_score,
+        -- Exact means (liftdb_mean_agg): flags compare them exactly (W == 1, W < N).
+        liftdb_mean_agg(CASE WHEN eligible THEN with_rate END) AS with_rate,
+        liftdb_mean_agg(CASE WHEN eligible THEN control_rate END) AS without_rate,
+        liftdb_mean_agg(CASE WHEN eligible THEN with_graded_score END) AS with_mean_graded_score,
         count(*) FILTER (WHERE eligible) AS eligible_pairs,
         count(*) FILTER (WHERE NOT eligible) AS blocked_pairs
     FROM paired

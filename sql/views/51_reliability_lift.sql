@@ -35,7 +35,7 @@ UNION ALL
 SELECT release_label, experiment, skill_name, control_arm, split,
        CASE WHEN GROUPING(model) = 1 THEN 'overall' ELSE 'model' END, model, NULL, k,
        count(*), NULL, NULL, NULL,
-       liftdb_mean_signed(list(pass_at_k_delta)), liftdb_mean_signed(list(pass_hat_k_delta))
+       liftdb_mean_signed_agg(pass_at_k_delta), liftdb_mean_signed_agg(pass_hat_k_delta)
 FROM per_k
 GROUP BY GROUPING SETS ((release_label, experiment, skill_name, control_arm, split, k),
                         (release_label, experiment, skill_name, control_arm, split, model, k))

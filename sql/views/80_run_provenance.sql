@@ -16,8 +16,9 @@ SELECT
     END AS harness_name,
     any_value(s.harness_version) FILTER (WHERE s.source_format = r.source_format) AS harness_version,
     r.run_dir,
-    list(DISTINCT {'path': f.path, 'sha256': f.sha256, 'kind': f.kind, 'bytes': f.size_bytes})
-        FILTER (WHERE f.path IS NOT NULL) AS files,
+    -- sorted by path: the same list whatever order the join gives
+    list_sort(list(DISTINCT {'path': f.path, 'sha256': f.sha256, 'kind': f.kind, 'bytes': f.size_bytes})
+        FILTER (WHERE f.path IS NOT NULL)) AS files,
     any_value(g.report_path) AS graded_by
 FROM run r
 LEFT JOIN suite s ON s.release_label = r.release_label AND s.skill_name = r.skill_name

@@ -36,8 +36,8 @@ COMMENT ON COLUMN skill_release_order.previous_release IS 'The skill''s release 
 
 CREATE OR REPLACE VIEW trend_arm_rates AS
 SELECT release_label, skill_name, arm,
-       liftdb_mean(list(objective_pass_rate) FILTER (WHERE scorable AND objective_pass_rate IS NOT NULL)) AS mean_objective_pass_rate,
-       liftdb_mean(list(combined_pass_rate) FILTER (WHERE scorable AND combined_pass_rate IS NOT NULL)) AS mean_combined_pass_rate,
+       liftdb_mean_agg(CASE WHEN scorable THEN objective_pass_rate END) AS mean_objective_pass_rate,
+       liftdb_mean_agg(CASE WHEN scorable THEN combined_pass_rate END) AS mean_combined_pass_rate,
        median(total_tokens) FILTER (WHERE scorable AND total_tokens IS NOT NULL) AS median_total_tokens
 FROM runs
 GROUP BY ALL;
@@ -111,7 +111,7 @@ COMMENT ON COLUMN trend_arm_changes.combined_change IS 'after - before, rounded 
 CREATE OR REPLACE VIEW trend_case_changes AS
 WITH rates AS (
     SELECT release_label, skill_name, case_id, arm,
-           liftdb_mean(list(objective_pass_rate)) AS rate
+           liftdb_mean_agg(objective_pass_rate) AS rate
     FROM runs
     WHERE objective_pass_rate IS NOT NULL
     GROUP BY ALL
@@ -207,8 +207,8 @@ COMMENT ON COLUMN recurring_failures.place IS 'Order by rank (highest first), th
 CREATE OR REPLACE VIEW prune_candidates AS
 WITH per_release AS (
     SELECT release_label, skill_name, case_id,
-           liftdb_mean(list(objective_pass_rate) FILTER (WHERE arm = 'with_skill')) AS with_rate,
-           liftdb_mean(list(objective_pass_rate) FILTER (WHERE arm = 'without_skill')) AS without_rate,
+           liftdb_mean_agg(CASE WHEN arm = 'with_skill' THEN objective_pass_rate END) AS with_rate,
+           liftdb_mean_agg(CASE WHEN arm = 'without_skill' THEN objective_pass_rate END) AS without_rate,
            bool_or(eval_intent = 'regression') AS regression_guard
     FROM runs
     WHERE objective_pass_rate IS NOT NULL AND arm IN ('with_skill', 'without_skill')
