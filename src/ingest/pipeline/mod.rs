@@ -113,7 +113,7 @@ fn ingest_batch(
         // Nothing new: no batch is recorded; only moved mtimes are refreshed.
         writer::touch(&store.conn, &plan.touched)?;
         clock.report();
-        return Ok(summary::assemble(&plan, &resolved, &doomed, None, opts));
+        return Ok(summary::assemble(&plan, &resolved, 0, None, opts));
     }
     clock.mark("loose files");
 
@@ -129,6 +129,10 @@ fn ingest_batch(
             !opts.no_redact,
         )?),
     };
+    // The doomed units are in the store's batch tables now: a million paths
+    // are not held through the parse, only their count for the summary.
+    let units_changed = doomed.len();
+    drop(doomed);
     if let Some(b) = batch.as_mut() {
         b.refill_on_one_thread(opts.memory_mb.is_some());
         b.append(&resolved.records)?;
@@ -172,7 +176,7 @@ fn ingest_batch(
         None => None,
     };
     clock.report();
-    let mut summary = summary::assemble(&plan, &resolved, &doomed, Some(&run_dirs), opts);
+    let mut summary = summary::assemble(&plan, &resolved, units_changed, Some(&run_dirs), opts);
     summary.errors = errors.iter().map(ErrorLine::from).collect();
     if let Some(counts) = written {
         summary.batch_id = Some(counts.batch_id);

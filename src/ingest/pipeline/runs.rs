@@ -51,6 +51,32 @@ struct ParsedRun {
     rows: TableRows,
 }
 
+/// The changed run directories handed out a chunk at a time, the list
+/// shrinking as it goes: at a million runs the list alone is 100 MiB, which
+/// an iterator over it would hold to the end.
+struct Chunks<T> {
+    /// In reverse order, so a chunk is split off the end.
+    rest: Vec<T>,
+}
+
+impl<T> Chunks<T> {
+    fn new(mut runs: Vec<T>) -> Chunks<T> {
+        runs.reverse();
+        Chunks { rest: runs }
+    }
+
+    /// The next `n` directories in plan order (fewer at the end).
+    fn next(&mut self, n: usize) -> Vec<T> {
+        let mut chunk = self.rest.split_off(self.rest.len().saturating_sub(n));
+        chunk.reverse();
+        // Halving steps: the copies add up to one pass over the list.
+        if self.rest.len() < self.rest.capacity() / 2 {
+            self.rest.shrink_to_fit();
+        }
+        chunk
+    }
+}
+
 /// `runs`: the plan's changed run directories, taken from it so that each
 /// chunk's units (paths, file lists) are freed once it is written.
 pub(super) fn parse_and_append(
@@ -106,10 +132,10 @@ pub(super) fn parse_and_append(
         named: HashSet::new(),
     };
     std::thread::scope(|scope| -> Result<()> {
-        let mut units = runs.into_iter();
+        let mut units = Chunks::new(runs);
         let parse_chunk = &parse_chunk;
         let mut spawn_next = || {
-            let chunk: Vec<ReadUnit> = units.by_ref().take(RUN_CHUNK).collect();
+            let chunk = units.next(RUN_CHUNK);
             (!chunk.is_empty()).then(|| {
                 scope.spawn(move || {
                     let parsed = parse_chunk(&chunk);
@@ -416,4 +442,29 @@ fn load_run_files(
         }
     }
     (files, shas, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Chunks;
+
+    #[test]
+    fn chunks_come_in_plan_order_and_the_rest_shrinks() {
+        let mut chunks = Chunks::new((0..10_000).collect::<Vec<u32>>());
+        let mut seen = Vec::new();
+        let mut capacities = Vec::new();
+        loop {
+            let chunk = chunks.next(2048);
+            if chunk.is_empty() {
+                break;
+            }
+            seen.extend(chunk);
+            capacities.push(chunks.rest.capacity());
+        }
+        assert_eq!(seen, (0..10_000).collect::<Vec<u32>>());
+        // 10,000 in chunks of 2048: 7952, 5904, 3856, 1808, 0 left; the list
+        // is reallocated once fewer than half its slots are used.
+        assert!(capacities[0] >= 7952);
+        assert!(*capacities.last().unwrap() < 2048, "{capacities:?}");
+    }
 }

@@ -96,7 +96,7 @@ impl From<&IngestErrorRec> for ErrorLine {
 pub(super) fn assemble(
     plan: &Plan,
     resolved: &Resolved,
-    doomed: &[String],
+    units_changed: usize,
     runs: Option<&RunDirs>,
     opts: &IngestOptions,
 ) -> IngestSummary {
@@ -116,7 +116,7 @@ pub(super) fn assemble(
         files_seen: plan.counts.files_seen,
         files_changed: runs.map_or(0, |r| resolved.source_files.len() + r.files_parsed),
         files_unchanged: plan.counts.files_unchanged,
-        units_changed: doomed.len(),
+        units_changed,
         units_added: plan.counts.added,
         units_replaced: plan.counts.replaced,
         units_unchanged: plan.counts.unchanged,
