@@ -635,3 +635,37 @@ fn each_basis_difference_blocks_a_cost_pair_with_the_harness_reason() {
         assert_eq!(got.as_str(), Some(reason), "{pair} {metric}: {change}");
     }
 }
+
+/// The exact mean as an aggregate (what the views use where a list per group
+/// would not spill) gives statistics.mean's value, as the list form does,
+/// where a float sum does not. Expected values: Python's
+/// statistics.mean([0.1] * 10) == 0.1 and statistics.mean([0.3, 0.1, 0.2])
+/// == 0.2 (exact fractions, rounded once), against 0.09999999999999999 and
+/// 0.20000000000000004 summed in floats.
+#[test]
+fn exact_mean_aggregate_is_statistics_mean() {
+    let ts = crate::common::new_store();
+    for (values, mean) in [
+        ("0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1", 0.1),
+        ("0.3, 0.1, 0.2", 0.2),
+    ] {
+        let r = &rows(
+            &ts.store,
+            &format!(
+                "SELECT liftdb_mean_agg(x) AS agg, liftdb_mean(list(x)) AS list_form,
+                        liftdb_mean_signed_agg(-x) AS negated, sum(x) / count(x) AS float_sum,
+                        liftdb_mean_agg(CASE WHEN x < 0 THEN x END) AS none
+                 FROM unnest([{values}]::DOUBLE[]) t(x)"
+            ),
+        )[0];
+        assert_eq!(r["agg"].as_f64(), Some(mean), "{values}");
+        assert_eq!(r["list_form"].as_f64(), Some(mean), "{values}");
+        assert_eq!(r["negated"].as_f64(), Some(-mean), "{values}");
+        assert_ne!(
+            r["float_sum"].as_f64(),
+            Some(mean),
+            "{values}: the float sum differs"
+        );
+        assert!(r["none"].is_null(), "no value: NULL, not 0");
+    }
+}
