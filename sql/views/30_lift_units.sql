@@ -102,7 +102,7 @@ SELECT
     k.blocked_reasons,
     k.experiments,
     r.release_experiments,
-    -- Exact means (liftdb_mean, as statistics.mean): with avg() the last bit
+    -- Exact means (liftdb_mean_of, as statistics.mean): with avg() the last bit
     -- would follow DuckDB's summation order, and a unit with equal arms could
     -- come out negative.
     liftdb_mean_of(k.with_sum, k.with_n) AS with_rate,

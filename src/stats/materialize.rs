@@ -49,7 +49,13 @@ const CHANNEL: usize = 3;
 /// The keys a family of reports shares: release, skill, control arm,
 /// channel, split. A family holds a report's experiment and release rows,
 /// which are equal for a release of one experiment (tested once).
-const FAMILY: &str = "release_label, skill_name, control_arm, channel, split";
+const FAMILY: [&str; 5] = [
+    "release_label",
+    "skill_name",
+    "control_arm",
+    "channel",
+    "split",
+];
 
 /// Test the lift rows of the releases in `scope` (each report's q-values
 /// stay within its release), replacing their stored statistics. A family
@@ -61,18 +67,21 @@ pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
     conn.execute_batch(&format!("DELETE FROM lift_stats WHERE {in_scope}"))?;
     let families: Vec<Vec<Option<String>>> = conn
         .prepare(&format!(
-            "SELECT DISTINCT {FAMILY} FROM lift_rows WHERE {in_scope} ORDER BY ALL"
+            "SELECT DISTINCT {} FROM lift_rows WHERE {in_scope} ORDER BY ALL",
+            FAMILY.join(", ")
         ))?
-        .query_map([], |r| (0..5).map(|k| r.get(k)).collect())?
+        .query_map([], |r| (0..FAMILY.len()).map(|k| r.get(k)).collect())?
         .collect::<duckdb::Result<_>>()?;
-    let mut of_family = conn.prepare(
+    let same_family: Vec<String> = FAMILY
+        .iter()
+        .map(|key| format!("{key} IS NOT DISTINCT FROM ?"))
+        .collect();
+    let mut of_family = conn.prepare(&format!(
         "SELECT release_label, skill_name, control_arm, channel, split, row_kind, experiment,
                 scope, model, case_id, deltas, unit_without_rates, unit_cases
-         FROM lift_rows
-         WHERE release_label IS NOT DISTINCT FROM ? AND skill_name IS NOT DISTINCT FROM ?
-           AND control_arm IS NOT DISTINCT FROM ? AND channel IS NOT DISTINCT FROM ?
-           AND split IS NOT DISTINCT FROM ?",
-    )?;
+         FROM lift_rows WHERE {}",
+        same_family.join(" AND ")
+    ))?;
     let mut appender = conn.appender("lift_stats")?;
     let mut written = 0;
     for family in &families {
