@@ -153,45 +153,73 @@ fn release_by_path_suffix(run_base: &Path, conn: &Connection) -> crate::Result<O
     Ok(best.filter(|_| !tied).map(|(_, r)| r))
 }
 
-/// A changed unit's files with the bytes the change check kept (none for
-/// a run directory: it is read when parsed).
-fn listed(unit: &ReadUnit) -> Box<dyn Iterator<Item = (&FileInfo, &[u8])> + '_> {
-    match unit.contents.is_empty() {
-        true => Box::new(unit.unit.files.iter().map(|f| (f, &[][..]))),
-        false => Box::new(unit.contents.iter().map(|(f, b, _)| (f, b.as_slice()))),
+/// A changed unit: a loose file with the bytes the change check kept, or
+/// a run directory (read when parsed, no bytes kept).
+#[derive(Clone, Copy)]
+enum Changed<'a> {
+    Loose(&'a ReadUnit),
+    Run(&'a Unit),
+}
+
+impl<'a> Changed<'a> {
+    fn path(self) -> &'a Path {
+        match self {
+            Changed::Loose(read) => &read.unit.path,
+            Changed::Run(unit) => &unit.path,
+        }
+    }
+
+    /// Its files, each with the bytes kept (empty when none were).
+    fn listed(self) -> Box<dyn Iterator<Item = (&'a FileInfo, &'a [u8])> + 'a> {
+        match self {
+            Changed::Loose(read) if !read.contents.is_empty() => {
+                Box::new(read.contents.iter().map(|(f, b, _)| (f, b.as_slice())))
+            }
+            Changed::Loose(read) => Box::new(read.unit.files.iter().map(|f| (f, &[][..]))),
+            Changed::Run(unit) => Box::new(unit.files.iter().map(|f| (f, &[][..]))),
+        }
     }
 }
 
+/// The release of a batch without --release: the first rule that finds
+/// one, over the changed units in plan order (loose files, then run
+/// directories).
 pub fn derive(
-    changed: &[ReadUnit],
+    loose: &[ReadUnit],
+    runs: &[Unit],
     unchanged_runs: &[Unit],
     known: &StoredState,
     conn: &Connection,
 ) -> (String, &'static str) {
-    for unit in changed {
-        let owner = unit.unit.path.display().to_string();
+    let changed = || {
+        loose
+            .iter()
+            .map(Changed::Loose)
+            .chain(runs.iter().map(Changed::Run))
+    };
+    for unit in changed() {
+        let owner = unit.path().display().to_string();
         if let Some(release) = known.owner_releases.get(&owner) {
             return (release.clone(), "previous ingest");
         }
     }
-    for unit in changed {
-        for (info, bytes) in listed(unit) {
+    for unit in changed() {
+        for (info, bytes) in unit.listed() {
             let bytes = witness(info, bytes);
             if let Some(release) = graded_runs_release(&info.path(), &bytes, conn) {
                 return (release, "graded runs");
             }
         }
     }
-    for unit in changed {
+    for unit in changed() {
         let in_treatment = unit
-            .unit
-            .path
+            .path()
             .components()
             .any(|c| c.as_os_str() == "with_skill");
         if !in_treatment {
             continue;
         }
-        for (info, _) in listed(unit) {
+        for (info, _) in unit.listed() {
             if info.name() == "metadata.json" {
                 // Run directory bytes are not kept after the change check.
                 let Ok(bytes) = std::fs::read(info.path()) else {
@@ -209,8 +237,8 @@ pub fn derive(
             }
         }
     }
-    for unit in changed {
-        for (info, bytes) in listed(unit) {
+    for unit in changed() {
+        for (info, bytes) in unit.listed() {
             let name = info.name().to_string_lossy();
             if !(name.ends_with(".json") || name.ends_with(".json.gz")) {
                 continue;

@@ -168,7 +168,8 @@ fn append_rows(conn: &Connection, table: &str, columns: &[Column], rows: Vec<Row
     Ok(rows.len() as u64)
 }
 
-/// Paths into one of liftdb's temporary key tables, replacing what it held.
+/// Paths into one of liftdb's temporary key tables, replacing what it held:
+/// appended a record batch at a time, never all held at once.
 fn fill_key_table(
     conn: &Connection,
     table: &str,
@@ -177,8 +178,15 @@ fn fill_key_table(
     conn.execute_batch(&format!(
         "CREATE TEMP TABLE IF NOT EXISTS {table} (path VARCHAR); DELETE FROM {table};"
     ))?;
-    let rows = paths.map(|p| vec![duckdb::types::Value::Text(p)]).collect();
-    append_rows(conn, table, TEXT_KEY, rows)?;
+    let mut paths = paths.peekable();
+    while paths.peek().is_some() {
+        let rows = paths
+            .by_ref()
+            .take(APPEND_BATCH_ROWS)
+            .map(|p| vec![duckdb::types::Value::Text(p)])
+            .collect();
+        append_rows(conn, table, TEXT_KEY, rows)?;
+    }
     Ok(())
 }
 
@@ -194,8 +202,9 @@ pub struct BatchWriter<'c> {
     batch_id: i64,
     redact: bool,
     counts: WriteCounts,
-    /// Refill the stored aggregates on one thread (under a memory budget).
-    refill_on_one_thread: bool,
+    /// DuckDB's memory limit (MiB) for the refill, on one thread (under a
+    /// memory budget).
+    refill_budget: Option<u64>,
 }
 
 impl<'c> BatchWriter<'c> {
@@ -204,7 +213,7 @@ impl<'c> BatchWriter<'c> {
     pub fn begin(
         conn: &'c Connection,
         batch: &BatchInfo,
-        replaced_units: &[String],
+        replaced_units: impl Iterator<Item = String>,
         redact: bool,
     ) -> Result<Self> {
         let tx = conn.unchecked_transaction()?;
@@ -233,7 +242,7 @@ impl<'c> BatchWriter<'c> {
                 batch.release_label
             ],
         )?;
-        fill_key_table(&tx, "liftdb_doomed", replaced_units.iter().cloned())?;
+        fill_key_table(&tx, "liftdb_doomed", replaced_units)?;
         tx.execute_batch(RELEASES_DELETED)?;
         for sql in DELETE_DEFINITIONS {
             tx.execute(sql, [&batch.release_label])?;
@@ -246,7 +255,7 @@ impl<'c> BatchWriter<'c> {
             batch_id,
             redact,
             counts: WriteCounts::default(),
-            refill_on_one_thread: false,
+            refill_budget: None,
         })
     }
 
@@ -255,11 +264,34 @@ impl<'c> BatchWriter<'c> {
     }
 
     /// Under a memory budget the stored aggregates are refilled on one
-    /// thread: their ordered list aggregates keep a state per thread that
-    /// DuckDB cannot spill (at 100,000 runs `lift_in` and `case_flags_in`
-    /// failed under 150 MiB on two threads and fit on one).
-    pub fn refill_on_one_thread(&mut self, yes: bool) {
-        self.refill_on_one_thread = yes;
+    /// thread, DuckDB held to `mib`: their ordered list aggregates keep a
+    /// state per thread that DuckDB cannot spill (at 100,000 runs `lift_in`
+    /// and `case_flags_in` failed under 150 MiB on two threads and fit on
+    /// one). The caller gives the refill more than the parse had: the run
+    /// chunks are written and freed by then.
+    pub fn refill_under(&mut self, mib: Option<u64>) {
+        self.refill_budget = mib;
+    }
+
+    /// The run directory of each run of `run_ids` this batch has written so
+    /// far (one scan of the batch's runs, however many are asked).
+    pub fn run_dirs_of(
+        &self,
+        run_ids: impl Iterator<Item = String>,
+    ) -> Result<std::collections::HashMap<String, String>> {
+        let mut run_ids = run_ids.peekable();
+        if run_ids.peek().is_none() {
+            return Ok(Default::default());
+        }
+        fill_key_table(&self.tx, "liftdb_asked_runs", run_ids)?;
+        let mut stmt = self.tx.prepare(
+            "SELECT run_id, run_dir FROM run
+             WHERE batch_id = ? AND run_id IN (SELECT path FROM liftdb_asked_runs)",
+        )?;
+        let dirs = stmt
+            .query_map([self.batch_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(dirs)
     }
 
     /// Append every row of `r` except its errors (written by `finish`).
@@ -318,14 +350,22 @@ impl<'c> BatchWriter<'c> {
         clock.mark("errors + mtimes");
         let touched = touched_releases(tx, self.batch_id)?;
         let scope = crate::store::derived::Scope::Releases(&touched);
-        if self.refill_on_one_thread {
-            tx.execute_batch("SET threads = 1")?;
-        }
-        let refilled = refill(tx, scope, clock);
-        if self.refill_on_one_thread {
-            // Reset whether or not the refill failed: the setting is the instance's.
-            tx.execute_batch("RESET threads")?;
-        }
+        let refilled = match self.refill_budget {
+            None => refill(tx, scope, clock),
+            Some(mib) => {
+                let parse_limit: String =
+                    tx.query_row("SELECT current_setting('memory_limit')", [], |r| r.get(0))?;
+                tx.execute_batch(&format!("SET threads = 1; SET memory_limit = '{mib}MiB'"))?;
+                let refilled = refill(tx, scope, clock);
+                // Restored whether or not the refill failed (the settings are the
+                // instance's); a failed refill's own error is the one to report.
+                let restored = tx.execute_batch(&format!(
+                    "RESET threads; SET memory_limit = '{}'",
+                    parse_limit.replace('\'', "''")
+                ));
+                refilled.and(restored.map_err(Into::into))
+            }
+        };
         refilled?;
         tx.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,

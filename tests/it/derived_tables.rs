@@ -9,8 +9,8 @@ use crate::common::*;
 /// The seh corpus (real skill-eval-harness output) with two variant folders
 /// removed, as in tests/fixtures/seh-phantoms/README.md (147 eligible and 6
 /// blocked pairs there), beside the no-scripts twin: pairs eligible and
-/// blocked, several experiments.
-fn corpus() -> TestStore {
+/// blocked, several experiments. The paths, in the directory returned.
+fn phantom_corpus() -> (tempfile::TempDir, Vec<PathBuf>) {
     let dir = tempfile::tempdir().unwrap();
     let runs = dir.path().join("runs");
     copy_tree(&seh_root().join("runs"), &runs);
@@ -21,11 +21,46 @@ fn corpus() -> TestStore {
         std::fs::remove_dir_all(runs.join(removed)).unwrap();
     }
     let manifest = seh_root().join("input/evals/shared-benchmark.json");
-    store_of(&[
+    let paths = vec![
         runs.join("eval-runs"),
         manifest,
         fixture("skill-eval-harness-no-scripts"),
-    ])
+    ];
+    (dir, paths)
+}
+
+fn corpus() -> TestStore {
+    let (_dir, paths) = phantom_corpus();
+    store_of(&paths)
+}
+
+/// Under a memory budget (`ingest --memory-mb`) DuckDB is held to half of it
+/// while runs are parsed and to three quarters, on one thread, for the
+/// refill: the stored aggregates are still their views' rows, and the
+/// parse's limit and the thread count are back once the batch is done.
+#[test]
+fn a_memory_budget_refills_the_same_aggregates_and_restores_the_settings() {
+    let (_dir, paths) = phantom_corpus();
+    let mut ts = new_store();
+    let setting = |ts: &TestStore, name: &str| {
+        scalar(
+            &ts.store,
+            &format!("SELECT current_setting('{name}')::VARCHAR"),
+        )
+    };
+    let threads = setting(&ts, "threads");
+    let opts = liftdb::ingest::IngestOptions {
+        memory_mb: Some(256),
+        ..Default::default()
+    };
+    let summary = liftdb::ingest::ingest(&mut ts.store, &paths, &opts).unwrap();
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    assert!(summary.runs_written > 0);
+    assert_eq!(setting(&ts, "memory_limit"), "128.0 MiB", "half of 256");
+    assert_eq!(setting(&ts, "threads"), threads);
+    // The check computes every view whole on two threads: not under the budget.
+    ts.store.conn.execute_batch("RESET memory_limit").unwrap();
+    assert_aggregates_current(&ts.store);
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::common::{
     assert_aggregates_current, copy_tree, corpus_paths, ingest_paths, new_store, rows, scalar,
-    seh_root,
+    seh_root, sql_str,
 };
 
 const TABLES: &[&str] = &[
@@ -625,4 +625,60 @@ fn two_copies_of_one_export_are_refused_naming_both() {
     let empty = table_counts(&ts.store);
     refused(liftdb::ingest::ingest(&mut ts.store, &copies, &opts).unwrap_err());
     assert_eq!(table_counts(&ts.store), empty);
+}
+
+/// The same clash across a batch larger than one parse chunk (2,048 run
+/// directories): a directory written in an earlier chunk no longer holds its
+/// path in memory, and is named from the batch's rows instead. Every run of
+/// the second copy is refused naming its own counterpart in the first.
+#[test]
+fn clashes_across_parse_chunks_name_the_directory_written_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = |name: &str| {
+        let out = dir.path().join(name);
+        assert_cmd::Command::cargo_bin("gen-runs")
+            .unwrap()
+            .args(["--runs", "2100", "--seed", "3", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        std::fs::canonicalize(out.join("eval-runs")).unwrap()
+    };
+    let (first, second) = (tree("first"), tree("second"));
+    let mut ts = new_store();
+    let opts = liftdb::ingest::IngestOptions {
+        release: Some("r".into()),
+        ..Default::default()
+    };
+    let summary =
+        liftdb::ingest::ingest(&mut ts.store, &[first.clone(), second.clone()], &opts).unwrap();
+    let clashes: Vec<_> = summary
+        .errors
+        .iter()
+        .filter(|e| e.stage == "identity")
+        .collect();
+    // Each run the first copy stored is refused once in the second.
+    let stored = scalar(&ts.store, "SELECT count(*) FROM run")
+        .as_i64()
+        .unwrap();
+    assert!(stored > 2048, "more than one chunk: {stored}");
+    assert_eq!(clashes.len() as i64, stored);
+    let elsewhere = scalar(
+        &ts.store,
+        &format!(
+            "SELECT count(*) FROM run WHERE NOT starts_with(run_dir, {})",
+            sql_str(&first.display().to_string())
+        ),
+    );
+    assert_eq!(elsewhere.as_i64(), Some(0), "only the first copy is stored");
+    for e in clashes {
+        let rel = Path::new(&e.path).strip_prefix(&second).unwrap();
+        let counterpart = first.join(rel).display().to_string();
+        assert!(
+            e.reason.contains(&format!(
+                "same run identity as {counterpart} in release 'r'"
+            )),
+            "{e:?}"
+        );
+    }
 }

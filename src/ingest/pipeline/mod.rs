@@ -46,13 +46,22 @@ pub struct IngestOptions {
     pub memory_mb: Option<u64>,
 }
 
-/// Hold DuckDB to half the budget: an open batch then spills to disk
+/// Hold DuckDB to half the budget while runs are parsed (liftdb's own
+/// per-run state has the other half): an open batch then spills to disk
 /// instead of growing with the tree.
 fn limit_memory(conn: &duckdb::Connection, memory_mb: Option<u64>) -> Result<()> {
     if let Some(mb) = memory_mb {
         conn.execute_batch(&format!("SET memory_limit = '{}MiB'", (mb / 2).max(64)))?;
     }
     Ok(())
+}
+
+/// DuckDB's share of the budget for the refill at the end of a batch: three
+/// quarters, since the run chunks are written and freed by then (at a
+/// million runs in one release `cost_per_lift_in` needs 571 MB on one thread,
+/// more than half of 1024 MiB).
+fn refill_share(memory_mb: Option<u64>) -> Option<u64> {
+    memory_mb.map(|mb| (mb / 4 * 3).max(64))
 }
 
 /// Ingest `paths` in one batch. A failure of the store itself (a full disk,
@@ -108,8 +117,13 @@ fn ingest_batch(
     // Unchanged run directories have served (release, regrades, phantoms):
     // their file lists are not held through the write.
     plan.unchanged_runs = Vec::new();
-    let doomed = plan.doomed_units(&resolved.replaced_units, opts.prune);
-    if doomed.is_empty() && resolved.errors.is_empty() && !opts.dry_run {
+    // Taken from the plan: each chunk's units are freed once written.
+    let changed_runs = std::mem::take(&mut plan.runs);
+    // Every changed unit is replaced whole: named as the batch begins, a
+    // path at a time (at a million runs a list of them was 130 MB).
+    let doomed = || plan.doomed_units(&changed_runs, &resolved.replaced_units, opts.prune);
+    let units_changed = doomed().count();
+    if units_changed == 0 && resolved.errors.is_empty() && !opts.dry_run {
         // Nothing new: no batch is recorded; only moved mtimes are refreshed.
         writer::touch(&store.conn, &plan.touched)?;
         clock.report();
@@ -117,24 +131,18 @@ fn ingest_batch(
     }
     clock.mark("loose files");
 
-    // Taken from the plan: each chunk's units are freed once written.
-    let changed_runs = std::mem::take(&mut plan.runs);
     let batch_info = plan.batch_info();
     let mut batch = match opts.dry_run {
         true => None,
         false => Some(BatchWriter::begin(
             &store.conn,
             &batch_info,
-            &doomed,
+            doomed(),
             !opts.no_redact,
         )?),
     };
-    // The doomed units are in the store's batch tables now: a million paths
-    // are not held through the parse, only their count for the summary.
-    let units_changed = doomed.len();
-    drop(doomed);
     if let Some(b) = batch.as_mut() {
-        b.refill_on_one_thread(opts.memory_mb.is_some());
+        b.refill_under(refill_share(opts.memory_mb));
         b.append(&resolved.records)?;
         b.append_source_files(&resolved.source_files)?;
         for report in &resolved.streamed_reports {

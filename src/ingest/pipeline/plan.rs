@@ -71,9 +71,11 @@ pub(crate) struct Plan {
     pub(crate) loose_unit_paths: Vec<Arc<Path>>,
     /// The directories given in which a run directory was found.
     pub(crate) roots_with_runs: HashSet<PathBuf>,
-    /// Changed manifests and reports, and changed run directories.
+    /// Changed manifests and reports (with the bytes the change check read).
     pub(crate) loose: Vec<ReadUnit>,
-    pub(crate) runs: Vec<ReadUnit>,
+    /// Changed run directories: their files are read when their chunk is
+    /// parsed, so a unit is all a million of them hold here.
+    pub(crate) runs: Vec<Unit>,
     /// Run directories unchanged on disk (they may still need grading again).
     pub(crate) unchanged_runs: Vec<Unit>,
     /// Stored phantom runs whose variant now has a directory or is no longer requested.
@@ -96,8 +98,9 @@ impl Plan {
     pub(crate) fn changed_bytes(&self) -> u64 {
         self.loose
             .iter()
+            .map(|read| &read.unit)
             .chain(&self.runs)
-            .flat_map(|read| &read.unit.files)
+            .flat_map(|unit| &unit.files)
             .map(|f| f.size)
             .sum()
     }
@@ -192,7 +195,16 @@ pub(crate) fn plan(
     bar.finish_and_clear();
     clock.mark("change check");
 
-    let mut changed = Vec::new();
+    // Changed run directories kept as their units alone, in a list sized
+    // once (a million of them, grown by pushes, held up to twice their size).
+    let changed_runs = checks
+        .iter()
+        .filter(
+            |c| matches!(c, ChangeCheck::Changed(read) if read.unit.kind != UnitKind::LooseFile),
+        )
+        .count();
+    let mut runs: Vec<Unit> = Vec::with_capacity(changed_runs);
+    let mut loose = Vec::new();
     let mut unchanged_runs = Vec::new();
     let mut touched = Vec::new();
     for check in checks {
@@ -203,7 +215,10 @@ pub(crate) fn plan(
                     true => counts.replaced += 1,
                     false => counts.added += 1,
                 }
-                changed.push(read);
+                match read.unit.kind {
+                    UnitKind::LooseFile => loose.push(read),
+                    _ => runs.push(read.unit),
+                }
             }
             ChangeCheck::Unchanged {
                 unit,
@@ -224,13 +239,10 @@ pub(crate) fn plan(
             source: "--release",
         },
         None => {
-            let (label, source) = release::derive(&changed, &unchanged_runs, known, conn);
+            let (label, source) = release::derive(&loose, &runs, &unchanged_runs, known, conn);
             Release { label, source }
         }
     };
-    let (loose, runs): (Vec<ReadUnit>, Vec<ReadUnit>) = changed
-        .into_iter()
-        .partition(|r| r.unit.kind == UnitKind::LooseFile);
     // A loose file that could not be read stays out, with an error row (run
     // directories are read again, and reported, when parsed).
     for read in &loose {
@@ -264,14 +276,23 @@ pub(crate) fn plan(
 impl Plan {
     /// Every changed unit is replaced whole (a run directory that is now
     /// rejected loses its stale rows too); vanished ones only with --prune.
-    pub(crate) fn doomed_units(&self, replaced_loose: &[String], prune: bool) -> Vec<String> {
-        let mut doomed = replaced_loose.to_vec();
-        doomed.extend(self.runs.iter().map(|r| r.unit.path.display().to_string()));
-        doomed.extend(self.stale_phantoms.iter().cloned());
-        if prune {
-            doomed.extend(self.units_missing.iter().cloned());
-        }
-        doomed
+    /// `runs`: the changed run directories, taken from the plan.
+    pub(crate) fn doomed_units<'a>(
+        &'a self,
+        runs: &'a [Unit],
+        replaced_loose: &'a [String],
+        prune: bool,
+    ) -> impl Iterator<Item = String> + 'a {
+        let missing = match prune {
+            true => &self.units_missing[..],
+            false => &[],
+        };
+        replaced_loose
+            .iter()
+            .cloned()
+            .chain(runs.iter().map(|unit| unit.path.display().to_string()))
+            .chain(self.stale_phantoms.iter().cloned())
+            .chain(missing.iter().cloned())
     }
 
     /// Unchanged run directories whose grading key moved (their manifest
@@ -296,11 +317,7 @@ impl Plan {
         self.counts.files_unchanged -= regrade.iter().map(|u| u.files.len()).sum::<usize>();
         self.counts.regraded += regrade.len();
         // Read (and hashed) when its chunk is parsed, like a new directory.
-        self.runs.extend(regrade.into_iter().map(|unit| ReadUnit {
-            unit,
-            contents: Vec::new(),
-            unreadable: Vec::new(),
-        }));
+        self.runs.extend(regrade);
     }
 
     /// A variant the manifests request with no directory, under a case or
@@ -312,7 +329,7 @@ impl Plan {
         let paths = self
             .runs
             .iter()
-            .map(|r| &*r.unit.path)
+            .map(|unit| &*unit.path)
             .chain(self.unchanged_runs.iter().map(|u| &*u.path));
         let roots: std::collections::BTreeSet<PathBuf> =
             paths.filter_map(|p| variant_root(p, grading)).collect();
@@ -324,14 +341,10 @@ impl Plan {
                     (true, true) => self.stale_phantoms.push(key),
                     (false, false) => {
                         self.counts.phantoms += 1;
-                        self.runs.push(ReadUnit {
-                            unit: Unit {
-                                kind: UnitKind::Phantom,
-                                path: Arc::from(path),
-                                files: Vec::new(),
-                            },
-                            contents: Vec::new(),
-                            unreadable: Vec::new(),
+                        self.runs.push(Unit {
+                            kind: UnitKind::Phantom,
+                            path: Arc::from(path),
+                            files: Vec::new(),
                         });
                     }
                     _ => {}

@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::plan::{Plan, ReadUnit};
+use super::plan::Plan;
 use super::progress::progress_bar;
 use super::IngestOptions;
-use crate::ingest::discover::UnitKind;
+use crate::ingest::discover::{Unit, UnitKind};
 use crate::ingest::errors::{ErrorKind, IngestErrorRec};
 use crate::ingest::formats;
 use crate::ingest::json;
@@ -81,7 +81,7 @@ impl<T> Chunks<T> {
 /// chunk's units (paths, file lists) are freed once it is written.
 pub(super) fn parse_and_append(
     plan: &Plan,
-    runs: Vec<ReadUnit>,
+    runs: Vec<Unit>,
     ctx: &RunContext,
     conn: &Connection,
     mut batch: Option<&mut BatchWriter>,
@@ -93,11 +93,11 @@ pub(super) fn parse_and_append(
     let batch_id = batch.as_ref().map_or(0, |b| b.batch_id());
     let redact = !opts.no_redact;
     // Parse one chunk on all cores, each run's rows built (and redacted) there too.
-    let parse_chunk = |chunk: &[ReadUnit]| -> Vec<ParsedRun> {
+    let parse_chunk = |chunk: &[Unit]| -> Vec<ParsedRun> {
         chunk
             .par_iter()
-            .map(|read| {
-                let parsed = parse_one(read, ctx, batch_id, redact, &opts.limits);
+            .map(|unit| {
+                let parsed = parse_one(unit, ctx, batch_id, redact, &opts.limits);
                 let new_errors = match &parsed.outcome {
                     RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
                         records.errors.len()
@@ -116,7 +116,7 @@ pub(super) fn parse_and_append(
     let mut out = RunDirs::default();
     let mut replaced: HashSet<u64> = runs
         .iter()
-        .map(|r| dir_hash(&r.unit.path.display().to_string()))
+        .map(|unit| dir_hash(&unit.path.display().to_string()))
         .collect();
     replaced.extend(plan.stale_phantoms.iter().map(|p| dir_hash(p)));
     if opts.prune {
@@ -124,6 +124,9 @@ pub(super) fn parse_and_append(
     }
     let mut owners = IdentityOwners {
         this_batch: HashMap::new(),
+        in_chunk: Vec::new(),
+        clashes: Vec::new(),
+        unnamed: Vec::new(),
         conn,
         stored: HashMap::new(),
         loaded: HashSet::new(),
@@ -155,27 +158,31 @@ pub(super) fn parse_and_append(
             if let Some(b) = batch.as_deref_mut() {
                 b.append_prepared(rows)?;
                 b.append_source_files(&files)?;
+                owners.written();
             }
             clock.mark("append run dirs");
         }
         Ok(())
     })?;
     bar.finish_and_clear();
+    if let Some(b) = batch {
+        out.errors.extend(owners.name_unnamed(b)?);
+    }
     Ok(out)
 }
 
 /// Read one run directory's declared files and parse them with its adapter.
 fn parse_one(
-    read: &ReadUnit,
+    unit: &Unit,
     ctx: &RunContext,
     batch_id: i64,
     redact: bool,
     limits: &json::ReadLimits,
 ) -> ParsedRun {
-    let (files, shas, read_errors) = load_run_files(read, limits);
-    let outcome = match read.unit.kind {
-        UnitKind::Phantom => formats::seh::run_dir::parse_phantom(&read.unit.path, ctx),
-        _ => formats::parse_run_dir(&read.unit.path, &files, ctx),
+    let (files, shas, read_errors) = load_run_files(unit, limits);
+    let outcome = match unit.kind {
+        UnitKind::Phantom => formats::seh::run_dir::parse_phantom(&unit.path, ctx),
+        _ => formats::parse_run_dir(&unit.path, &files, ctx),
     };
     let rows = match &outcome {
         RunOutcome::Answer { records, .. } => writer::table_rows(records, batch_id, redact),
@@ -195,8 +202,18 @@ fn parse_one(
 /// directory as a hash; directories are read in full only for a release
 /// where a claim clashes, to name them.
 struct IdentityOwners<'a> {
-    /// identity -> the directory that claimed it.
-    this_batch: HashMap<u128, Arc<Path>>,
+    /// identity -> the directory that claimed it, until that directory's
+    /// rows are in the batch (None then: the store names it if a clash needs
+    /// it), so a million paths are not held through the parse. A dry run
+    /// writes nothing and keeps them all.
+    this_batch: HashMap<u128, Option<Arc<Path>>>,
+    /// The identities claimed since the last chunk was written.
+    in_chunk: Vec<u128>,
+    /// Clashes named so far, for the caller to take.
+    clashes: Vec<IngestErrorRec>,
+    /// Clashes with a directory already written: named from the batch's
+    /// rows once the parse is done (one query for all of them).
+    unnamed: Vec<UnnamedClash>,
     conn: &'a Connection,
     /// identity -> hash of run_dir, of the stored runs of each release in
     /// `loaded`: an identity names its release, so only the releases this
@@ -210,6 +227,24 @@ struct IdentityOwners<'a> {
     /// identity -> run_dir of the stored runs of the releases in `named`.
     stored_dirs: HashMap<u128, String>,
     named: HashSet<String>,
+}
+
+/// A run refused because a directory written earlier in the batch holds
+/// its identity.
+struct UnnamedClash {
+    run_id: String,
+    release: String,
+    dir: String,
+}
+
+fn identity_clash(dir: String, other: &str, release: &str) -> IngestErrorRec {
+    IngestErrorRec::new(
+        dir,
+        ErrorKind::IdentityClash,
+        format!(
+            "same run identity as {other} in release '{release}'; ingest the other tree with a different --release"
+        ),
+    )
 }
 
 /// A run id's 128 bits (ids are 32 hex digits; anything else is hashed).
@@ -229,19 +264,23 @@ fn dir_hash(dir: &str) -> u64 {
 }
 
 impl IdentityOwners<'_> {
-    /// Claim `run_id` for the run directory `path`, or the error naming
-    /// the directory that holds it.
-    fn claim(
-        &mut self,
-        run_id: &str,
-        release: &str,
-        path: &Arc<Path>,
-    ) -> Result<Option<IngestErrorRec>> {
+    /// Claim `run_id` for the run directory `path`: false when another
+    /// directory holds it (the clash is recorded, named now or once the
+    /// parse is done).
+    fn claim(&mut self, run_id: &str, release: &str, path: &Arc<Path>) -> Result<bool> {
         self.load(release)?;
         let bits = identity_bits(run_id);
         let dir = path.display().to_string();
         let other = match self.this_batch.get(&bits) {
-            Some(first) => Some(first.display().to_string()),
+            Some(Some(first)) => Some(first.display().to_string()),
+            Some(None) => {
+                self.unnamed.push(UnnamedClash {
+                    run_id: run_id.to_string(),
+                    release: release.to_string(),
+                    dir,
+                });
+                return Ok(false);
+            }
             None => match self.stored.get(&bits) {
                 Some(&held) if held != dir_hash(&dir) && !self.replaced.contains(&held) => {
                     Some(self.stored_dir(bits, release)?)
@@ -249,19 +288,40 @@ impl IdentityOwners<'_> {
                 _ => None,
             },
         };
-        Ok(match other {
-            Some(other) => Some(IngestErrorRec::new(
-                dir,
-                ErrorKind::IdentityClash,
-                format!(
-                    "same run identity as {other} in release '{release}'; ingest the other tree with a different --release"
-                ),
-            )),
-            None => {
-                self.this_batch.insert(bits, path.clone());
-                None
+        match other {
+            Some(other) => {
+                self.clashes.push(identity_clash(dir, &other, release));
+                Ok(false)
             }
-        })
+            None => {
+                self.this_batch.insert(bits, Some(path.clone()));
+                self.in_chunk.push(bits);
+                Ok(true)
+            }
+        }
+    }
+
+    /// The chunk's rows are in the batch: its directories' paths are let go.
+    fn written(&mut self) {
+        for bits in self.in_chunk.drain(..) {
+            self.this_batch.insert(bits, None);
+        }
+    }
+
+    /// The clashes with directories written earlier in the batch, named
+    /// from the batch's rows.
+    fn name_unnamed(&mut self, batch: &BatchWriter) -> Result<Vec<IngestErrorRec>> {
+        let unnamed = std::mem::take(&mut self.unnamed);
+        let dirs = batch.run_dirs_of(unnamed.iter().map(|c| c.run_id.clone()))?;
+        Ok(unnamed
+            .into_iter()
+            .map(|c| {
+                let other = dirs
+                    .get(&c.run_id)
+                    .map_or("another directory", |d| d.as_str());
+                identity_clash(c.dir, other, &c.release)
+            })
+            .collect())
     }
 
     /// The stored runs of `release`, read the first time it is claimed in.
@@ -304,16 +364,16 @@ fn each_stored_run(
 /// A parsed chunk's rows and source files, in directory order; errors,
 /// trigger-trace directories and runs counted into `out`.
 fn collect_chunk(
-    chunk: &[ReadUnit],
+    chunk: &[Unit],
     parsed: Vec<ParsedRun>,
     owners: &mut IdentityOwners,
     out: &mut RunDirs,
 ) -> Result<(TableRows, Vec<SourceFileRec>)> {
     let mut rows: TableRows = Vec::new();
     let mut files = Vec::new();
-    for (read, p) in chunk.iter().zip(parsed) {
+    for (unit, p) in chunk.iter().zip(parsed) {
         out.errors.extend(p.read_errors);
-        let dir = read.unit.path.display().to_string();
+        let dir = unit.path.display().to_string();
         let (run_id, mut records) = match p.outcome {
             RunOutcome::TriggerTrace => {
                 out.trigger_trace_dirs += 1;
@@ -327,8 +387,9 @@ fn collect_chunk(
         };
         out.errors.append(&mut records.errors);
         let release = records.runs.first().map(|r| r.release_label.as_str());
-        if let Some(clash) = owners.claim(&run_id, release.unwrap_or(""), &read.unit.path)? {
-            out.errors.push(clash);
+        let granted = owners.claim(&run_id, release.unwrap_or(""), &unit.path)?;
+        out.errors.append(&mut owners.clashes);
+        if !granted {
             continue;
         }
         let unit_format = records
@@ -348,9 +409,9 @@ fn collect_chunk(
         }
         count_grading(&records, &mut out.grading);
         merge_rows(&mut rows, p.rows);
-        for info in &read.unit.files {
+        for info in &unit.files {
             let path = info.path();
-            let rel = file_key(&read.unit.path, &path);
+            let rel = file_key(&unit.path, &path);
             let Some(sha) = p.shas.get(&rel) else {
                 continue;
             };
@@ -424,15 +485,15 @@ fn merge_rows(into: &mut TableRows, rows: TableRows) {
 /// keeps no bytes), keyed by `file_key`, with the sha256 of each file
 /// as read; files that cannot be read become error rows.
 fn load_run_files(
-    read: &ReadUnit,
+    unit: &Unit,
     limits: &json::ReadLimits,
 ) -> (RunFiles, HashMap<String, String>, Vec<IngestErrorRec>) {
     let mut files = RunFiles::new();
     let mut shas = HashMap::new();
     let mut errors = Vec::new();
-    for info in &read.unit.files {
+    for info in &unit.files {
         let path = info.path();
-        let rel = file_key(&read.unit.path, &path);
+        let rel = file_key(&unit.path, &path);
         match json::read_hashed(&path, limits) {
             Ok((bytes, sha)) => {
                 files.insert(rel.clone(), bytes);
