@@ -24,7 +24,7 @@ pub use interval::{interval, noise_check, Interval, NoiseCheck};
 /// trend_stats), inside the caller's transaction.
 #[cfg(feature = "store")]
 pub fn refresh_all(conn: &duckdb::Connection) -> crate::Result<()> {
-    crate::store::derived::refresh(conn, crate::store::derived::Scope::Every)?;
+    crate::store::derived::refresh(conn, crate::store::derived::Scope::Every, |_| {})?;
     materialize::refresh(conn, crate::store::derived::Scope::Every)?;
     ablation::refresh(conn, crate::store::derived::Scope::Every)?;
     trend::refresh(conn, crate::store::derived::Scope::Every)?;

@@ -83,8 +83,14 @@ fn sql_list(labels: &[String]) -> String {
     format!("[{}]::VARCHAR[]", quoted.join(", "))
 }
 
-/// Refill every derived table's rows of `scope`, in the caller's transaction.
-pub fn refresh(conn: &Connection, scope: Scope) -> Result<()> {
+/// Refill every derived table's rows of `scope`, in the caller's transaction;
+/// `refilled` is told each table as it is done (a batch's timings name the
+/// one a failed refill stopped after).
+pub fn refresh(
+    conn: &Connection,
+    scope: Scope,
+    mut refilled: impl FnMut(&'static str),
+) -> Result<()> {
     for d in DERIVED {
         conn.execute_batch(&format!(
             "DELETE FROM {table} WHERE {filter};
@@ -94,6 +100,7 @@ pub fn refresh(conn: &Connection, scope: Scope) -> Result<()> {
             macro_ = d.of_releases,
             argument = scope.argument(),
         ))?;
+        refilled(d.table);
     }
     Ok(())
 }

@@ -395,8 +395,7 @@ fn refill(
     scope: crate::store::derived::Scope,
     clock: &mut crate::ingest::timings::Timings,
 ) -> Result<()> {
-    crate::store::derived::refresh(tx, scope)?;
-    clock.mark("derived tables");
+    crate::store::derived::refresh(tx, scope, |table| clock.mark(table))?;
     crate::stats::materialize::refresh(tx, scope)?;
     clock.mark("lift_stats");
     crate::stats::ablation::refresh(tx, scope)?;
