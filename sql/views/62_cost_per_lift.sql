@@ -5,31 +5,39 @@
 -- cost per unit of lift when the objective delta is positive.
 -- cost_per_lift_in(releases): the rows of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO cost_per_lift_in(releases) AS TABLE
--- One pass over cost_pairs, its four quantities of a pair folded into one row
--- (joining it to itself per quantity computed every pair four times).
-WITH per_pair AS (
+-- Each run's four quantities folded into one row, joined once per arm: no
+-- per-pair fold of cost_pairs (at a million runs that fold, keyed by a
+-- string per pair and quantity, needed 571 MB on one thread; this needs 350).
+WITH p AS (
+    SELECT *, coalesce(with_scorable AND control_scorable, false) AS both_scorable
+    FROM pairs_in(releases) WHERE control_arm = 'without_skill'
+),
+per_run AS MATERIALIZED (
+    SELECT run_id,
+        any_value(side) FILTER (WHERE metric = 'cost') AS cost,
+        any_value(side) FILTER (WHERE metric = 'total_tokens') AS total_tokens,
+        any_value(side) FILTER (WHERE metric = 'input_tokens') AS input_tokens,
+        any_value(side) FILTER (WHERE metric = 'output_tokens') AS output_tokens
+    FROM cost_measured_in(releases)
+    GROUP BY run_id
+),
+judged AS (
     SELECT
-        any_value(release_label) AS release_label,
-        any_value(native_batch) AS native_batch,
-        any_value(experiment) AS experiment,
-        any_value(skill_name) AS skill_name,
-        any_value(case_id) AS case_id,
-        any_value(split) AS split,
-        any_value(model) AS model,
-        any_value(repetition) AS repetition,
-        any_value(objective_eligible) AS objective_eligible,
-        any_value(objective_delta) AS objective_delta,
-        any_value(comparable) FILTER (WHERE metric = 'cost') AS cost_comparable,
-        any_value(blocked_reason) FILTER (WHERE metric = 'cost') AS cost_blocked_reason,
-        any_value(currency) FILTER (WHERE metric = 'cost') AS currency,
-        any_value(delta) FILTER (WHERE metric = 'cost') AS cost_delta,
-        any_value(comparable) FILTER (WHERE metric = 'total_tokens') AS tokens_comparable,
-        any_value(blocked_reason) FILTER (WHERE metric = 'total_tokens') AS tokens_blocked_reason,
-        any_value(delta) FILTER (WHERE metric = 'total_tokens') AS total_token_delta,
-        any_value(delta) FILTER (WHERE metric = 'input_tokens') AS input_token_delta,
-        any_value(delta) FILTER (WHERE metric = 'output_tokens') AS output_token_delta
-    FROM cost_pairs_in(releases)
-    GROUP BY pair_key
+        p.release_label, p.native_batch, p.experiment, p.skill_name, p.case_id, p.split, p.model, p.repetition,
+        p.eligible AS objective_eligible,
+        CASE WHEN p.eligible THEN p.delta END AS objective_delta,
+        w.cost.currency AS currency,
+        liftdb_cost_blocked_reason(true, p.both_scorable, w.cost, c.cost) AS cost_reason,
+        liftdb_cost_blocked_reason(false, p.both_scorable, w.total_tokens, c.total_tokens) AS tokens_reason,
+        CASE WHEN cost_reason IS NULL THEN CAST(w.cost.amount - c.cost.amount AS DOUBLE) END AS cost_delta,
+        CASE WHEN tokens_reason IS NULL THEN w.total_tokens.value - c.total_tokens.value END AS total_token_delta,
+        CASE WHEN liftdb_cost_blocked_reason(false, p.both_scorable, w.input_tokens, c.input_tokens) IS NULL
+             THEN w.input_tokens.value - c.input_tokens.value END AS input_token_delta,
+        CASE WHEN liftdb_cost_blocked_reason(false, p.both_scorable, w.output_tokens, c.output_tokens) IS NULL
+             THEN w.output_tokens.value - c.output_tokens.value END AS output_token_delta
+    FROM p
+    LEFT JOIN per_run w ON w.run_id = p.with_run_id
+    LEFT JOIN per_run c ON c.run_id = p.control_run_id
 )
 SELECT
     release_label,
@@ -41,23 +49,23 @@ SELECT
     model,
     repetition,
     objective_eligible,
-    CASE WHEN objective_eligible THEN objective_delta END AS objective_delta,
-    cost_comparable,
-    cost_blocked_reason,
+    objective_delta,
+    cost_reason IS NULL AS cost_comparable,
+    cost_reason AS cost_blocked_reason,
     currency,
-    CAST(cost_delta AS DOUBLE) AS cost_delta,
-    tokens_comparable,
-    tokens_blocked_reason,
+    cost_delta,
+    tokens_reason IS NULL AS tokens_comparable,
+    tokens_reason AS tokens_blocked_reason,
     total_token_delta,
     input_token_delta,
     output_token_delta,
-    CASE WHEN objective_eligible AND cost_comparable AND currency = 'USD' AND cost_delta > 0
-         THEN objective_delta / CAST(cost_delta AS DOUBLE) END AS lift_per_dollar,
-    CASE WHEN objective_eligible AND tokens_comparable AND total_token_delta > 0
+    CASE WHEN objective_eligible AND cost_reason IS NULL AND currency = 'USD' AND cost_delta > 0
+         THEN objective_delta / cost_delta END AS lift_per_dollar,
+    CASE WHEN objective_eligible AND tokens_reason IS NULL AND total_token_delta > 0
          THEN objective_delta / (total_token_delta / 1000.0) END AS lift_per_1k_tokens,
-    CASE WHEN objective_eligible AND cost_comparable AND objective_delta > 0
-         THEN CAST(cost_delta AS DOUBLE) / objective_delta END AS cost_per_unit_lift
-FROM per_pair;
+    CASE WHEN objective_eligible AND cost_reason IS NULL AND objective_delta > 0
+         THEN cost_delta / objective_delta END AS cost_per_unit_lift
+FROM judged;
 
 CREATE OR REPLACE VIEW cost_per_lift AS SELECT * FROM cost_per_lift_in(NULL);
 
