@@ -22,7 +22,11 @@ use super::kernel::run_files::{marks_run_dir, CONTEXT_FILES};
 #[derive(Debug, Clone)]
 pub struct FileInfo {
     dir: Arc<Path>,
-    /// A thin pointer (an `Arc<OsStr>` is two words): 40 bytes a file, not 48.
+    /// The path below `dir`: the file's name, or for a file in an outputs/ or
+    /// turn-N/ folder the folder too ("outputs/answer.md"), so that it shares
+    /// its run directory's `dir` instead of holding a path of its own (about
+    /// 130 bytes a run). Interned: runs repeat these names. A thin pointer
+    /// (an `Arc<OsStr>` is two words): 40 bytes a file, not 48.
     name: Arc<OsString>,
     pub size: u64,
     pub mtime_ns: i64,
@@ -110,12 +114,36 @@ impl FileInfo {
 
     /// The file's name (its last component).
     pub fn name(&self) -> &OsStr {
-        &self.name
+        Path::new(self.name.as_os_str())
+            .file_name()
+            .unwrap_or(self.name.as_os_str())
     }
 
     /// Whether this is the file at `path`.
     pub fn is(&self, path: &Path) -> bool {
-        path.file_name() == Some(self.name.as_os_str()) && path.parent() == Some(&*self.dir)
+        path.strip_prefix(&self.dir)
+            .is_ok_and(|below| below == Path::new(self.name.as_os_str()))
+    }
+
+    /// The same file, held under `owner` (its run directory): the path of
+    /// its own folder, or a second copy of the run directory's (a run's files
+    /// listed after its outputs/ folder), is then no longer kept for it.
+    fn under(self, owner: &Arc<Path>, names: &mut Interner) -> FileInfo {
+        if Arc::ptr_eq(&self.dir, owner) {
+            return self;
+        }
+        let Ok(below) = self.dir.strip_prefix(owner) else {
+            return self;
+        };
+        let name = match below.as_os_str().is_empty() {
+            true => self.name,
+            false => names.name(below.join(self.name.as_os_str()).as_os_str()),
+        };
+        FileInfo {
+            dir: owner.clone(),
+            name,
+            ..self
+        }
     }
 }
 
@@ -351,12 +379,18 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
 
     let mut by_run: HashMap<Arc<Path>, Vec<FileInfo>> = HashMap::new();
     let mut loose_files: HashMap<PathBuf, FileInfo> = HashMap::new();
+    let mut nested_names = Interner::default();
     for listing in listings {
         if let Some(dir) = owning_run_dir(&listing.dir, &run_dirs) {
-            let files = by_run.entry(dir).or_default();
-            match files.is_empty() {
+            let files = by_run.entry(dir.clone()).or_default();
+            match files.is_empty() && Arc::ptr_eq(&listing.dir, &dir) {
                 true => *files = listing.files,
-                false => files.extend(listing.files),
+                false => files.extend(
+                    listing
+                        .files
+                        .into_iter()
+                        .map(|f| f.under(&dir, &mut nested_names)),
+                ),
             }
             continue;
         }
@@ -441,4 +475,60 @@ fn owning_run_dir(dir: &Path, run_dirs: &HashSet<Arc<Path>>) -> Option<Arc<Path>
         ancestor = candidate.parent();
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run directory with a file before its outputs/ folder, two files in
+    /// it and one after it (a sorted walk lists the run directory twice).
+    fn run_tree() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = tmp.path().join("case-1").join("with_skill").join("run-1");
+        std::fs::create_dir_all(run.join("outputs")).unwrap();
+        for (rel, text) in [
+            ("grading.json", "{}"),
+            ("outputs/answer.md", "hello"),
+            ("outputs/metrics.json", "{}"),
+            ("timing.json", "{}"),
+        ] {
+            std::fs::write(run.join(rel), text).unwrap();
+        }
+        let run = std::fs::canonicalize(run).unwrap();
+        (tmp, run)
+    }
+
+    #[test]
+    fn a_runs_files_share_its_directory_and_keep_their_own_paths() {
+        let (tmp, run) = run_tree();
+        let found = discover(&[tmp.path().to_path_buf()]);
+        assert!(found.errors.is_empty(), "{:?}", found.errors);
+        let [unit] = &found.units[..] else {
+            panic!("one unit expected, found {:?}", found.units)
+        };
+        assert_eq!(unit.kind, UnitKind::RunDir);
+        assert_eq!(&*unit.path, run.as_path());
+        // Paths and names as on disk, in walk order.
+        let paths: Vec<PathBuf> = unit.files.iter().map(FileInfo::path).collect();
+        let rels = [
+            "grading.json",
+            "outputs/answer.md",
+            "outputs/metrics.json",
+            "timing.json",
+        ];
+        assert_eq!(paths, rels.map(|r| run.join(r)).to_vec());
+        let names: Vec<&OsStr> = unit.files.iter().map(FileInfo::name).collect();
+        assert_eq!(
+            names,
+            ["grading.json", "answer.md", "metrics.json", "timing.json"]
+        );
+        assert_eq!(unit.files[1].size, 5);
+        for (file, path) in unit.files.iter().zip(&paths) {
+            assert!(file.is(path), "{path:?}");
+            assert!(!file.is(&run.join("other").join(file.name())));
+            // No path held per folder: every file points at the unit's own.
+            assert!(Arc::ptr_eq(&file.dir, &unit.path), "{path:?}");
+        }
+    }
 }
