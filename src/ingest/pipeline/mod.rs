@@ -5,6 +5,7 @@
 //! loose rows, then run directories parsed and appended chunk by chunk) →
 //! the summary, assembled from what each stage returned.
 
+mod budget;
 mod loose_files;
 mod plan;
 mod progress;
@@ -41,27 +42,10 @@ pub struct IngestOptions {
     pub strict: bool,
     /// Caps on one file read whole and on a `.gz` file inflated.
     pub limits: crate::ingest::json::ReadLimits,
-    /// The memory the ingest aims to stay under (MiB); DuckDB gets half.
-    /// None: DuckDB's default (80% of RAM).
+    /// The memory the ingest aims to stay under (MiB); DuckDB gets what
+    /// liftdb does not hold, up to half (budget.rs). None: DuckDB's default
+    /// (80% of RAM).
     pub memory_mb: Option<u64>,
-}
-
-/// Hold DuckDB to half the budget while runs are parsed (liftdb's own
-/// per-run state has the other half): an open batch then spills to disk
-/// instead of growing with the tree.
-fn limit_memory(conn: &duckdb::Connection, memory_mb: Option<u64>) -> Result<()> {
-    if let Some(mb) = memory_mb {
-        conn.execute_batch(&format!("SET memory_limit = '{}MiB'", (mb / 2).max(64)))?;
-    }
-    Ok(())
-}
-
-/// DuckDB's share of the budget for the refill at the end of a batch: three
-/// quarters, since the run chunks are written and freed by then (at a
-/// million runs in one release `cost_per_lift_in` needs 571 MB on one thread,
-/// more than half of 1024 MiB).
-fn refill_share(memory_mb: Option<u64>) -> Option<u64> {
-    memory_mb.map(|mb| (mb / 4 * 3).max(64))
 }
 
 /// Ingest `paths` in one batch. A failure of the store itself (a full disk,
@@ -100,7 +84,7 @@ fn ingest_batch(
     batch_bytes: &mut Option<u64>,
 ) -> Result<IngestSummary> {
     let mut clock = Timings::from_env();
-    limit_memory(&store.conn, opts.memory_mb)?;
+    let mut budget = budget::MemoryBudget::start(&store.conn, opts.memory_mb)?;
     let known = super::state::StoredState::load(&store.conn, owner_scope(paths).as_deref())?;
     clock.mark("load state");
 
@@ -142,7 +126,7 @@ fn ingest_batch(
         )?),
     };
     if let Some(b) = batch.as_mut() {
-        b.refill_under(refill_share(opts.memory_mb));
+        b.refill_under(budget.refill_share());
         b.append(&resolved.records)?;
         b.append_source_files(&resolved.source_files)?;
         for report in &resolved.streamed_reports {
@@ -166,6 +150,7 @@ fn ingest_batch(
         &ctx,
         &store.conn,
         batch.as_mut(),
+        &mut budget,
         opts,
         &mut clock,
     )?;

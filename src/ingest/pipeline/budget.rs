@@ -1,0 +1,150 @@
+//! `--memory-mb`: one budget for the whole process, shared between liftdb's
+//! own state (the plan's file lists, the chunks being parsed) and DuckDB's
+//! buffers (the open batch, which spills to disk past its limit).
+//!
+//! DuckDB starts with half. The plan's lists grow with the tree (about 600
+//! bytes a run: 700 MiB at a million runs), so after each chunk is written
+//! DuckDB's share is set to what liftdb is not holding, measured: the
+//! process's resident memory less DuckDB's own. Early in a large parse
+//! DuckDB gets less; as the chunks are freed it gets up to half again.
+
+use duckdb::Connection;
+
+use crate::Result;
+
+pub(super) struct MemoryBudget {
+    total_mib: Option<u64>,
+    /// DuckDB's limit as last set (MiB).
+    duckdb_mib: u64,
+}
+
+/// Below this DuckDB cannot hold the row groups of the batch's tables.
+const DUCKDB_FLOOR_MIB: u64 = 64;
+
+impl MemoryBudget {
+    /// Hold DuckDB to half the budget while runs are parsed (None: DuckDB's
+    /// own limit, 80% of RAM, and nothing is rebalanced).
+    pub(super) fn start(conn: &Connection, total_mib: Option<u64>) -> Result<MemoryBudget> {
+        let duckdb_mib = total_mib.map_or(0, |mb| (mb / 2).max(DUCKDB_FLOOR_MIB));
+        if total_mib.is_some() {
+            conn.execute_batch(&format!("SET memory_limit = '{duckdb_mib}MiB'"))?;
+        }
+        Ok(MemoryBudget {
+            total_mib,
+            duckdb_mib,
+        })
+    }
+
+    /// DuckDB's share for the refill at the end of a batch: three quarters,
+    /// since the run chunks are written and freed by then (at a million runs
+    /// in one release the refill ran out of half of 1024 MiB, inside the
+    /// batch's transaction).
+    pub(super) fn refill_share(&self) -> Option<u64> {
+        self.total_mib.map(|mb| (mb / 4 * 3).max(DUCKDB_FLOOR_MIB))
+    }
+
+    /// After a chunk is written: give DuckDB what liftdb is not holding, less
+    /// room for the next chunk in flight, between the floor and half the
+    /// budget. Never below what DuckDB holds now (lowering a limit under
+    /// its use fails, and a failed statement would abort the batch).
+    pub(super) fn rebalance(&mut self, conn: &Connection) -> Result<()> {
+        let Some(total) = self.total_mib else {
+            return Ok(());
+        };
+        let Some(resident) = resident_mib() else {
+            return Ok(()); // not Linux: the starting half stays
+        };
+        let duckdb_used: i64 = conn.query_row(
+            "SELECT coalesce(sum(memory_usage_bytes), 0)::BIGINT FROM duckdb_memory()",
+            [],
+            |r| r.get(0),
+        )?;
+        let duckdb_used = duckdb_used.max(0) as u64 >> 20;
+        let share = duckdb_share(total, resident.saturating_sub(duckdb_used), duckdb_used);
+        // A few MiB either way is not worth a statement per chunk.
+        if share.abs_diff(self.duckdb_mib) >= 16 {
+            conn.execute_batch(&format!("SET memory_limit = '{share}MiB'"))?;
+            self.duckdb_mib = share;
+        }
+        Ok(())
+    }
+}
+
+/// DuckDB's share (MiB) of `total` when liftdb itself holds `own` and
+/// DuckDB `duckdb_used`: the rest less an eighth for the next chunk in
+/// flight, between the floor and half, and never under what DuckDB holds.
+fn duckdb_share(total: u64, own: u64, duckdb_used: u64) -> u64 {
+    let in_flight = total / 8;
+    total
+        .saturating_sub(own + in_flight)
+        .clamp(DUCKDB_FLOOR_MIB, (total / 2).max(DUCKDB_FLOOR_MIB))
+        .max(duckdb_used + 16)
+}
+
+/// The process's resident memory (MiB), from /proc (Linux only).
+fn resident_mib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib >> 10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resident_memory_is_read_and_grows_with_what_is_held() {
+        let before = resident_mib().expect("VmRSS on Linux");
+        // 64 MiB touched page by page: resident, not just reserved.
+        let held = std::hint::black_box(vec![1u8; 64 << 20]);
+        let after = resident_mib().unwrap();
+        assert!(after >= before + 60, "{before} -> {after} MiB");
+        drop(held);
+    }
+
+    #[test]
+    fn duckdb_gets_what_liftdb_does_not_hold_within_floor_and_half() {
+        // 1 GiB, liftdb holding 700 MiB early in a million-run parse:
+        // 1024 - 700 - 128 in flight.
+        assert_eq!(duckdb_share(1024, 700, 20), 196);
+        // Most of the plan freed: half, no more (the refill has its own share).
+        assert_eq!(duckdb_share(1024, 100, 300), 512);
+        // liftdb alone past the budget: the floor, not nothing.
+        assert_eq!(duckdb_share(1024, 1500, 10), DUCKDB_FLOOR_MIB);
+        // Never under what DuckDB holds (the limit would fail to apply).
+        assert_eq!(duckdb_share(1024, 800, 200), 216);
+        // A budget under twice the floor.
+        assert_eq!(duckdb_share(100, 10, 0), DUCKDB_FLOOR_MIB);
+    }
+
+    #[test]
+    fn the_share_is_applied_to_duckdb_and_none_leaves_its_own_limit() {
+        let conn = Connection::open_in_memory().unwrap();
+        let limit = |conn: &Connection| -> String {
+            conn.query_row("SELECT current_setting('memory_limit')", [], |r| r.get(0))
+                .unwrap()
+        };
+        let default = limit(&conn);
+        let mut none = MemoryBudget::start(&conn, None).unwrap();
+        none.rebalance(&conn).unwrap();
+        assert_eq!(limit(&conn), default);
+        assert_eq!(none.refill_share(), None);
+
+        // Far above what this process holds: half, as at the start.
+        let mut roomy = MemoryBudget::start(&conn, Some(16 * 1024)).unwrap();
+        assert_eq!(limit(&conn), "8.0 GiB");
+        roomy.rebalance(&conn).unwrap();
+        assert_eq!(limit(&conn), "8.0 GiB");
+        assert_eq!(roomy.refill_share(), Some(12 * 1024));
+        // Under what it holds: the floor.
+        let held = resident_mib().unwrap();
+        let mut tight = MemoryBudget::start(&conn, Some(held)).unwrap();
+        tight.rebalance(&conn).unwrap();
+        assert!(
+            tight.duckdb_mib.abs_diff(DUCKDB_FLOOR_MIB) < 16,
+            "{}",
+            tight.duckdb_mib
+        );
+    }
+}
