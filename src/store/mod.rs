@@ -2,6 +2,7 @@
 //! and the batched writer used by ingest.
 
 mod arrow_rows;
+pub mod budget;
 pub mod check;
 pub mod derived;
 mod migrate;

@@ -4,6 +4,7 @@
 
 use duckdb::{params, Connection, Transaction};
 
+use super::budget::MemoryBudget;
 use crate::ingest::records::{IngestErrorRec, Records, Row, TableBatch};
 use crate::ingest::table::{Column, TEXT_KEY};
 use crate::{Error, Result};
@@ -204,7 +205,8 @@ pub struct BatchWriter<'c> {
     counts: WriteCounts,
     /// DuckDB's memory limit (MiB) for the refill, on one thread (under a
     /// memory budget).
-    refill_budget: Option<u64>,
+    /// Under `--memory-mb`: DuckDB's share through the parse and the refill.
+    budget: Option<MemoryBudget>,
 }
 
 impl<'c> BatchWriter<'c> {
@@ -255,7 +257,7 @@ impl<'c> BatchWriter<'c> {
             batch_id,
             redact,
             counts: WriteCounts::default(),
-            refill_budget: None,
+            budget: None,
         })
     }
 
@@ -263,14 +265,22 @@ impl<'c> BatchWriter<'c> {
         self.batch_id
     }
 
-    /// Under a memory budget the stored aggregates are refilled on one
-    /// thread, DuckDB held to `mib`: their ordered list aggregates keep a
-    /// state per thread that DuckDB cannot spill (at 100,000 runs `lift_in`
-    /// and `case_flags_in` failed under 150 MiB on two threads and fit on
-    /// one). The caller gives the refill more than the parse had: the run
-    /// chunks are written and freed by then.
-    pub fn refill_under(&mut self, mib: Option<u64>) {
-        self.refill_budget = mib;
+    /// Hold DuckDB to `budget` for the rest of the batch. Under a budget the
+    /// stored aggregates are refilled on one thread: their ordered list
+    /// aggregates keep a state per thread that DuckDB cannot spill (at
+    /// 100,000 runs `lift_in` and `case_flags_in` failed under 150 MiB on
+    /// two threads and fit on one).
+    pub fn hold_to(&mut self, budget: MemoryBudget) {
+        self.budget = Some(budget);
+    }
+
+    /// After a chunk of runs is appended: DuckDB's share set again from what
+    /// liftdb now holds (budget.rs).
+    pub fn rebalance_memory(&mut self) -> Result<()> {
+        match self.budget.as_mut() {
+            Some(budget) => budget.rebalance(&self.tx),
+            None => Ok(()),
+        }
     }
 
     /// The run directory of each run of `run_ids` this batch has written so
@@ -350,7 +360,7 @@ impl<'c> BatchWriter<'c> {
         clock.mark("errors + mtimes");
         let touched = touched_releases(tx, self.batch_id)?;
         let scope = crate::store::derived::Scope::Releases(&touched);
-        let refilled = match self.refill_budget {
+        let refilled = match self.budget.as_ref().and_then(MemoryBudget::refill_share) {
             None => refill(tx, scope, clock),
             Some(mib) => {
                 let parse_limit: String =

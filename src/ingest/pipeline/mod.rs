@@ -5,7 +5,6 @@
 //! loose rows, then run directories parsed and appended chunk by chunk) →
 //! the summary, assembled from what each stage returned.
 
-mod budget;
 mod loose_files;
 mod plan;
 mod progress;
@@ -17,6 +16,7 @@ use std::path::PathBuf;
 
 use super::formats;
 use super::timings::Timings;
+use crate::store::budget::MemoryBudget;
 use crate::store::writer::{self, BatchWriter};
 use crate::store::Store;
 use crate::Result;
@@ -84,7 +84,7 @@ fn ingest_batch(
     batch_bytes: &mut Option<u64>,
 ) -> Result<IngestSummary> {
     let mut clock = Timings::from_env();
-    let mut budget = budget::MemoryBudget::start(&store.conn, opts.memory_mb)?;
+    let budget = MemoryBudget::start(&store.conn, opts.memory_mb)?;
     let known = super::state::StoredState::load(&store.conn, owner_scope(paths).as_deref())?;
     clock.mark("load state");
 
@@ -126,7 +126,7 @@ fn ingest_batch(
         )?),
     };
     if let Some(b) = batch.as_mut() {
-        b.refill_under(budget.refill_share());
+        b.hold_to(budget);
         b.append(&resolved.records)?;
         b.append_source_files(&resolved.source_files)?;
         for report in &resolved.streamed_reports {
@@ -150,7 +150,6 @@ fn ingest_batch(
         &ctx,
         &store.conn,
         batch.as_mut(),
-        &mut budget,
         opts,
         &mut clock,
     )?;

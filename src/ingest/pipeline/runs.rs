@@ -85,7 +85,6 @@ pub(super) fn parse_and_append(
     ctx: &RunContext,
     conn: &Connection,
     mut batch: Option<&mut BatchWriter>,
-    budget: &mut super::budget::MemoryBudget,
     opts: &IngestOptions,
     clock: &mut Timings,
 ) -> Result<RunDirs> {
@@ -160,7 +159,7 @@ pub(super) fn parse_and_append(
                 b.append_prepared(rows)?;
                 b.append_source_files(&files)?;
                 owners.written();
-                budget.rebalance(conn)?;
+                b.rebalance_memory()?;
             }
             clock.mark("append run dirs");
         }

@@ -12,7 +12,7 @@ use duckdb::Connection;
 
 use crate::Result;
 
-pub(super) struct MemoryBudget {
+pub struct MemoryBudget {
     total_mib: Option<u64>,
     /// DuckDB's limit as last set (MiB).
     duckdb_mib: u64,
@@ -24,7 +24,7 @@ const DUCKDB_FLOOR_MIB: u64 = 64;
 impl MemoryBudget {
     /// Hold DuckDB to half the budget while runs are parsed (None: DuckDB's
     /// own limit, 80% of RAM, and nothing is rebalanced).
-    pub(super) fn start(conn: &Connection, total_mib: Option<u64>) -> Result<MemoryBudget> {
+    pub fn start(conn: &Connection, total_mib: Option<u64>) -> Result<MemoryBudget> {
         let duckdb_mib = total_mib.map_or(0, |mb| (mb / 2).max(DUCKDB_FLOOR_MIB));
         if total_mib.is_some() {
             conn.execute_batch(&format!("SET memory_limit = '{duckdb_mib}MiB'"))?;
@@ -39,7 +39,7 @@ impl MemoryBudget {
     /// since the run chunks are written and freed by then (at a million runs
     /// in one release the refill ran out of half of 1024 MiB, inside the
     /// batch's transaction).
-    pub(super) fn refill_share(&self) -> Option<u64> {
+    pub fn refill_share(&self) -> Option<u64> {
         self.total_mib.map(|mb| (mb / 4 * 3).max(DUCKDB_FLOOR_MIB))
     }
 
@@ -47,7 +47,7 @@ impl MemoryBudget {
     /// room for the next chunk in flight, between the floor and half the
     /// budget. Never below what DuckDB holds now (lowering a limit under
     /// its use fails, and a failed statement would abort the batch).
-    pub(super) fn rebalance(&mut self, conn: &Connection) -> Result<()> {
+    pub fn rebalance(&mut self, conn: &Connection) -> Result<()> {
         let Some(total) = self.total_mib else {
             return Ok(());
         };
