@@ -334,13 +334,16 @@ impl<'c> BatchWriter<'c> {
 
     /// Write the errors, refresh the statistics, close the batch and commit.
     pub fn finish(
-        self,
+        mut self,
         batch: &BatchInfo,
         errors: &[IngestErrorRec],
         touched: &[(String, i64)],
         clock: &mut crate::ingest::timings::Timings,
     ) -> Result<WriteCounts> {
         let tx = &self.tx;
+        if let Some(budget) = self.budget.as_mut() {
+            budget.end_parse(tx)?;
+        }
         {
             let mut stmt =
                 tx.prepare("INSERT INTO ingest_error (batch_id, path, stage, reason, occurred_at, hint) VALUES (?, ?, ?, ?, now()::TIMESTAMP, ?)")?;
