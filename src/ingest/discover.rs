@@ -24,8 +24,8 @@ pub struct FileInfo {
     dir: Arc<Path>,
     /// The path below `dir`: the file's name, or for a file in an outputs/ or
     /// turn-N/ folder the folder too ("outputs/answer.md"), so that it shares
-    /// its run directory's `dir` instead of holding a path of its own (about
-    /// 130 bytes a run). Interned: runs repeat these names. A thin pointer
+    /// its run directory's `dir` instead of holding its folder's path, one
+    /// per run. Interned: runs repeat these names. A thin pointer
     /// (an `Arc<OsStr>` is two words): 40 bytes a file, not 48.
     name: Arc<OsString>,
     pub size: u64,

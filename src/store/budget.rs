@@ -18,7 +18,7 @@ pub struct MemoryBudget {
     duckdb_mib: u64,
 }
 
-/// Below this DuckDB cannot hold the row groups of the batch's tables.
+/// The least DuckDB is ever held to (the floor `--memory-mb` has had since it was added).
 const DUCKDB_FLOOR_MIB: u64 = 64;
 
 impl MemoryBudget {

@@ -203,8 +203,6 @@ pub struct BatchWriter<'c> {
     batch_id: i64,
     redact: bool,
     counts: WriteCounts,
-    /// DuckDB's memory limit (MiB) for the refill, on one thread (under a
-    /// memory budget).
     /// Under `--memory-mb`: DuckDB's share through the parse and the refill.
     budget: Option<MemoryBudget>,
 }
