@@ -99,7 +99,16 @@ pub fn run_via(
     mut query: impl FnMut(&str, &Filters) -> Result<ResultSet>,
 ) -> Result<ResultSet> {
     report.check_filters(filters)?;
-    let mut result = query(report.sql, filters)?;
+    let mut result = match report.when {
+        // Nothing to report (reconcile-trend with no trend report held): the
+        // statement gives its columns without running (at a million runs it
+        // took 22 s and 6.7 GB to find no rows).
+        Some(when) if !holds(&query(when, &Filters::new())?) => {
+            let sql = report.sql.trim_end().trim_end_matches(';');
+            query(&format!("SELECT * FROM (\n{sql}\n) LIMIT 0"), filters)?
+        }
+        _ => query(report.sql, filters)?,
+    };
     for name in &report.includes {
         let part = find(name)?;
         if let Some(when) = part.when {

@@ -232,6 +232,25 @@ fn a_writing_statement_reopens_the_store_for_writing() {
 }
 
 #[test]
+fn a_report_whose_when_fails_gives_its_columns_and_no_rows_without_running() {
+    // The corpus holds no skill-benchmark trend output, so reconcile-trend's
+    // `when` is false: its answer is its own statement's columns, no rows.
+    let (_d, db) = corpus_db();
+    let store = liftdb::store::open_read(&db).unwrap();
+    let report = liftdb::report::find("reconcile-trend").unwrap();
+    let when = report.when.expect("reconcile-trend has a when");
+    let holds: bool = store.conn.query_row(when, [], |r| r.get(0)).unwrap();
+    assert!(!holds);
+    let guarded = liftdb::report::run(&store.conn, &report, &Default::default()).unwrap();
+    // The statement itself, run in full: the same columns, and no rows either.
+    let full = liftdb::report::query(&store.conn, report.sql, &Default::default()).unwrap();
+    assert_eq!(guarded.schema, full.schema);
+    let rows =
+        |rs: &liftdb::output::ResultSet| rs.batches.iter().map(|b| b.num_rows()).sum::<usize>();
+    assert_eq!((rows(&guarded), rows(&full)), (0, 0));
+}
+
+#[test]
 fn every_report_runs_on_the_corpus() {
     let (dir, db) = corpus_db();
     for report in liftdb::report::all() {
