@@ -25,14 +25,20 @@ impl MemoryBudget {
     /// Hold DuckDB to half the budget while runs are parsed (None: DuckDB's
     /// own limit, 80% of RAM, and nothing is rebalanced).
     pub fn start(conn: &Connection, total_mib: Option<u64>) -> Result<MemoryBudget> {
-        let duckdb_mib = total_mib.map_or(0, |mb| (mb / 2).max(DUCKDB_FLOOR_MIB));
-        if total_mib.is_some() {
-            conn.execute_batch(&format!("SET memory_limit = '{duckdb_mib}MiB'"))?;
-        }
-        Ok(MemoryBudget {
+        let mut budget = MemoryBudget {
             total_mib,
-            duckdb_mib,
-        })
+            duckdb_mib: 0,
+        };
+        if let Some(total) = total_mib {
+            budget.hold_duckdb_to(conn, half(total))?;
+        }
+        Ok(budget)
+    }
+
+    fn hold_duckdb_to(&mut self, conn: &Connection, mib: u64) -> Result<()> {
+        conn.execute_batch(&format!("SET memory_limit = '{mib}MiB'"))?;
+        self.duckdb_mib = mib;
+        Ok(())
     }
 
     /// The parse is over and its chunks are freed: DuckDB back to half
@@ -42,12 +48,29 @@ impl MemoryBudget {
         let Some(total) = self.total_mib else {
             return Ok(());
         };
-        let half = (total / 2).max(DUCKDB_FLOOR_MIB);
-        if self.duckdb_mib < half {
-            conn.execute_batch(&format!("SET memory_limit = '{half}MiB'"))?;
-            self.duckdb_mib = half;
+        match self.duckdb_mib < half(total) {
+            true => self.hold_duckdb_to(conn, half(total)),
+            false => Ok(()),
         }
-        Ok(())
+    }
+
+    /// Run the refill of the stored aggregates under the refill's share, on
+    /// one thread, then give DuckDB back its limit and threads whether or
+    /// not the refill failed (the settings are the instance's); a failed
+    /// refill's own error is the one reported. No budget: just the refill.
+    pub fn refill<T>(&mut self, conn: &Connection, work: impl FnOnce() -> Result<T>) -> Result<T> {
+        let Some(share) = self.refill_share() else {
+            return work();
+        };
+        conn.execute_batch(&format!("SET threads = 1; SET memory_limit = '{share}MiB'"))?;
+        let done = work();
+        let restored = conn.execute_batch(&format!(
+            "RESET threads; SET memory_limit = '{}MiB'",
+            self.duckdb_mib
+        ));
+        let done = done?;
+        restored?;
+        Ok(done)
     }
 
     /// DuckDB's share for the refill at the end of a batch: three quarters,
@@ -77,11 +100,10 @@ impl MemoryBudget {
         let duckdb_used = duckdb_used.max(0) as u64 >> 20;
         let share = duckdb_share(total, resident.saturating_sub(duckdb_used), duckdb_used);
         // A few MiB either way is not worth a statement per chunk.
-        if share.abs_diff(self.duckdb_mib) >= 16 {
-            conn.execute_batch(&format!("SET memory_limit = '{share}MiB'"))?;
-            self.duckdb_mib = share;
+        match share.abs_diff(self.duckdb_mib) >= 16 {
+            true => self.hold_duckdb_to(conn, share),
+            false => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -92,8 +114,14 @@ fn duckdb_share(total: u64, own: u64, duckdb_used: u64) -> u64 {
     let in_flight = total / 8;
     total
         .saturating_sub(own + in_flight)
-        .clamp(DUCKDB_FLOOR_MIB, (total / 2).max(DUCKDB_FLOOR_MIB))
+        .clamp(DUCKDB_FLOOR_MIB, half(total))
         .max(duckdb_used + 16)
+}
+
+/// Half of `total`, the floor at least: DuckDB's share at the start of a
+/// batch and its most while runs are parsed.
+fn half(total: u64) -> u64 {
+    (total / 2).max(DUCKDB_FLOOR_MIB)
 }
 
 /// The process's resident memory (MiB), from /proc (Linux only).

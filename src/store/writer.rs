@@ -361,23 +361,10 @@ impl<'c> BatchWriter<'c> {
         clock.mark("errors + mtimes");
         let touched = touched_releases(tx, self.batch_id)?;
         let scope = crate::store::derived::Scope::Releases(&touched);
-        let refilled = match self.budget.as_ref().and_then(MemoryBudget::refill_share) {
-            None => refill(tx, scope, clock),
-            Some(mib) => {
-                let parse_limit: String =
-                    tx.query_row("SELECT current_setting('memory_limit')", [], |r| r.get(0))?;
-                tx.execute_batch(&format!("SET threads = 1; SET memory_limit = '{mib}MiB'"))?;
-                let refilled = refill(tx, scope, clock);
-                // Restored whether or not the refill failed (the settings are the
-                // instance's); a failed refill's own error is the one to report.
-                let restored = tx.execute_batch(&format!(
-                    "RESET threads; SET memory_limit = '{}'",
-                    parse_limit.replace('\'', "''")
-                ));
-                refilled.and(restored.map_err(Into::into))
-            }
-        };
-        refilled?;
+        match self.budget.as_mut() {
+            Some(budget) => budget.refill(tx, || refill(tx, scope, clock))?,
+            None => refill(tx, scope, clock)?,
+        }
         tx.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
                     files_unchanged = ?, runs_written = ?, errors = ? WHERE batch_id = ?",

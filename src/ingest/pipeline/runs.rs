@@ -128,7 +128,6 @@ pub(super) fn parse_and_append(
     let mut owners = IdentityOwners {
         this_batch: HashMap::new(),
         in_chunk: Vec::new(),
-        clashes: Vec::new(),
         unnamed: Vec::new(),
         conn,
         stored: HashMap::new(),
@@ -213,8 +212,6 @@ struct IdentityOwners<'a> {
     this_batch: HashMap<u128, Option<Arc<Path>>>,
     /// The identities claimed since the last chunk was written.
     in_chunk: Vec<u128>,
-    /// Clashes named so far, for the caller to take.
-    clashes: Vec<IngestErrorRec>,
     /// Clashes with a directory already written: named from the batch's
     /// rows once the parse is done (one query for all of them).
     unnamed: Vec<UnnamedClash>,
@@ -231,6 +228,14 @@ struct IdentityOwners<'a> {
     /// identity -> run_dir of the stored runs of the releases in `named`.
     stored_dirs: HashMap<u128, String>,
     named: HashSet<String>,
+}
+
+/// A run identity claimed for a directory.
+enum Claim {
+    Granted,
+    /// Another directory holds it: the error naming it, or None when it is
+    /// named once the parse is done (`IdentityOwners::name_unnamed`).
+    Refused(Option<IngestErrorRec>),
 }
 
 /// A run refused because a directory written earlier in the batch holds
@@ -268,10 +273,10 @@ fn dir_hash(dir: &str) -> u64 {
 }
 
 impl IdentityOwners<'_> {
-    /// Claim `run_id` for the run directory `path`: false when another
-    /// directory holds it (the clash is recorded, named now or once the
-    /// parse is done).
-    fn claim(&mut self, run_id: &str, release: &str, path: &Arc<Path>) -> Result<bool> {
+    /// Claim `run_id` for the run directory `path`, or the clash with the
+    /// directory that holds it: named now, or once the parse is done when
+    /// that directory's rows are already written.
+    fn claim(&mut self, run_id: &str, release: &str, path: &Arc<Path>) -> Result<Claim> {
         self.load(release)?;
         let bits = identity_bits(run_id);
         let dir = path.display().to_string();
@@ -283,7 +288,7 @@ impl IdentityOwners<'_> {
                     release: release.to_string(),
                     dir,
                 });
-                return Ok(false);
+                return Ok(Claim::Refused(None));
             }
             None => match self.stored.get(&bits) {
                 Some(&held) if held != dir_hash(&dir) && !self.replaced.contains(&held) => {
@@ -293,14 +298,11 @@ impl IdentityOwners<'_> {
             },
         };
         match other {
-            Some(other) => {
-                self.clashes.push(identity_clash(dir, &other, release));
-                Ok(false)
-            }
+            Some(other) => Ok(Claim::Refused(Some(identity_clash(dir, &other, release)))),
             None => {
                 self.this_batch.insert(bits, Some(path.clone()));
                 self.in_chunk.push(bits);
-                Ok(true)
+                Ok(Claim::Granted)
             }
         }
     }
@@ -391,9 +393,8 @@ fn collect_chunk(
         };
         out.errors.append(&mut records.errors);
         let release = records.runs.first().map(|r| r.release_label.as_str());
-        let granted = owners.claim(&run_id, release.unwrap_or(""), &unit.path)?;
-        out.errors.append(&mut owners.clashes);
-        if !granted {
+        if let Claim::Refused(clash) = owners.claim(&run_id, release.unwrap_or(""), &unit.path)? {
+            out.errors.extend(clash);
             continue;
         }
         let unit_format = records
