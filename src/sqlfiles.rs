@@ -80,7 +80,12 @@ pub const MIGRATIONS: &[Migration] = &[
 pub const VIEWS: &[(&str, &str)] = &[
     ("macros", include_str!("../sql/views/00_macros.sql")),
     ("runs", include_str!("../sql/views/10_runs.sql")),
+    ("run_totals", include_str!("../sql/views/15_run_totals.sql")),
     ("pairs", include_str!("../sql/views/20_pairs.sql")),
+    (
+        "blocked_pairs",
+        include_str!("../sql/views/21_blocked_pairs.sql"),
+    ),
     ("lift_units", include_str!("../sql/views/30_lift_units.sql")),
     ("lift", include_str!("../sql/views/31_lift.sql")),
     (
@@ -110,6 +115,10 @@ pub const VIEWS: &[(&str, &str)] = &[
         include_str!("../sql/views/62_cost_per_lift.sql"),
     ),
     (
+        "cost_per_lift_cases",
+        include_str!("../sql/views/63_cost_per_lift_cases.sql"),
+    ),
+    (
         "trigger_rates",
         include_str!("../sql/views/65_trigger_rates.sql"),
     ),
@@ -122,6 +131,10 @@ pub const VIEWS: &[(&str, &str)] = &[
         include_str!("../sql/views/80_run_provenance.sql"),
     ),
     ("trend", include_str!("../sql/views/90_trend.sql")),
+    (
+        "failing_assertions",
+        include_str!("../sql/views/91_failing_assertions.sql"),
+    ),
     ("case_trend", include_str!("../sql/views/92_case_trend.sql")),
     (
         "trend_history",

@@ -14,7 +14,7 @@ SELECT
     blocked_reason AS reason,
     with_run_id,
     control_run_id
-FROM pairs
+FROM blocked_pair_rows
 WHERE NOT eligible
   AND ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)

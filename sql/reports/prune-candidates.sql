@@ -6,12 +6,12 @@ SELECT
     p.skill_name AS skill,
     p.case_id AS "case",
     p.releases_observed,
-    sum(r.cost_usd) AS known_cost_usd,
-    count(r.cost_usd) AS runs_with_cost,
-    count(*) AS runs,
+    sum(r.known_cost_usd) AS known_cost_usd,
+    sum(r.runs_with_cost)::BIGINT AS runs_with_cost,
+    sum(r.runs)::BIGINT AS runs,
     p.reason
 FROM prune_candidates p
-JOIN runs r USING (skill_name, case_id)
+JOIN run_total_rows r USING (skill_name, case_id)
 WHERE $skill IS NULL OR p.skill_name = $skill
-GROUP BY ALL
+GROUP BY p.skill_name, p.case_id, p.releases_observed, p.reason
 ORDER BY skill, "case";

@@ -14,9 +14,8 @@ SELECT
     units,
     liftdb_pyround(pass_at_k_delta, 6) AS pass_at_k_lift,
     liftdb_pyround(pass_hat_k_delta, 6) AS pass_hat_k_lift
-FROM reliability_lift
-WHERE scope IN ('overall', 'model')
-  AND ($release IS NULL OR release_label = $release)
+FROM reliability_lift_pooled_rows
+WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
   AND split = coalesce($split, 'all')
   AND ($model IS NULL OR scope = 'overall' OR model = $model)

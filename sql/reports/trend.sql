@@ -24,5 +24,5 @@ FROM trend
 WHERE ($skill IS NULL OR skill_name = $skill)
   AND ($model IS NULL OR scope = 'overall' OR model = $model)
   AND ($release IS NULL OR release_label = $release)
-  AND ($experiment IS NULL OR release_label IN (SELECT release_label FROM runs WHERE experiment = $experiment))
+  AND ($experiment IS NULL OR release_label IN (SELECT release_label FROM run_total_rows WHERE experiment = $experiment))
 ORDER BY skill, CASE scope WHEN 'overall' THEN 0 ELSE 1 END, model NULLS FIRST, release_order;

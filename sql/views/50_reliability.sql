@@ -4,13 +4,14 @@
 -- the harness prints them rounded to 6 decimals.
 CREATE OR REPLACE VIEW reliability AS
 WITH counts AS (
+    -- n and c counted per case, arm and model when the batch was stored
+    -- (run_total_rows), added up over the models
     SELECT
         release_label, experiment, skill_name, case_id, any_value(split) AS split, arm,
-        count(*) AS n,
-        count(*) FILTER (WHERE liftdb_is_success(objective_pass_rate)) AS c
-    FROM runs
-    WHERE scorable AND population = 'answer'
-      AND objective_pass_rate BETWEEN 0 AND 1
+        sum(reliability_n)::BIGINT AS n,
+        sum(reliability_c)::BIGINT AS c
+    FROM run_total_rows
+    WHERE reliability_n > 0
     GROUP BY release_label, experiment, skill_name, case_id, arm
 )
 SELECT

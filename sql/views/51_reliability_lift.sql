@@ -6,16 +6,20 @@
 -- units that reach k, overall and per model. Values are exact (the unit
 -- deltas unrounded, the means exact as statistics.mean); the harness prints
 -- both rounded to 6 decimals. split = 'all' pools every split.
-CREATE OR REPLACE VIEW reliability_lift AS
+-- reliability_lift_in(releases): the rows of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO reliability_lift_in(releases) AS TABLE
 WITH units AS (
+    -- The unit's eligible pairs and each arm's successes among them, as the
+    -- objective channel of the stored units counts them (lift_unit_rows):
+    -- the pairs are not joined again.
     SELECT release_label, experiment, skill_name, control_arm, coalesce(split, '(none)') AS split,
            case_id, model,
-           count(*) AS n,
-           count(*) FILTER (WHERE liftdb_is_success(with_rate)) AS c_with,
-           count(*) FILTER (WHERE liftdb_is_success(control_rate)) AS c_control
-    FROM pairs
-    WHERE eligible
-    GROUP BY ALL
+           eligible_pairs::BIGINT AS n,
+           with_successes AS c_with,
+           control_successes AS c_control
+    FROM lift_unit_rows
+    WHERE channel = 'objective' AND row_kind = 'experiment' AND eligible_pairs > 0
+      AND (releases IS NULL OR list_contains(releases, release_label))
 ),
 by_split AS (
     SELECT * FROM units
@@ -42,6 +46,8 @@ GROUP BY GROUPING SETS ((release_label, experiment, skill_name, control_arm, spl
 -- units of no model pool only into the overall rows
 HAVING GROUPING(model) = 1 OR model IS NOT NULL;
 
+CREATE OR REPLACE VIEW reliability_lift AS SELECT * FROM reliability_lift_in(NULL);
+
 COMMENT ON VIEW reliability_lift IS 'Paired pass@k / pass^k lift (with_skill - control) per unit and k, and per k pooled overall and per model, per experiment.';
 
 -- Columns
@@ -60,3 +66,18 @@ COMMENT ON COLUMN reliability_lift.c_with IS 'with_skill successes of a unit (ra
 COMMENT ON COLUMN reliability_lift.c_control IS 'Control successes of a unit.';
 COMMENT ON COLUMN reliability_lift.pass_at_k_delta IS 'pass@k(with) - pass@k(control); on pooled rows the exact mean over units.';
 COMMENT ON COLUMN reliability_lift.pass_hat_k_delta IS 'pass^k(with) - pass^k(control); on pooled rows the exact mean over units.';
+
+-- reliability_lift_pooled: the pooled rows of reliability_lift (scope overall
+-- and model), what the harness's reliability.paired_lift prints; stored as
+-- reliability_lift_pooled_rows, refilled at the end of every batch for the
+-- releases it changed after lift_unit_rows (src/store/derived.rs): report
+-- reliability-lift reads them instead of every unit's k rows.
+CREATE OR REPLACE MACRO reliability_lift_pooled_in(releases) AS TABLE
+SELECT * FROM reliability_lift_in(releases) WHERE scope <> 'unit';
+
+CREATE OR REPLACE VIEW reliability_lift_pooled AS SELECT * FROM reliability_lift_pooled_in(NULL);
+
+COMMENT ON VIEW reliability_lift_pooled IS 'The pooled rows of reliability_lift (overall and per model, per k); columns as reliability_lift.';
+
+CREATE OR REPLACE TABLE reliability_lift_pooled_rows AS SELECT * FROM reliability_lift_pooled LIMIT 0;
+COMMENT ON TABLE reliability_lift_pooled_rows IS 'reliability_lift_pooled stored by every batch for the releases it changed (what report reliability-lift reads); equal to reliability_lift_pooled (liftdb check verifies).';

@@ -89,10 +89,12 @@ WITH l AS (
       AND l.split = 'all' AND l.scope IN ('overall', 'model')
 ),
 costs AS (
+    -- from the runs stored summed per case (run_total_rows)
     SELECT release_label, skill_name, model, GROUPING(model) = 1 AS all_models,
-           sum(cost_usd) AS known_cost_usd, count(*) AS runs, count(cost_usd) AS runs_with_cost,
-           sum(total_tokens) AS known_total_tokens
-    FROM runs GROUP BY GROUPING SETS ((release_label, skill_name), (release_label, skill_name, model))
+           sum(known_cost_usd) AS known_cost_usd, sum(runs)::BIGINT AS runs,
+           sum(runs_with_cost)::BIGINT AS runs_with_cost,
+           sum(known_total_tokens) AS known_total_tokens
+    FROM run_total_rows GROUP BY GROUPING SETS ((release_label, skill_name), (release_label, skill_name, model))
 )
 SELECT
     l.skill_name,

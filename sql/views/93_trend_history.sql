@@ -26,7 +26,7 @@ CREATE OR REPLACE VIEW skill_release_order AS
 SELECT skill_name, release_label, ordinal,
        lag(release_label) OVER (PARTITION BY skill_name ORDER BY ordinal) AS previous_release
 FROM (SELECT DISTINCT r.skill_name, r.release_label, s.ordinal
-      FROM runs r JOIN releases s USING (release_label));
+      FROM run_total_rows r JOIN releases s USING (release_label));
 
 COMMENT ON VIEW skill_release_order IS 'Each skill''s releases in order, each with the one before it that ran the skill (a history of the skill''s reports).';
 COMMENT ON COLUMN skill_release_order.skill_name IS 'Skill under test.';
@@ -110,11 +110,12 @@ COMMENT ON COLUMN trend_arm_changes.combined_change IS 'after - before, rounded 
 
 CREATE OR REPLACE VIEW trend_case_changes AS
 WITH rates AS (
+    -- exact means from the runs stored summed per case (run_total_rows)
     SELECT release_label, skill_name, case_id, arm,
-           liftdb_mean_agg(objective_pass_rate) AS rate
-    FROM runs
-    WHERE objective_pass_rate IS NOT NULL
-    GROUP BY ALL
+           liftdb_mean_of(sum(objective_sum), sum(objective_n)) AS rate
+    FROM run_total_rows
+    WHERE objective_n > 0
+    GROUP BY release_label, skill_name, case_id, arm
 )
 SELECT o.ordinal AS release_order, cur.skill_name, o.previous_release, cur.release_label,
        cur.case_id, cur.arm, old.rate AS before, cur.rate AS after,
@@ -165,16 +166,12 @@ COMMENT ON COLUMN trend_flag_changes.flag IS '<case>::<flag text>, as the tool w
 
 CREATE OR REPLACE VIEW recurring_failures AS
 WITH failing AS (
-    -- Each release's failing (case, assertion, severity): any run's assertion
-    -- that did not pass, as the tool reads its report.
-    SELECT DISTINCT r.release_label, r.skill_name, r.case_id, a.name AS assertion,
-           coalesce(a.severity, 'gate') AS severity
-    FROM runs r
-    JOIN assertion_result a ON a.run_id = r.run_id AND a.grading_id = r.grading_id
-    WHERE NOT coalesce(a.passed, false)
+    -- Each release's failing (case, assertion, severity), stored per batch
+    -- (failing_assertion_rows).
+    SELECT * FROM failing_assertion_rows
 ),
 history AS (
-    SELECT skill_name, count(DISTINCT release_label) AS releases FROM runs GROUP BY ALL
+    SELECT skill_name, count(DISTINCT release_label) AS releases FROM run_total_rows GROUP BY ALL
 ),
 counted AS (
     SELECT f.skill_name, f.case_id, f.assertion, f.severity,
@@ -206,14 +203,19 @@ COMMENT ON COLUMN recurring_failures.place IS 'Order by rank (highest first), th
 
 CREATE OR REPLACE VIEW prune_candidates AS
 WITH per_release AS (
+    -- each arm's exact mean over its runs with a rate, from the runs stored
+    -- summed per case (run_total_rows)
     SELECT release_label, skill_name, case_id,
-           liftdb_mean_agg(CASE WHEN arm = 'with_skill' THEN objective_pass_rate END) AS with_rate,
-           liftdb_mean_agg(CASE WHEN arm = 'without_skill' THEN objective_pass_rate END) AS without_rate,
-           bool_or(eval_intent = 'regression') AS regression_guard
-    FROM runs
-    WHERE objective_pass_rate IS NOT NULL AND arm IN ('with_skill', 'without_skill')
+           liftdb_mean_of(sum(objective_sum) FILTER (WHERE arm = 'with_skill'),
+                          sum(objective_n) FILTER (WHERE arm = 'with_skill')) AS with_rate,
+           liftdb_mean_of(sum(objective_sum) FILTER (WHERE arm = 'without_skill'),
+                          sum(objective_n) FILTER (WHERE arm = 'without_skill')) AS without_rate,
+           sum(regression_rated_runs) > 0 AS regression_guard
+    FROM run_total_rows
+    WHERE objective_n > 0 AND arm IN ('with_skill', 'without_skill')
     GROUP BY ALL
-    HAVING count(*) FILTER (WHERE arm = 'with_skill') > 0 AND count(*) FILTER (WHERE arm = 'without_skill') > 0
+    HAVING sum(objective_n) FILTER (WHERE arm = 'with_skill') > 0
+       AND sum(objective_n) FILTER (WHERE arm = 'without_skill') > 0
 )
 SELECT skill_name, case_id, count(*) AS releases_observed,
        'never failed and never showed lift across the history' AS reason
@@ -238,14 +240,14 @@ WITH idle AS (
 )
 SELECT r.release_label, r.skill_name,
        count(DISTINCT r.case_id) FILTER (WHERE i.case_id IS NOT NULL) AS idle_cases,
-       count(*) FILTER (WHERE i.case_id IS NOT NULL) AS idle_runs,
-       sum(r.cost_usd) FILTER (WHERE i.case_id IS NOT NULL) AS idle_known_cost_usd,
-       sum(r.total_tokens) FILTER (WHERE i.case_id IS NOT NULL) AS idle_known_tokens,
-       sum(r.cost_usd) AS known_cost_usd,
-       sum(r.cost_usd) FILTER (WHERE i.case_id IS NOT NULL) / nullif(sum(r.cost_usd), 0) AS idle_cost_share
-FROM runs r
+       CAST(coalesce(sum(r.runs) FILTER (WHERE i.case_id IS NOT NULL), 0) AS BIGINT) AS idle_runs,
+       sum(r.known_cost_usd) FILTER (WHERE i.case_id IS NOT NULL) AS idle_known_cost_usd,
+       sum(r.known_total_tokens) FILTER (WHERE i.case_id IS NOT NULL) AS idle_known_tokens,
+       sum(r.known_cost_usd) AS known_cost_usd,
+       sum(r.known_cost_usd) FILTER (WHERE i.case_id IS NOT NULL) / nullif(sum(r.known_cost_usd), 0) AS idle_cost_share
+FROM run_total_rows r
 LEFT JOIN idle i USING (release_label, skill_name, case_id)
-GROUP BY ALL;
+GROUP BY r.release_label, r.skill_name;
 
 COMMENT ON VIEW idle_case_spend IS 'Per release of a skill: the known spend on cases flagged saturated or without objective lift (what pruning them would save), beside the release''s known spend.';
 COMMENT ON COLUMN idle_case_spend.release_label IS 'Release.';

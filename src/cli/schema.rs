@@ -53,9 +53,15 @@ pub fn run(db: &Path, args: &SchemaArgs) -> anyhow::Result<i32> {
             r.get::<_, String>(2)?,
         ))
     })?;
-    for row in rows {
-        let (name, rows, comment) = row?;
-        out!(w, "  {name:<20} {rows:>9} rows  {comment}");
+    let tables = rows.collect::<Result<Vec<_>, _>>()?;
+    // The longest name sets the column, so the comments line up.
+    let width = tables
+        .iter()
+        .map(|(name, ..)| name.len())
+        .max()
+        .unwrap_or(0);
+    for (name, rows, comment) in tables {
+        out!(w, "  {name:<width$} {rows:>9} rows  {comment}");
     }
     println!("\nviews:");
     let mut stmt = conn.prepare(
@@ -63,9 +69,10 @@ pub fn run(db: &Path, args: &SchemaArgs) -> anyhow::Result<i32> {
          WHERE schema_name = 'main' AND NOT internal ORDER BY view_name",
     )?;
     let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-    for row in rows {
-        let (name, comment) = row?;
-        out!(w, "  {name:<20} {comment}");
+    let views = rows.collect::<Result<Vec<_>, _>>()?;
+    let width = views.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    for (name, comment) in views {
+        out!(w, "  {name:<width$} {comment}");
     }
     Ok(0)
 }

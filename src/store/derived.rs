@@ -21,30 +21,67 @@ pub struct Derived {
     pub table: &'static str,
     pub view: &'static str,
     pub of_releases: &'static str,
+    /// The view whose column comments the table (and the view, when it is
+    /// another) is given: a view of another's rows documents its columns once.
+    pub comments_from: &'static str,
 }
 
 /// In refill order: a later view reads an earlier table (lift reads
 /// lift_unit_rows).
 pub const DERIVED: &[Derived] = &[
     Derived {
+        table: "run_total_rows",
+        view: "run_totals",
+        of_releases: "run_totals_in",
+        comments_from: "run_totals",
+    },
+    Derived {
+        table: "blocked_pair_rows",
+        view: "blocked_pairs",
+        of_releases: "blocked_pairs_in",
+        comments_from: "pairs",
+    },
+    Derived {
         table: "lift_unit_rows",
         view: "lift_units",
         of_releases: "lift_units_in",
+        comments_from: "lift_units",
+    },
+    Derived {
+        table: "reliability_lift_pooled_rows",
+        view: "reliability_lift_pooled",
+        of_releases: "reliability_lift_pooled_in",
+        comments_from: "reliability_lift",
     },
     Derived {
         table: "lift_rows",
         view: "lift",
         of_releases: "lift_in",
+        comments_from: "lift",
     },
     Derived {
         table: "case_flag_rows",
         view: "case_flags",
         of_releases: "case_flags_in",
+        comments_from: "case_flags",
+    },
+    Derived {
+        table: "failing_assertion_rows",
+        view: "failing_assertions",
+        of_releases: "failing_assertions_in",
+        comments_from: "failing_assertions",
     },
     Derived {
         table: "cost_per_lift_rows",
         view: "cost_per_lift",
         of_releases: "cost_per_lift_in",
+        comments_from: "cost_per_lift",
+    },
+    Derived {
+        table: "cost_per_lift_case_rows",
+        view: "cost_per_lift_cases",
+        of_releases: "cost_per_lift_cases_in",
+        comments_from: "cost_per_lift_cases",
     },
 ];
 
@@ -105,8 +142,9 @@ pub fn refresh(
     Ok(())
 }
 
-/// Give each derived table's columns its view's comments (an analyst reading
-/// the table sees what each column means).
+/// Give each derived table's columns (and its view's, when they are
+/// another view's) the comments of `comments_from`: an analyst reading the
+/// table sees what each column means.
 pub fn copy_comments(conn: &Connection) -> Result<()> {
     for d in DERIVED {
         let mut stmt = conn.prepare(
@@ -114,19 +152,24 @@ pub fn copy_comments(conn: &Connection) -> Result<()> {
              WHERE table_name = ? AND schema_name = 'main' AND comment IS NOT NULL",
         )?;
         let comments = stmt
-            .query_map([d.view], |r| {
+            .query_map([d.comments_from], |r| {
                 Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
             })?
             .collect::<std::result::Result<Vec<_>, _>>()?;
-        let sql: String = comments
+        let targets: &[&str] = match d.comments_from == d.view {
+            true => &[d.table],
+            false => &[d.table, d.view],
+        };
+        let sql: String = targets
             .iter()
-            .map(|(column, comment)| {
-                format!(
-                    "COMMENT ON COLUMN {}.\"{}\" IS '{}';\n",
-                    d.table,
-                    column.replace('"', "\"\""),
-                    comment.replace('\'', "''")
-                )
+            .flat_map(|target| {
+                comments.iter().map(move |(column, comment)| {
+                    format!(
+                        "COMMENT ON COLUMN {target}.\"{}\" IS '{}';\n",
+                        column.replace('"', "\"\""),
+                        comment.replace('\'', "''")
+                    )
+                })
             })
             .collect();
         conn.execute_batch(&sql)?;

@@ -110,6 +110,105 @@ fn report_pairs_counts_what_the_pairs_view_counts() {
     }
 }
 
+/// Reports that read the stored totals (run_total_rows, blocked_pair_rows,
+/// cost_per_lift_case_rows) instead of every run or pair: each gives, row for row, what its former query over
+/// the live runs and pairs views gave (the independent computation, kept here).
+#[test]
+fn reports_over_stored_totals_give_what_the_live_views_give() {
+    let ts = corpus();
+    let former = [
+        (
+            "cost",
+            "SELECT release_label AS release, skill_name AS skill, experiment, arm, model,
+                    count(*) AS runs, count(total_tokens) AS runs_with_tokens,
+                    CAST(sum(total_tokens) AS BIGINT) AS known_total_tokens,
+                    count(cost_usd) AS runs_with_cost,
+                    CAST(sum(cost_usd) AS DECIMAL(18, 6)) AS known_cost_usd,
+                    CASE WHEN count(cost_usd) = count(*) THEN 'complete'
+                         WHEN count(cost_usd) = 0 THEN 'unavailable'
+                         ELSE 'partial' END AS cost_availability,
+                    round(sum(elapsed_ms) / 1000.0, 3) AS elapsed_s
+             FROM cost_ledger GROUP BY ALL
+             ORDER BY release, skill, experiment NULLS FIRST, arm, model NULLS FIRST",
+        ),
+        (
+            "formats",
+            "SELECT release_label AS release, source_format AS format, experiment,
+                    skill_name AS skill, count(*) AS runs,
+                    count(*) FILTER (WHERE scorable) AS scorable,
+                    count(*) FILTER (WHERE graded) AS graded,
+                    count(DISTINCT case_id) AS cases,
+                    string_agg(DISTINCT arm, ', ' ORDER BY arm) AS arms
+             FROM runs GROUP BY ALL ORDER BY release, format, experiment",
+        ),
+        (
+            "blocked",
+            "SELECT release_label AS release, skill_name AS skill, experiment, split,
+                    case_id AS \"case\", model, repetition AS rep, control_arm AS control,
+                    blocked_reason AS reason, with_run_id, control_run_id
+             FROM pairs WHERE NOT eligible AND control_arm = 'without_skill'
+             ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, rep",
+        ),
+        (
+            "reliability-lift",
+            "SELECT release_label AS release, skill_name AS skill, experiment, split, scope, model,
+                    control_arm AS control, k, units,
+                    liftdb_pyround(pass_at_k_delta, 6) AS pass_at_k_lift,
+                    liftdb_pyround(pass_hat_k_delta, 6) AS pass_hat_k_lift
+             FROM reliability_lift
+             WHERE scope IN ('overall', 'model') AND split = 'all' AND control_arm = 'without_skill'
+             ORDER BY release, skill, experiment NULLS FIRST,
+                      CASE scope WHEN 'overall' THEN 0 ELSE 1 END, model NULLS FIRST, k",
+        ),
+        (
+            "cost-per-lift",
+            r#"WITH per_case AS (
+                 SELECT
+                     release_label, skill_name, experiment, case_id, model,
+                     count(*) AS pairs,
+                     count(cost_delta) AS cost_comparable,
+                     list_sort(list({'repetition_unknown': repetition IS NULL, 'repetition': repetition,
+                                     'batch_unknown': native_batch IS NULL, 'batch': native_batch,
+                                     'lift': objective_delta, 'cost': cost_delta, 'tokens': total_token_delta,
+                                     'per_dollar': lift_per_dollar, 'per_1k_tokens': lift_per_1k_tokens,
+                                     'per_unit_lift': cost_per_unit_lift})) AS in_order,
+                     CASE WHEN count(cost_blocked_reason) > 0
+                          THEN array_to_string(list_sort(list_distinct(list(cost_blocked_reason))), ', ') END AS cost_blocked
+                 FROM cost_per_lift
+                 GROUP BY ALL
+             )
+             SELECT
+                 release_label AS release,
+                 skill_name AS skill,
+                 experiment,
+                 case_id AS "case",
+                 model,
+                 pairs,
+                 cost_comparable,
+                 round(list_avg(list_transform(in_order, lambda p: p.lift)), 4) AS mean_lift,
+                 round(list_avg(list_transform(in_order, lambda p: p.cost)), 6) AS mean_cost_delta_usd,
+                 round(list_avg(list_transform(in_order, lambda p: p.tokens)), 1) AS mean_token_delta,
+                 round(list_avg(list_transform(in_order, lambda p: p.per_dollar)), 2) AS lift_per_dollar,
+                 round(list_avg(list_transform(in_order, lambda p: p.per_1k_tokens)), 4) AS lift_per_1k_tokens,
+                 round(list_avg(list_transform(in_order, lambda p: p.per_unit_lift)), 6) AS usd_per_unit_lift,
+                 cost_blocked
+             FROM per_case
+             ORDER BY release, skill, experiment NULLS FIRST, "case", model NULLS FIRST;"#,
+        ),
+    ];
+    for (name, sql) in former {
+        let live = rows(&ts.store, sql);
+        let report = liftdb::report::find(name).unwrap();
+        let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
+        let stored = result_rows(&rs);
+        assert!(!live.is_empty(), "{name}: the corpus has rows");
+        assert_eq!(stored.len(), live.len(), "{name}");
+        for (ours, theirs) in stored.iter().zip(&live) {
+            assert_eq!(ours, theirs, "{name}");
+        }
+    }
+}
+
 #[test]
 fn check_finds_a_stale_aggregate_and_the_next_batch_refills_it() {
     let dir = tempfile::tempdir().unwrap();

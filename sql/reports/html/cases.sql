@@ -7,7 +7,7 @@ SELECT e.release_label, e.skill_name, e.case_id,
        round(e.absolute_delta, 4) AS lift, e.p_value AS p, e.bh_q AS q,
        e.units_won AS wins, e.units_tied AS ties, e.units_lost AS losses
 FROM lift_evidence e
-LEFT JOIN (SELECT DISTINCT release_label, skill_name, case_id, split FROM runs) c
+LEFT JOIN (SELECT DISTINCT release_label, skill_name, case_id, split FROM run_total_rows) c
     USING (release_label, skill_name, case_id)
 WHERE e.channel = 'objective' AND e.control_arm = 'without_skill' AND e.split = 'all'
   AND e.scope = 'case' AND e.row_kind = 'release'

@@ -1,0 +1,72 @@
+-- cost_per_lift_cases: per case and model of an experiment, the means of
+-- cost_per_lift's per-pair values, as report cost-per-lift prints them
+-- (rounded as the harness rounds them): objective lift beside comparable cost
+-- and token deltas, lift per dollar, per 1k tokens and dollars per unit of
+-- lift (means of per-pair ratios, as the harness computes them). Read from
+-- cost_per_lift_rows, the stored pairs.
+-- Means in repetition order (list_avg): avg() would sum in thread order and
+-- the last printed digit could change from one run to the next. The pairs are
+-- gathered unordered and sorted by their leading fields (repetition, then
+-- batch, unknown last), as the lift view's unit lists are.
+-- cost_per_lift_cases_in(releases): those of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO cost_per_lift_cases_in(releases) AS TABLE
+WITH per_case AS (
+    SELECT
+        release_label, skill_name, experiment, split, case_id, model,
+        count(*) AS pairs,
+        count(cost_delta) AS cost_comparable,
+        list_sort(list({'repetition_unknown': repetition IS NULL, 'repetition': repetition,
+                        'batch_unknown': native_batch IS NULL, 'batch': native_batch,
+                        'lift': objective_delta, 'cost': cost_delta, 'tokens': total_token_delta,
+                        'per_dollar': lift_per_dollar, 'per_1k_tokens': lift_per_1k_tokens,
+                        'per_unit_lift': cost_per_unit_lift})) AS in_order,
+        CASE WHEN count(cost_blocked_reason) > 0
+             THEN array_to_string(list_sort(list_distinct(list(cost_blocked_reason))), ', ') END AS cost_blocked
+    FROM cost_per_lift_rows
+    WHERE releases IS NULL OR list_contains(releases, release_label)
+    -- split follows the case: grouping by it keeps the groups the case's
+    -- and lets a report filter on it
+    GROUP BY release_label, skill_name, experiment, split, case_id, model
+)
+SELECT
+    release_label,
+    skill_name,
+    experiment,
+    split,
+    case_id,
+    model,
+    pairs,
+    cost_comparable,
+    round(list_avg(list_transform(in_order, lambda p: p.lift)), 4) AS mean_lift,
+    round(list_avg(list_transform(in_order, lambda p: p.cost)), 6) AS mean_cost_delta_usd,
+    round(list_avg(list_transform(in_order, lambda p: p.tokens)), 1) AS mean_token_delta,
+    round(list_avg(list_transform(in_order, lambda p: p.per_dollar)), 2) AS lift_per_dollar,
+    round(list_avg(list_transform(in_order, lambda p: p.per_1k_tokens)), 4) AS lift_per_1k_tokens,
+    round(list_avg(list_transform(in_order, lambda p: p.per_unit_lift)), 6) AS usd_per_unit_lift,
+    cost_blocked
+FROM per_case;
+
+CREATE OR REPLACE VIEW cost_per_lift_cases AS SELECT * FROM cost_per_lift_cases_in(NULL);
+
+COMMENT ON VIEW cost_per_lift_cases IS 'Per case and model of an experiment: mean objective lift, comparable cost and token deltas, and the harness''s ratios, rounded as report cost-per-lift prints them.';
+COMMENT ON COLUMN cost_per_lift_cases.release_label IS 'Release.';
+COMMENT ON COLUMN cost_per_lift_cases.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN cost_per_lift_cases.experiment IS 'The experiment of the pairs.';
+COMMENT ON COLUMN cost_per_lift_cases.split IS 'Case split.';
+COMMENT ON COLUMN cost_per_lift_cases.case_id IS 'Eval case.';
+COMMENT ON COLUMN cost_per_lift_cases.model IS 'Model.';
+COMMENT ON COLUMN cost_per_lift_cases.pairs IS 'with_skill/without_skill pairs of the case and model.';
+COMMENT ON COLUMN cost_per_lift_cases.cost_comparable IS 'Of those, pairs whose cost delta is comparable.';
+COMMENT ON COLUMN cost_per_lift_cases.mean_lift IS 'Mean objective delta, rounded to 4.';
+COMMENT ON COLUMN cost_per_lift_cases.mean_cost_delta_usd IS 'Mean comparable cost delta (USD), rounded to 6.';
+COMMENT ON COLUMN cost_per_lift_cases.mean_token_delta IS 'Mean total-token delta, rounded to 1.';
+COMMENT ON COLUMN cost_per_lift_cases.lift_per_dollar IS 'Mean of the per-pair lift per dollar, rounded to 2.';
+COMMENT ON COLUMN cost_per_lift_cases.lift_per_1k_tokens IS 'Mean of the per-pair lift per 1k tokens, rounded to 4.';
+COMMENT ON COLUMN cost_per_lift_cases.usd_per_unit_lift IS 'Mean of the per-pair dollars per unit of lift, rounded to 6.';
+COMMENT ON COLUMN cost_per_lift_cases.cost_blocked IS 'Why some pairs'' cost is not comparable, distinct reasons sorted; NULL when every pair''s is.';
+
+-- cost_per_lift_case_rows: cost_per_lift_cases stored, refilled at the end of
+-- every batch for the releases it changed, after cost_per_lift_rows
+-- (src/store/derived.rs).
+CREATE OR REPLACE TABLE cost_per_lift_case_rows AS SELECT * FROM cost_per_lift_cases LIMIT 0;
+COMMENT ON TABLE cost_per_lift_case_rows IS 'cost_per_lift_cases stored by every batch for the releases it changed (what report cost-per-lift reads); equal to cost_per_lift_cases (liftdb check verifies).';
