@@ -199,8 +199,8 @@ pub fn derive(
     };
     for unit in changed() {
         let owner = unit.path().display().to_string();
-        if let Some(release) = known.owner_releases.get(&owner) {
-            return (release.clone(), "previous ingest");
+        if let Some(release) = known.owner_releases.get(owner.as_str()) {
+            return (release.to_string(), "previous ingest");
         }
     }
     for unit in changed() {
@@ -253,11 +253,13 @@ pub fn derive(
             }
         }
     }
-    let given_runs_release = unchanged_runs
-        .iter()
-        .find_map(|u| known.owner_releases.get(&u.path.display().to_string()));
+    let given_runs_release = unchanged_runs.iter().find_map(|u| {
+        known
+            .owner_releases
+            .get(u.path.display().to_string().as_str())
+    });
     if let Some(release) = given_runs_release {
-        return (release.clone(), "runs given with it");
+        return (release.to_string(), "runs given with it");
     }
     (DEFAULT_RELEASE.to_string(), "default")
 }

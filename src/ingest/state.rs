@@ -22,9 +22,10 @@ pub struct KnownFile {
     pub mtime_ns: i64,
 }
 
-/// The files one owner (run directory or loose file) was read from.
+/// The files one owner (run directory or loose file) was read from, held
+/// at their exact count (a growing list kept a third more at a million runs).
 #[derive(Default)]
-pub struct OwnerFiles(Vec<KnownFile>);
+pub struct OwnerFiles(Box<[KnownFile]>);
 
 impl OwnerFiles {
     pub fn len(&self) -> usize {
@@ -135,10 +136,63 @@ pub fn each_owner_release(
     Ok(())
 }
 
+/// Text held once however many rows name it (a release label, a case id,
+/// an owner's path shared by the maps keyed by it).
+#[derive(Default)]
+struct Interner(std::collections::HashSet<Arc<str>>);
+
+impl Interner {
+    fn get(&mut self, text: &str) -> Arc<str> {
+        if let Some(held) = self.0.get(text) {
+            return held.clone();
+        }
+        let held: Arc<str> = Arc::from(text);
+        self.0.insert(held.clone());
+        held
+    }
+}
+
+/// The files of each owner as the scan gives them, an owner's rows mostly
+/// together (insertion order): each owner's list is closed at its exact
+/// size when the next owner begins, and one met again is merged.
+#[derive(Default)]
+struct OwnerFilesBuilder {
+    done: HashMap<Arc<str>, OwnerFiles>,
+    open: Option<(Arc<str>, Vec<KnownFile>)>,
+}
+
+impl OwnerFilesBuilder {
+    fn push(&mut self, owner: &str, owners: &mut Interner, file: KnownFile) {
+        if !matches!(&self.open, Some((o, _)) if &**o == owner) {
+            self.close();
+            let owner = owners.get(owner);
+            let files = self.done.remove(&owner).map(|f| f.0.into_vec());
+            self.open = Some((owner, files.unwrap_or_default()));
+        }
+        if let Some((_, files)) = self.open.as_mut() {
+            // A key stored twice under one owner: the later row stands.
+            files.retain(|f| f.key != file.key);
+            files.push(file);
+        }
+    }
+
+    fn close(&mut self) {
+        if let Some((owner, files)) = self.open.take() {
+            self.done
+                .insert(owner, OwnerFiles(files.into_boxed_slice()));
+        }
+    }
+
+    fn finish(mut self) -> HashMap<Arc<str>, OwnerFiles> {
+        self.close();
+        self.done
+    }
+}
+
 pub struct StoredState {
     /// owner (run directory or loose file) -> its files: own and declared
     /// from elsewhere; only owners under the ingest's paths.
-    pub files_by_owner: HashMap<String, OwnerFiles>,
+    pub files_by_owner: HashMap<Arc<str>, OwnerFiles>,
     /// case_id -> skill_name for the release (any release as a fallback).
     pub case_skills: HashMap<String, String>,
     /// case_pk / suite_id -> the file that defined it.
@@ -146,13 +200,13 @@ pub struct StoredState {
     /// owner (run directory or loose file) -> release label of the batch
     /// that last read it; only owners under the ingest's paths (a report
     /// naming runs elsewhere asks the store: `first_owner_release`).
-    pub owner_releases: HashMap<String, String>,
+    pub owner_releases: HashMap<Arc<str>, Arc<str>>,
     /// (case id, the case as the manifest wrote it, the manifest's path) of
     /// every stored manifest case, for grading run directories against.
     pub manifest_cases: Vec<(String, String, String)>,
     /// run directory -> what its skill-eval-harness answer run was graded
     /// against, so a re-ingest regrades the runs whose grading key moved.
-    pub seh_gradings: HashMap<String, StoredGrading>,
+    pub seh_gradings: HashMap<Arc<str>, StoredGrading>,
     /// (judge_task_id, the stored judge result row, its file) for merging
     /// judge assertions when grading.
     pub judge_rows: Vec<(String, String, String)>,
@@ -165,10 +219,10 @@ pub struct StoredState {
 }
 
 pub struct StoredGrading {
-    pub case_id: String,
-    pub release_label: String,
+    pub case_id: Arc<str>,
+    pub release_label: Arc<str>,
     /// None when liftdb did not grade the run (no manifest case then).
-    pub grading_key: Option<String>,
+    pub grading_key: Option<Box<str>>,
 }
 
 impl StoredState {
@@ -176,8 +230,13 @@ impl StoredState {
     /// are loaded only for owners under them (None: every owner). A million
     /// runs hold 5.3M files: adding a tree beside them must not load them.
     pub fn load(conn: &Connection, scope: Option<&[String]>) -> Result<Self> {
-        let mut files_by_owner: HashMap<String, OwnerFiles> = HashMap::new();
-        let mut keys: HashMap<String, Arc<str>> = HashMap::new();
+        let mut files_by_owner = OwnerFilesBuilder::default();
+        // Owners' paths, file keys, release labels and case ids, each held once.
+        let (mut owners_held, mut keys, mut labels) = (
+            Interner::default(),
+            Interner::default(),
+            Interner::default(),
+        );
         // `column` under one of the scope's roots (every row without a scope).
         let under_scope = |column: &str| match scope {
             Some(roots) if !roots.is_empty() => {
@@ -204,25 +263,17 @@ impl StoredState {
                     true => path,
                     false => owners.value(i),
                 };
-                let key = file_key(Path::new(owner), Path::new(path));
-                let key = match keys.get(&key) {
-                    Some(held) => held.clone(),
-                    None => {
-                        let held: Arc<str> = Arc::from(key.as_str());
-                        keys.insert(key, held.clone());
-                        held
-                    }
-                };
-                let files = &mut files_by_owner.entry(owner.to_string()).or_default().0;
-                files.retain(|f| f.key != key);
-                files.push(KnownFile {
+                let key = keys.get(&file_key(Path::new(owner), Path::new(path)));
+                let file = KnownFile {
                     key,
                     sha256: sha_bytes(shas.value(i)),
                     size: sizes.value(i),
                     mtime_ns: mtimes.value(i),
-                });
+                };
+                files_by_owner.push(owner, &mut owners_held, file);
             }
         }
+        let files_by_owner = files_by_owner.finish();
         // The release of every owner under the scope (a run directory's, a
         // report's): one row per unit, not per file.
         let mut owner_releases = HashMap::new();
@@ -236,7 +287,10 @@ impl StoredState {
                 batch.column(1).as_string::<i32>(),
             );
             for i in 0..batch.num_rows() {
-                owner_releases.insert(owners.value(i).to_string(), releases.value(i).to_string());
+                owner_releases.insert(
+                    owners_held.get(owners.value(i)),
+                    labels.get(releases.value(i)),
+                );
             }
         }
 
@@ -275,15 +329,17 @@ impl StoredState {
                AND coalesce(r.population, '') <> 'trigger'",
             under_scope("r.run_dir")
         ))?;
+        let mut cases = Interner::default();
         let mut rows = stmt.query(duckdb::params_from_iter(roots))?;
         while let Some(r) = rows.next()? {
             let grading = StoredGrading {
-                case_id: r.get(1)?,
-                release_label: r.get(2)?,
-                grading_key: r.get(3)?,
+                case_id: cases.get(&r.get::<_, String>(1)?),
+                release_label: labels.get(&r.get::<_, String>(2)?),
+                grading_key: r.get::<_, Option<String>>(3)?.map(String::into_boxed_str),
             };
-            seh_gradings.insert(r.get::<_, String>(0)?, grading);
+            seh_gradings.insert(owners_held.get(&r.get::<_, String>(0)?), grading);
         }
+        drop(owners_held);
         let mut judge_rows = Vec::new();
         let mut stmt = conn.prepare(
             "SELECT judge_task_id, raw, source_path FROM judge_verdict WHERE raw IS NOT NULL
@@ -393,6 +449,51 @@ mod tests {
                 "{key} under {owner:?}"
             );
         }
+    }
+
+    /// An owner's rows come mostly together: each list is closed at its
+    /// exact size, one met again later is merged, and a key stored twice
+    /// keeps its later row.
+    #[test]
+    fn each_owners_files_are_gathered_however_the_scan_interleaves_them() {
+        let mut keys = Interner::default();
+        let mut owners = Interner::default();
+        let mut builder = OwnerFilesBuilder::default();
+        let rows = [
+            ("/t/run-1", "metadata.json", 1),
+            ("/t/run-1", "output.md", 2),
+            ("/t/run-2", "metadata.json", 3),
+            ("/t/run-1", "events.json", 4),
+            ("/t/run-1", "output.md", 5),
+        ];
+        for (owner, key, size) in rows {
+            let file = KnownFile {
+                key: keys.get(key),
+                sha256: [0; 32],
+                size,
+                mtime_ns: 0,
+            };
+            builder.push(owner, &mut owners, file);
+        }
+        let files = builder.finish();
+        assert_eq!(files.len(), 2);
+        let run1 = &files["/t/run-1"];
+        assert_eq!(run1.len(), 3, "output.md once");
+        assert_eq!(
+            run1.get("output.md").map(|f| f.size),
+            Some(5),
+            "the later row"
+        );
+        assert_eq!(run1.get("metadata.json").map(|f| f.size), Some(1));
+        assert_eq!(run1.get("events.json").map(|f| f.size), Some(4));
+        assert_eq!(
+            files["/t/run-2"].get("metadata.json").map(|f| f.size),
+            Some(3)
+        );
+        // Keys are held once however many owners name them.
+        let a = &files["/t/run-1"].get("metadata.json").unwrap().key;
+        let b = &files["/t/run-2"].get("metadata.json").unwrap().key;
+        assert!(Arc::ptr_eq(a, b));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! changed (size+mtime first, then sha256), find the units that vanished
 //! from disk, and choose the batch's release.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -211,7 +211,7 @@ pub(crate) fn plan(
         match check {
             ChangeCheck::Changed(read) => {
                 let owner = read.unit.path.display().to_string();
-                match known.files_by_owner.contains_key(&owner) {
+                match known.files_by_owner.contains_key(owner.as_str()) {
                     true => counts.replaced += 1,
                     false => counts.added += 1,
                 }
@@ -301,16 +301,21 @@ impl Plan {
     /// as it is now. Only runs of this call's release: regrading must not
     /// move a run to another release.
     pub(crate) fn add_regrades(&mut self, known: &StoredState, grading: &GradingContext) {
+        // A case's key hashes its whole manifest entry: computed once per
+        // case, not once per run (a million runs share some thirty thousand).
+        let mut keys: HashMap<&str, Option<String>> = HashMap::new();
         let (regrade, keep): (Vec<Unit>, Vec<Unit>) = std::mem::take(&mut self.unchanged_runs)
             .into_iter()
             .partition(|unit| {
-                known
-                    .seh_gradings
-                    .get(&unit.path.display().to_string())
-                    .is_some_and(|stored| {
-                        stored.release_label == self.release.label
-                            && stored.grading_key != grading.key(&stored.case_id)
-                    })
+                let path = unit.path.display().to_string();
+                known.seh_gradings.get(path.as_str()).is_some_and(|stored| {
+                    *stored.release_label == *self.release.label
+                        && stored.grading_key.as_deref()
+                            != keys
+                                .entry(&*stored.case_id)
+                                .or_insert_with(|| grading.key(&stored.case_id))
+                                .as_deref()
+                })
             });
         self.unchanged_runs = keep;
         self.counts.unchanged -= regrade.len();
@@ -392,7 +397,7 @@ fn variant_root(run_dir: &Path, grading: &GradingContext) -> Option<PathBuf> {
 /// it (one that is gone now changes the file set, and so the unit).
 fn add_declared_files(unit: &mut Unit, known: &StoredState) {
     let own = unit.path.display().to_string();
-    let Some(stored) = known.files_by_owner.get(&own) else {
+    let Some(stored) = known.files_by_owner.get(own.as_str()) else {
         return;
     };
     let mut declared: Vec<PathBuf> = stored
@@ -414,10 +419,11 @@ fn missing_units(known: &StoredState, units: &[Unit], roots: &[PathBuf]) -> Vec<
     let mut missing: Vec<String> = known
         .files_by_owner
         .keys()
-        .filter(|owner| !seen.contains(Path::new(owner.as_str())))
+        .map(|owner| &**owner)
+        .filter(|owner| !seen.contains(Path::new(owner)))
         .filter(|owner| roots.iter().any(|r| Path::new(owner).starts_with(r)))
         .filter(|owner| !Path::new(owner).exists())
-        .cloned()
+        .map(str::to_string)
         .collect();
     missing.sort();
     missing
@@ -465,7 +471,7 @@ fn read_if_changed(
     held: &HeldBytes,
 ) -> ChangeCheck {
     let owner = unit.path.display().to_string();
-    let stored = known.files_by_owner.get(&owner);
+    let stored = known.files_by_owner.get(owner.as_str());
     let key = |f: &FileInfo| file_key(&unit.path, &f.path());
     let stored_file = |f: &FileInfo| stored.and_then(|s| s.get(&key(f)));
     // Each file's stored row looked up once (a key is built per lookup).
