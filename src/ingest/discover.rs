@@ -170,11 +170,11 @@ impl Walked {
 }
 
 /// Every file under `root` in the order a sorted walk gives, stat'ed as it
-/// is met. The entries of the two top levels are walked on all cores:
-/// reading a million run directories' listings and stat'ing their files is
-/// most of a discovery.
+/// is met. The entries of the two top levels are walked on the reading
+/// threads (`readers.rs`): reading a million run directories' listings and
+/// stat'ing their files is most of a discovery, and mostly waiting on the disk.
 fn walk(root: &Path) -> Walked {
-    split_walk(root, 2)
+    super::readers::install(|| split_walk(root, 2))
 }
 
 fn sorted(p: &Path) -> WalkDir {

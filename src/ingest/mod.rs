@@ -14,6 +14,7 @@ pub mod table;
 
 #[cfg(feature = "store")]
 mod pipeline;
+mod readers;
 #[cfg(feature = "store")]
 mod release;
 #[cfg(feature = "store")]

@@ -1,5 +1,6 @@
-//! Stage 4, the run directories: read, parse on all cores and append, chunk
-//! by chunk, so memory stays bounded by the chunk, not the tree. While the
+//! Stage 4, the run directories: read and parse on the reading threads
+//! (`readers.rs`: more than the cores, so the disk has requests in flight)
+//! and append, chunk by chunk, so memory stays bounded by the chunk, not the tree. While the
 //! writer appends chunk k, chunk k+1 is parsed on another thread.
 
 use std::collections::{HashMap, HashSet};
@@ -95,26 +96,29 @@ pub(super) fn parse_and_append(
     let errors_so_far = AtomicUsize::new(0);
     let batch_id = batch.as_ref().map_or(0, |b| b.batch_id());
     let redact = !opts.no_redact;
-    // Parse one chunk on all cores, each run's rows built (and redacted) there too.
+    // Parse one chunk on the reading threads, each run's rows built (and redacted) there too.
     let parse_chunk = |chunk: &[Unit]| -> Vec<ParsedRun> {
-        chunk
-            .par_iter()
-            .map(|unit| {
-                let parsed = parse_one(unit, ctx, batch_id, redact, &opts.limits);
-                let new_errors = match &parsed.outcome {
-                    RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
-                        records.errors.len()
+        crate::ingest::readers::install(|| {
+            chunk
+                .par_iter()
+                .map(|unit| {
+                    let parsed = parse_one(unit, ctx, batch_id, redact, &opts.limits);
+                    let new_errors = match &parsed.outcome {
+                        RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
+                            records.errors.len()
+                        }
+                        RunOutcome::TriggerTrace => 0,
+                    };
+                    if new_errors > 0 {
+                        let total =
+                            errors_so_far.fetch_add(new_errors, Ordering::Relaxed) + new_errors;
+                        bar.set_message(format!("parsing ({total} errors)"));
                     }
-                    RunOutcome::TriggerTrace => 0,
-                };
-                if new_errors > 0 {
-                    let total = errors_so_far.fetch_add(new_errors, Ordering::Relaxed) + new_errors;
-                    bar.set_message(format!("parsing ({total} errors)"));
-                }
-                bar.inc(1);
-                parsed
-            })
-            .collect()
+                    bar.inc(1);
+                    parsed
+                })
+                .collect()
+        })
     };
     let mut out = RunDirs::default();
     let mut replaced: HashSet<u64> = runs
