@@ -1,11 +1,15 @@
-//! The threads that read the tree: the walk's listings and stats, each run
-//! directory's files. Past the page cache these wait on the disk far longer
-//! than they compute, and one thread per core keeps only two requests in
-//! flight: a million-run tree (21 GB beside a 24 GiB machine's page cache)
-//! was read at some 28 MB/s that way. More threads than cores keep the disk
-//! busy; the work they compute still shares the cores.
+//! The threads that read the tree: the walk's listings and stats, and the
+//! run directories' files a chunk ahead of their parse. Past the page cache
+//! these wait on the disk far longer than they compute, and one thread per
+//! core keeps only two requests in flight (on this machine a cold tree's
+//! files were read 3x faster by 16 readers than by one). The parse itself
+//! stays on one thread per core: more threads than cores there only took
+//! turns (a cold 100,000-run parse went 61 -> 73 s).
 
+use std::path::PathBuf;
 use std::sync::OnceLock;
+
+use rayon::prelude::*;
 
 /// Reading threads: requests in flight while the tree is read.
 pub const READERS: usize = 16;
@@ -25,4 +29,23 @@ pub fn install<R: Send>(work: impl FnOnce() -> R + Send) -> R {
         Some(pool) => pool.install(work),
         None => work(),
     }
+}
+
+/// Files larger than this are not read ahead: their parse may read only a
+/// part (a capped output), and a few of them would evict what is ahead.
+const PREFETCH_MAX_BYTES: u64 = 4 << 20;
+
+/// Read `files` into the page cache on the reading threads, keeping nothing
+/// (a file that cannot be read is the parse's to report).
+pub fn prefetch(files: &[(PathBuf, u64)]) {
+    install(|| {
+        files
+            .par_iter()
+            .filter(|(_, size)| *size <= PREFETCH_MAX_BYTES)
+            .for_each(|(path, _)| {
+                if let Ok(mut file) = std::fs::File::open(path) {
+                    let _ = std::io::copy(&mut file, &mut std::io::sink());
+                }
+            })
+    })
 }

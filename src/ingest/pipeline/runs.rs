@@ -1,6 +1,5 @@
-//! Stage 4, the run directories: read and parse on the reading threads
-//! (`readers.rs`: more than the cores, so the disk has requests in flight)
-//! and append, chunk by chunk, so memory stays bounded by the chunk, not the tree. While the
+//! Stage 4, the run directories: read, parse on all cores and append, chunk
+//! by chunk, so memory stays bounded by the chunk, not the tree. While the
 //! writer appends chunk k, chunk k+1 is parsed on another thread.
 
 use std::collections::{HashMap, HashSet};
@@ -63,6 +62,20 @@ struct Chunks<T> {
     rest: Vec<T>,
 }
 
+impl Chunks<Unit> {
+    /// The files of the `n` directories `next` would give, where they are
+    /// (with their sizes).
+    fn files_of_next(&self, n: usize) -> Vec<(std::path::PathBuf, u64)> {
+        let ahead = &self.rest[self.rest.len().saturating_sub(n)..];
+        ahead
+            .iter()
+            .rev()
+            .flat_map(|unit| &unit.files)
+            .map(|f| (f.path(), f.size))
+            .collect()
+    }
+}
+
 impl<T> Chunks<T> {
     fn new(mut runs: Vec<T>) -> Chunks<T> {
         runs.reverse();
@@ -96,29 +109,26 @@ pub(super) fn parse_and_append(
     let errors_so_far = AtomicUsize::new(0);
     let batch_id = batch.as_ref().map_or(0, |b| b.batch_id());
     let redact = !opts.no_redact;
-    // Parse one chunk on the reading threads, each run's rows built (and redacted) there too.
+    // Parse one chunk on all cores, each run's rows built (and redacted) there too.
     let parse_chunk = |chunk: &[Unit]| -> Vec<ParsedRun> {
-        crate::ingest::readers::install(|| {
-            chunk
-                .par_iter()
-                .map(|unit| {
-                    let parsed = parse_one(unit, ctx, batch_id, redact, &opts.limits);
-                    let new_errors = match &parsed.outcome {
-                        RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
-                            records.errors.len()
-                        }
-                        RunOutcome::TriggerTrace => 0,
-                    };
-                    if new_errors > 0 {
-                        let total =
-                            errors_so_far.fetch_add(new_errors, Ordering::Relaxed) + new_errors;
-                        bar.set_message(format!("parsing ({total} errors)"));
+        chunk
+            .par_iter()
+            .map(|unit| {
+                let parsed = parse_one(unit, ctx, batch_id, redact, &opts.limits);
+                let new_errors = match &parsed.outcome {
+                    RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
+                        records.errors.len()
                     }
-                    bar.inc(1);
-                    parsed
-                })
-                .collect()
-        })
+                    RunOutcome::TriggerTrace => 0,
+                };
+                if new_errors > 0 {
+                    let total = errors_so_far.fetch_add(new_errors, Ordering::Relaxed) + new_errors;
+                    bar.set_message(format!("parsing ({total} errors)"));
+                }
+                bar.inc(1);
+                parsed
+            })
+            .collect()
     };
     let mut out = RunDirs::default();
     let mut replaced: HashSet<u64> = runs
@@ -145,6 +155,10 @@ pub(super) fn parse_and_append(
         let parse_chunk = &parse_chunk;
         let mut spawn_next = || {
             let chunk = units.next(RUN_CHUNK);
+            // The chunk after it is read into the page cache meanwhile, on
+            // the reading threads: its parse then waits on no disk.
+            let ahead = units.files_of_next(RUN_CHUNK);
+            scope.spawn(move || crate::ingest::readers::prefetch(&ahead));
             (!chunk.is_empty()).then(|| {
                 scope.spawn(move || {
                     let parsed = parse_chunk(&chunk);
