@@ -38,10 +38,17 @@ pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<()> {
     if !schema_changed && stored.as_deref() == Some(wanted.as_str()) {
         return Ok(());
     }
-    // One transaction: the view files re-create the derived tables empty, so
-    // a reader must never see the new views before their refill.
+    // Two transactions. The view files re-create the derived tables empty,
+    // and DuckDB 2.0 misreads a table replaced and refilled in one
+    // transaction: past a row group or so (600,000 rows here) a filtered
+    // scan of it finds nothing, so lift_rows, refilled from lift_unit_rows,
+    // came out empty on a million-run store. The refill therefore runs once
+    // the new tables are committed; the views' hash is stored only after
+    // it, so an open that stops between the two does both again.
     let tx = conn.unchecked_transaction()?;
     recreate_views(&tx)?;
+    tx.commit()?;
+    let tx = conn.unchecked_transaction()?;
     // The statistics tables are derived from the views: a new definition (or
     // a migration that re-created a table) refills them.
     crate::stats::refresh_all(&tx)?;
