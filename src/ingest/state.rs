@@ -124,7 +124,8 @@ pub fn each_owner_release(
         None => "",
     };
     let mut stmt = conn.prepare(&format!("{OWNER_RELEASES} {filter} GROUP BY f.owner_key"))?;
-    for batch in stmt.query_arrow(duckdb::params_from_iter(suffix))? {
+    for batch in stmt.stream_arrow(duckdb::params_from_iter(suffix))? {
+        let batch = batch?;
         let (owners, releases) = (
             batch.column(0).as_string::<i32>(),
             batch.column(1).as_string::<i32>(),
@@ -251,8 +252,11 @@ impl StoredState {
             under_scope("f.owner_key")
         ))?;
         let roots = scope.unwrap_or_default();
-        // Whole columns at a time (Arrow): this table is the largest the state reads.
-        for batch in stmt.query_arrow(duckdb::params_from_iter(roots))? {
+        // Whole columns at a time (Arrow), streamed: this table is the largest
+        // the state reads (5.3M rows at a million runs), and a materialized
+        // result held all of them, some 3 GB, outside DuckDB's memory limit.
+        for batch in stmt.stream_arrow(duckdb::params_from_iter(roots))? {
+            let batch = batch?;
             let text = |i: usize| batch.column(i).as_string::<i32>().clone();
             let int = |i: usize| batch.column(i).as_primitive::<Int64Type>().clone();
             let (paths, shas, owners) = (text(0), text(1), text(4));
@@ -281,7 +285,8 @@ impl StoredState {
             "{OWNER_RELEASES} AND {} GROUP BY f.owner_key",
             under_scope("f.owner_key")
         ))?;
-        for batch in stmt.query_arrow(duckdb::params_from_iter(roots))? {
+        for batch in stmt.stream_arrow(duckdb::params_from_iter(roots))? {
+            let batch = batch?;
             let (owners, releases) = (
                 batch.column(0).as_string::<i32>(),
                 batch.column(1).as_string::<i32>(),
@@ -330,14 +335,19 @@ impl StoredState {
             under_scope("r.run_dir")
         ))?;
         let mut cases = Interner::default();
-        let mut rows = stmt.query(duckdb::params_from_iter(roots))?;
-        while let Some(r) = rows.next()? {
-            let grading = StoredGrading {
-                case_id: cases.get(&r.get::<_, String>(1)?),
-                release_label: labels.get(&r.get::<_, String>(2)?),
-                grading_key: r.get::<_, Option<String>>(3)?.map(String::into_boxed_str),
-            };
-            seh_gradings.insert(owners_held.get(&r.get::<_, String>(0)?), grading);
+        // Streamed too: a row per graded run.
+        for batch in stmt.stream_arrow(duckdb::params_from_iter(roots))? {
+            let batch = batch?;
+            let text = |i: usize| batch.column(i).as_string::<i32>();
+            let (dirs, case_ids, releases, keys) = (text(0), text(1), text(2), text(3));
+            for i in 0..batch.num_rows() {
+                let grading = StoredGrading {
+                    case_id: cases.get(case_ids.value(i)),
+                    release_label: labels.get(releases.value(i)),
+                    grading_key: (!keys.is_null(i)).then(|| Box::from(keys.value(i))),
+                };
+                seh_gradings.insert(owners_held.get(dirs.value(i)), grading);
+            }
         }
         drop(owners_held);
         let mut judge_rows = Vec::new();
