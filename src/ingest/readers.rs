@@ -36,12 +36,15 @@ pub fn install<R: Send>(work: impl FnOnce() -> R + Send) -> R {
 const PREFETCH_MAX_BYTES: u64 = 4 << 20;
 
 /// Read `files` into the page cache on the reading threads, keeping nothing
-/// (a file that cannot be read is the parse's to report).
+/// (a file that cannot be read is the parse's to report). Only regular
+/// files are opened, as the parse opens them: one replaced by a FIFO since
+/// the walk would block its reader forever.
 pub fn prefetch(files: &[(PathBuf, u64)]) {
     install(|| {
         files
             .par_iter()
             .filter(|(_, size)| *size <= PREFETCH_MAX_BYTES)
+            .filter(|(path, _)| std::fs::metadata(path).is_ok_and(|m| m.is_file()))
             .for_each(|(path, _)| {
                 if let Ok(mut file) = std::fs::File::open(path) {
                     let _ = std::io::copy(&mut file, &mut std::io::sink());
