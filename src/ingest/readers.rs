@@ -6,10 +6,7 @@
 //! stays on one thread per core: more threads than cores there only took
 //! turns (a cold 100,000-run parse went 61 -> 73 s).
 
-use std::path::PathBuf;
 use std::sync::OnceLock;
-
-use rayon::prelude::*;
 
 /// Reading threads: requests in flight while the tree is read.
 pub const READERS: usize = 16;
@@ -33,13 +30,16 @@ pub fn install<R: Send>(work: impl FnOnce() -> R + Send) -> R {
 
 /// Files larger than this are not read ahead: their parse may read only a
 /// part (a capped output), and a few of them would evict what is ahead.
+#[cfg(feature = "store")]
 const PREFETCH_MAX_BYTES: u64 = 4 << 20;
 
 /// Read `files` into the page cache on the reading threads, keeping nothing
 /// (a file that cannot be read is the parse's to report). Only regular
 /// files are opened, as the parse opens them: one replaced by a FIFO since
-/// the walk would block its reader forever.
-pub fn prefetch(files: &[(PathBuf, u64)]) {
+/// the walk would block its reader forever. (Only the store's ingest parses.)
+#[cfg(feature = "store")]
+pub fn prefetch(files: &[(std::path::PathBuf, u64)]) {
+    use rayon::prelude::*;
     install(|| {
         files
             .par_iter()
