@@ -21,9 +21,9 @@ pub struct Derived {
     pub table: &'static str,
     pub view: &'static str,
     pub of_releases: &'static str,
-    /// The view whose column comments the table (and the view, when it is
-    /// another) is given: a view of another's rows documents its columns once.
-    pub comments_from: &'static str,
+    /// The view whose column comments the table and the view are given
+    /// when the view holds another's rows (None: the view's own comments).
+    pub comments_from: Option<&'static str>,
 }
 
 /// In refill order: a later view reads an earlier table (lift reads
@@ -33,55 +33,55 @@ pub const DERIVED: &[Derived] = &[
         table: "run_total_rows",
         view: "run_totals",
         of_releases: "run_totals_in",
-        comments_from: "run_totals",
+        comments_from: None,
     },
     Derived {
         table: "blocked_pair_rows",
         view: "blocked_pairs",
         of_releases: "blocked_pairs_in",
-        comments_from: "pairs",
+        comments_from: Some("pairs"),
     },
     Derived {
         table: "lift_unit_rows",
         view: "lift_units",
         of_releases: "lift_units_in",
-        comments_from: "lift_units",
+        comments_from: None,
     },
     Derived {
         table: "reliability_lift_pooled_rows",
         view: "reliability_lift_pooled",
         of_releases: "reliability_lift_pooled_in",
-        comments_from: "reliability_lift",
+        comments_from: Some("reliability_lift"),
     },
     Derived {
         table: "lift_rows",
         view: "lift",
         of_releases: "lift_in",
-        comments_from: "lift",
+        comments_from: None,
     },
     Derived {
         table: "case_flag_rows",
         view: "case_flags",
         of_releases: "case_flags_in",
-        comments_from: "case_flags",
+        comments_from: None,
     },
     Derived {
         table: "failing_assertion_rows",
         view: "failing_assertions",
         of_releases: "failing_assertions_in",
-        comments_from: "failing_assertions",
+        comments_from: None,
     },
     Derived {
         table: "cost_per_lift_rows",
         view: "cost_per_lift",
         of_releases: "cost_per_lift_in",
-        comments_from: "cost_per_lift",
+        comments_from: None,
     },
     Derived {
         table: "cost_per_lift_case_rows",
         view: "cost_per_lift_cases",
         of_releases: "cost_per_lift_cases_in",
-        comments_from: "cost_per_lift_cases",
+        comments_from: None,
     },
 ];
 
@@ -152,13 +152,13 @@ pub fn copy_comments(conn: &Connection) -> Result<()> {
              WHERE table_name = ? AND schema_name = 'main' AND comment IS NOT NULL",
         )?;
         let comments = stmt
-            .query_map([d.comments_from], |r| {
+            .query_map([d.comments_from.unwrap_or(d.view)], |r| {
                 Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
             })?
             .collect::<std::result::Result<Vec<_>, _>>()?;
-        let targets: &[&str] = match d.comments_from == d.view {
-            true => &[d.table],
-            false => &[d.table, d.view],
+        let targets: &[&str] = match d.comments_from {
+            None => &[d.table],
+            Some(_) => &[d.table, d.view],
         };
         let sql: String = targets
             .iter()
