@@ -33,8 +33,8 @@ pub fn install<R: Send>(work: impl FnOnce() -> R + Send) -> R {
 #[cfg(feature = "store")]
 const PREFETCH_MAX_BYTES: u64 = 4 << 20;
 
-/// Read `files` into the page cache on the reading threads, keeping nothing
-/// (a file that cannot be read is the parse's to report). Only regular
+/// Ask for `files` to be read into the page cache, from the reading threads
+/// (a file that cannot be opened is the parse's to report). Only regular
 /// files are opened, as the parse opens them: one replaced by a FIFO since
 /// the walk would block its reader forever. (Only the store's ingest parses.)
 #[cfg(feature = "store")]
@@ -46,9 +46,26 @@ pub fn prefetch(files: &[(std::path::PathBuf, u64)]) {
             .filter(|(_, size)| *size <= PREFETCH_MAX_BYTES)
             .filter(|(path, _)| std::fs::metadata(path).is_ok_and(|m| m.is_file()))
             .for_each(|(path, _)| {
-                if let Ok(mut file) = std::fs::File::open(path) {
-                    let _ = std::io::copy(&mut file, &mut std::io::sink());
+                if let Ok(file) = std::fs::File::open(path) {
+                    read_ahead(&file);
                 }
             })
     })
+}
+
+/// The kernel reads the file into the page cache without copying it out:
+/// reading it through a buffer instead cost a quarter of a warm ingest's CPU
+/// (pages already cached copied for nothing). The advice only schedules
+/// reads; its failure changes nothing.
+#[cfg(all(feature = "store", any(target_os = "linux", target_os = "android")))]
+fn read_ahead(file: &std::fs::File) {
+    let _ = rustix::fs::fadvise(file, 0, None, rustix::fs::Advice::WillNeed);
+}
+
+#[cfg(all(
+    feature = "store",
+    not(any(target_os = "linux", target_os = "android"))
+))]
+fn read_ahead(mut file: &std::fs::File) {
+    let _ = std::io::copy(&mut file, &mut std::io::sink());
 }
