@@ -1,6 +1,7 @@
 //! The DuckDB store: opening with clear lock errors, migrations, views,
 //! and the batched writer used by ingest.
 
+mod appenders;
 mod arrow_rows;
 pub mod budget;
 pub mod check;

@@ -4,6 +4,7 @@
 
 use duckdb::{params, Connection, Transaction};
 
+use super::appenders::Appenders;
 use super::budget::MemoryBudget;
 use crate::ingest::records::{IngestErrorRec, Records, Row, TableBatch};
 use crate::ingest::table::{Column, TEXT_KEY};
@@ -195,10 +196,13 @@ fn fill_key_table(
 const APPEND_BATCH_ROWS: usize = 8192;
 
 /// One batch being written: opened with the units it replaces, fed with
-/// records chunk by chunk (memory stays bounded by the chunk), committed by
-/// `finish`. Dropped unfinished, its transaction rolls back and the store is
-/// unchanged.
+/// records chunk by chunk (memory stays bounded by the chunk and the
+/// appenders' buffers), committed by `finish`. Dropped unfinished, its
+/// transaction rolls back and the store is unchanged.
 pub struct BatchWriter<'c> {
+    /// Declared before `tx`: dropped first, so whatever they still buffer
+    /// goes into the transaction being rolled back, not after it.
+    appenders: Appenders<'c>,
     tx: Transaction<'c>,
     batch_id: i64,
     redact: bool,
@@ -251,6 +255,7 @@ impl<'c> BatchWriter<'c> {
             tx.execute_batch(sql)?;
         }
         Ok(BatchWriter {
+            appenders: Appenders::new(conn),
             tx,
             batch_id,
             redact,
@@ -284,13 +289,14 @@ impl<'c> BatchWriter<'c> {
     /// The run directory of each run of `run_ids` this batch has written so
     /// far (one scan of the batch's runs, however many are asked).
     pub fn run_dirs_of(
-        &self,
+        &mut self,
         run_ids: impl Iterator<Item = String>,
     ) -> Result<std::collections::HashMap<String, String>> {
         let mut run_ids = run_ids.peekable();
         if run_ids.peek().is_none() {
             return Ok(Default::default());
         }
+        self.appenders.flush()?;
         fill_key_table(&self.tx, "liftdb_asked_runs", run_ids)?;
         let mut stmt = self.tx.prepare(
             "SELECT run_id, run_dir FROM run
@@ -311,7 +317,7 @@ impl<'c> BatchWriter<'c> {
     /// Append rows made by `table_rows` (built off this thread, in parallel).
     pub fn append_prepared(&mut self, tables: TableRows) -> Result<()> {
         for t in tables {
-            let n = append_rows(&self.tx, t.table, t.columns, t.rows)?;
+            let n = self.buffer_rows(t.table, t.columns, t.rows)?;
             self.counts.rows_written += n;
             if t.table == crate::ingest::records::RunRec::TABLE {
                 self.counts.runs_written += n;
@@ -326,8 +332,22 @@ impl<'c> BatchWriter<'c> {
     /// delete hiding it.
     pub fn append_source_files(&mut self, files: &[SourceFileRec]) -> Result<()> {
         let rows = files.iter().map(|f| f.row(self.batch_id)).collect();
-        append_rows(&self.tx, SourceFileRec::TABLE, SourceFileRec::COLUMNS, rows)?;
+        self.buffer_rows(SourceFileRec::TABLE, SourceFileRec::COLUMNS, rows)?;
         Ok(())
+    }
+
+    /// `rows` into the table's held appender, a record batch at a time.
+    fn buffer_rows(
+        &mut self,
+        table: &'static str,
+        columns: &[Column],
+        rows: Vec<Row>,
+    ) -> Result<u64> {
+        for slice in rows.chunks(APPEND_BATCH_ROWS) {
+            let batch = super::arrow_rows::record_batch(slice, columns)?;
+            self.appenders.append(table, batch)?;
+        }
+        Ok(rows.len() as u64)
     }
 
     /// Write the errors, refresh the statistics, close the batch and commit.
@@ -338,6 +358,7 @@ impl<'c> BatchWriter<'c> {
         touched: &[(String, i64)],
         clock: &mut crate::ingest::timings::Timings,
     ) -> Result<WriteCounts> {
+        self.appenders.flush()?;
         let tx = &self.tx;
         if let Some(budget) = self.budget.as_mut() {
             budget.end_parse(tx)?;
@@ -381,7 +402,9 @@ impl<'c> BatchWriter<'c> {
             batch_id: self.batch_id,
             ..self.counts
         };
-        self.tx.commit()?;
+        let BatchWriter { appenders, tx, .. } = self;
+        drop(appenders);
+        tx.commit()?;
         clock.mark("commit");
         Ok(counts)
     }

@@ -334,7 +334,7 @@ impl IdentityOwners<'_> {
 
     /// The clashes with directories written earlier in the batch, named
     /// from the batch's rows.
-    fn name_unnamed(&mut self, batch: &BatchWriter) -> Result<Vec<IngestErrorRec>> {
+    fn name_unnamed(&mut self, batch: &mut BatchWriter) -> Result<Vec<IngestErrorRec>> {
         let unnamed = std::mem::take(&mut self.unnamed);
         let dirs = batch.run_dirs_of(unnamed.iter().map(|c| c.run_id.clone()))?;
         Ok(unnamed
