@@ -51,6 +51,14 @@ pub fn run(db: &Path, args: &ReportArgs) -> anyhow::Result<i32> {
     let rep = report::find(name)?;
     let store = super::open_read(db)?;
     let filters = args.filters.to_filters();
+    let format = args.output.format_written();
+    if liftdb::output::streams(format) {
+        // Written as DuckDB gives the rows: a million-row report is never held.
+        return args
+            .output
+            .emit_streamed(|out| stream(&store.conn, &rep, &filters, format, out))
+            .map(|_| 0);
+    }
     let rs = report::run(&store.conn, &rep, &filters)?;
     if rep.name == "lift" && args.output.fitted() {
         print_headline(&store.conn, &filters)?;
@@ -70,6 +78,35 @@ pub fn run(db: &Path, args: &ReportArgs) -> anyhow::Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// A report's rows to `out` as they come; how many were written.
+fn stream(
+    conn: &duckdb::Connection,
+    rep: &report::Report,
+    filters: &report::Filters,
+    format: liftdb::output::Format,
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<usize> {
+    use liftdb::output::RowStream;
+    let mut out = Some(out);
+    let mut rows = None;
+    report::stream(conn, rep, filters, |part| -> anyhow::Result<()> {
+        match part {
+            report::Streamed::Columns(schema) => {
+                let out = out.take().expect("a report's columns come once");
+                rows = RowStream::begin(format, schema.clone(), out)?;
+            }
+            report::Streamed::Rows(batch) => {
+                rows.as_mut().expect("columns come first").rows(batch)?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(match rows {
+        Some(rows) => rows.end()?,
+        None => 0,
+    })
 }
 
 /// `report lift` on a terminal starts with one sentence per skill and

@@ -10,13 +10,36 @@ use serde_json::Value;
 
 /// Display text of a cell; None for NULL.
 pub fn cell_text(array: &ArrayRef, row: usize) -> Option<String> {
-    if array.is_null(row) || array.data_type() == &DataType::Null {
-        return None;
+    let mut text = String::new();
+    ColumnText::new(array).write(row, &mut text).then_some(text)
+}
+
+/// The display text of a column's cells, its formatter made once: made per
+/// cell, it was a tenth of writing a million-row report.
+pub struct ColumnText<'a> {
+    array: &'a ArrayRef,
+    /// None for a column of NULLs or one Arrow cannot display.
+    formatter: Option<ArrayFormatter<'a>>,
+}
+
+impl<'a> ColumnText<'a> {
+    pub fn new(array: &'a ArrayRef) -> Self {
+        let options = FormatOptions::default().with_null("NULL");
+        let formatter = match array.data_type() {
+            DataType::Null => None,
+            _ => ArrayFormatter::try_new(array.as_ref(), &options).ok(),
+        };
+        ColumnText { array, formatter }
     }
-    let options = FormatOptions::default().with_null("NULL");
-    ArrayFormatter::try_new(array.as_ref(), &options)
-        .map(|f| f.value(row).to_string())
-        .ok()
+
+    /// The cell's text appended to `out`; false (nothing appended) for NULL.
+    pub fn write(&self, row: usize, out: &mut String) -> bool {
+        use std::fmt::Write;
+        match &self.formatter {
+            Some(f) if !self.array.is_null(row) => write!(out, "{}", f.value(row)).is_ok(),
+            _ => false,
+        }
+    }
 }
 
 fn number(f: f64) -> Value {

@@ -3,6 +3,7 @@
 
 mod cells;
 mod fit;
+mod stream;
 
 use std::io::Write;
 
@@ -12,6 +13,7 @@ use duckdb::arrow::record_batch::RecordBatch;
 
 pub use cells::{cell_json, cell_text};
 pub use fit::{cut, wrap, Fit};
+pub use stream::{streams, RowStream};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -144,10 +146,9 @@ pub fn render_with(
     match format {
         Format::Table => render_table(rs, presets::UTF8_FULL_CONDENSED, opts, out),
         Format::Box => render_table(rs, presets::UTF8_FULL, opts, out),
-        Format::Csv => render_delimited(rs, ',', out),
-        Format::Tsv => render_delimited(rs, '\t', out),
-        Format::Json => render_json(rs, out),
-        Format::Jsonl => render_jsonl(rs, out),
+        Format::Csv | Format::Tsv | Format::Json | Format::Jsonl => {
+            render_streamed(rs, format, out)
+        }
         Format::Markdown => render_markdown(rs, opts, out),
         Format::Line => render_line(rs, opts, out),
     }
@@ -250,56 +251,13 @@ fn render_table(
     writeln!(out, "({})", fitted.footer)
 }
 
-fn delimited_field(s: &str, sep: char) -> String {
-    if s.contains([sep, '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// RFC 4180 CSV (or TSV); NULL is an empty field.
-fn render_delimited(rs: &ResultSet, sep: char, out: &mut dyn Write) -> std::io::Result<()> {
-    let sep_s = sep.to_string();
-    let header: Vec<String> = rs
-        .column_names()
-        .iter()
-        .map(|h| delimited_field(h, sep))
-        .collect();
-    writeln!(out, "{}", header.join(&sep_s))?;
-    for (batch, i) in rs.rows() {
-        let line: Vec<String> = batch
-            .columns()
-            .iter()
-            .map(|c| {
-                cell_text(c, i)
-                    .map(|s| delimited_field(&s, sep))
-                    .unwrap_or_default()
-            })
-            .collect();
-        writeln!(out, "{}", line.join(&sep_s))?;
-    }
-    Ok(())
-}
-
-fn row_object(rs: &ResultSet, batch: &RecordBatch, i: usize) -> serde_json::Value {
-    let mut obj = serde_json::Map::new();
-    for (field, col) in rs.schema.fields().iter().zip(batch.columns()) {
-        obj.insert(field.name().clone(), cell_json(col, i));
-    }
-    serde_json::Value::Object(obj)
-}
-
-fn render_json(rs: &ResultSet, out: &mut dyn Write) -> std::io::Result<()> {
-    let rows: Vec<serde_json::Value> = rs.rows().map(|(b, i)| row_object(rs, b, i)).collect();
-    serde_json::to_writer_pretty(&mut *out, &rows)?;
-    writeln!(out)
-}
-
-fn render_jsonl(rs: &ResultSet, out: &mut dyn Write) -> std::io::Result<()> {
-    for (b, i) in rs.rows() {
-        serde_json::to_writer(&mut *out, &row_object(rs, b, i))?;
-        writeln!(out)?;
+/// CSV, TSV, JSON and JSON Lines: written as a stream is (`stream.rs`).
+fn render_streamed(rs: &ResultSet, format: Format, out: &mut dyn Write) -> std::io::Result<()> {
+    if let Some(mut stream) = RowStream::begin(format, rs.schema.clone(), out)? {
+        for batch in &rs.batches {
+            stream.rows(batch)?;
+        }
+        stream.end()?;
     }
     Ok(())
 }

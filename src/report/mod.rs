@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 pub mod html;
 
+use duckdb::arrow::datatypes::SchemaRef;
+use duckdb::arrow::record_batch::RecordBatch;
 use duckdb::{params_from_iter, Connection};
 
 use crate::output::ResultSet;
@@ -90,6 +92,52 @@ pub fn run(conn: &Connection, report: &Report, filters: &Filters) -> Result<Resu
     run_via(report, filters, |sql, named| query(conn, sql, named))
 }
 
+/// One statement of a report: the report's own or an included one's.
+struct Part {
+    report: String,
+    sql: String,
+}
+
+/// The statements a report runs, in order: its own (only its columns when
+/// its `when` finds nothing to report), then each included report's whose
+/// `when` holds. `holds` answers a `when` query.
+fn parts(
+    report: &Report,
+    filters: &Filters,
+    mut holds: impl FnMut(&str) -> Result<bool>,
+) -> Result<Vec<Part>> {
+    report.check_filters(filters)?;
+    let own = match report.when {
+        // Nothing to report (reconcile-trend with no trend report held): the
+        // statement gives its columns without running (at a million runs it
+        // took 22 s and 6.7 GB to find no rows).
+        Some(when) if !holds(when)? => {
+            let sql = report.sql.trim_end().trim_end_matches(';');
+            format!("SELECT * FROM (\n{sql}\n) LIMIT 0")
+        }
+        _ => report.sql.to_string(),
+    };
+    let mut parts = vec![Part {
+        report: report.name.clone(),
+        sql: own,
+    }];
+    for name in &report.includes {
+        let part = find(name)?;
+        if let Some(when) = part.when {
+            if !holds(when)? {
+                continue;
+            }
+        }
+        // One level: an included report's own includes are not followed.
+        part.check_filters(filters)?;
+        parts.push(Part {
+            report: name.clone(),
+            sql: part.sql.to_string(),
+        });
+    }
+    Ok(parts)
+}
+
 /// Run a report through `query` (the shell's interruptible one, or a
 /// connection's): its own rows, then those of each report it includes
 /// whose `when` holds (taking the same filters).
@@ -98,30 +146,63 @@ pub fn run_via(
     filters: &Filters,
     mut query: impl FnMut(&str, &Filters) -> Result<ResultSet>,
 ) -> Result<ResultSet> {
-    report.check_filters(filters)?;
-    let mut result = match report.when {
-        // Nothing to report (reconcile-trend with no trend report held): the
-        // statement gives its columns without running (at a million runs it
-        // took 22 s and 6.7 GB to find no rows).
-        Some(when) if !holds(&query(when, &Filters::new())?) => {
-            let sql = report.sql.trim_end().trim_end_matches(';');
-            query(&format!("SELECT * FROM (\n{sql}\n) LIMIT 0"), filters)?
+    let parts = parts(report, filters, |when| {
+        Ok(holds(&query(when, &Filters::new())?))
+    })?;
+    let mut result: Option<ResultSet> = None;
+    for part in parts {
+        let rows = query(&part.sql, filters)?;
+        match result.as_mut() {
+            None => result = Some(rows),
+            Some(into) => append(into, rows, &report.name, &part.report)?,
         }
-        _ => query(report.sql, filters)?,
-    };
-    for name in &report.includes {
-        let part = find(name)?;
-        if let Some(when) = part.when {
-            if !holds(&query(when, &Filters::new())?) {
-                continue;
-            }
-        }
-        // One level: an included report's own includes are not followed.
-        part.check_filters(filters)?;
-        let rows = query(part.sql, filters)?;
-        append(&mut result, rows, &report.name, name)?;
     }
-    Ok(result)
+    Ok(result.expect("a report runs its own statement"))
+}
+
+/// What a streamed report hands on: its columns once, then its rows.
+pub enum Streamed<'a> {
+    Columns(&'a SchemaRef),
+    Rows(&'a RecordBatch),
+}
+
+/// Run a report, handing `sink` its columns and then its rows a record
+/// batch at a time, as DuckDB gives them: nothing is held (a report of a
+/// million runs written as CSV held 1.2 GB materialized). `sink`'s own
+/// error (a closed pipe) ends it and is returned as it is.
+pub fn stream<E: From<Error>>(
+    conn: &Connection,
+    report: &Report,
+    filters: &Filters,
+    mut sink: impl FnMut(Streamed) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    let parts = parts(report, filters, |when| {
+        Ok(holds(&query(conn, when, &Filters::new())?))
+    })?;
+    let mut columns: Option<SchemaRef> = None;
+    for part in parts {
+        let mut stmt = conn.prepare(&part.sql).map_err(Error::from)?;
+        let values = bound_values(&stmt, filters)?;
+        let batches = stmt
+            .stream_arrow(params_from_iter(values))
+            .map_err(Error::from)?;
+        let schema = batches.get_schema();
+        let first = match &columns {
+            None => {
+                sink(Streamed::Columns(&schema))?;
+                columns.insert(schema)
+            }
+            Some(first) => {
+                same_columns(first, &schema, &report.name, &part.report)?;
+                first
+            }
+        };
+        for batch in batches {
+            let batch = as_columns_of(first, batch.map_err(Error::from)?, &report.name)?;
+            sink(Streamed::Rows(&batch))?;
+        }
+    }
+    Ok(())
 }
 
 /// A `when` query's answer: its first cell, true.
@@ -134,27 +215,35 @@ fn holds(rs: &ResultSet) -> bool {
         .is_some_and(|c| c.is_valid(0) && c.value(0))
 }
 
-/// The rows of an included report after the report's own, refused when its
-/// columns differ by name or type (a report file edited out of step).
-fn append(into: &mut ResultSet, part: ResultSet, report: &str, included: &str) -> Result<()> {
-    let shape = |rs: &ResultSet| -> Vec<(String, duckdb::arrow::datatypes::DataType)> {
-        rs.schema
-            .fields()
+/// An included report's columns must be the report's own, by name and
+/// type, in order (a report file edited out of step is refused).
+fn same_columns(into: &SchemaRef, part: &SchemaRef, report: &str, included: &str) -> Result<()> {
+    let shape = |s: &SchemaRef| -> Vec<(String, duckdb::arrow::datatypes::DataType)> {
+        s.fields()
             .iter()
             .map(|f| (f.name().clone(), f.data_type().clone()))
             .collect()
     };
-    if shape(into) != shape(&part) {
+    if shape(into) != shape(part) {
         return Err(Error::Invalid(format!(
             "report {report} includes {included}, whose columns are not its own; hint: give sql/reports/{included}.sql the columns of sql/reports/{report}.sql, in order and of the same types"
         )));
     }
+    Ok(())
+}
+
+/// `batch` under the report's own schema (same columns, checked).
+fn as_columns_of(schema: &SchemaRef, batch: RecordBatch, report: &str) -> Result<RecordBatch> {
+    RecordBatch::try_new(schema.clone(), batch.columns().to_vec())
+        .map_err(|e| Error::Invalid(format!("report {report}: {e}")))
+}
+
+/// The rows of an included report after the report's own.
+fn append(into: &mut ResultSet, part: ResultSet, report: &str, included: &str) -> Result<()> {
+    same_columns(&into.schema, &part.schema, report, included)?;
     for batch in part.batches {
-        let columns = batch.columns().to_vec();
-        into.batches.push(
-            duckdb::arrow::record_batch::RecordBatch::try_new(into.schema.clone(), columns)
-                .map_err(|e| Error::Invalid(format!("report {report}: {e}")))?,
-        );
+        into.batches
+            .push(as_columns_of(&into.schema, batch, report)?);
     }
     Ok(())
 }

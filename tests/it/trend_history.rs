@@ -57,6 +57,41 @@ fn reconcile_rows(ts: &TestStore, report_file: &str) -> Vec<Value> {
         .collect()
 }
 
+#[test]
+fn the_cli_streams_reconcile_with_its_included_part_as_the_materialized_report_has_it() {
+    // The CLI writes a report's rows as DuckDB gives them (report::stream);
+    // report::run holds them, and the test below checks its rows against the
+    // tool's trend.json. Both must give the same bytes in every streamed
+    // format, the included reconcile-trend part after the report's own rows.
+    let (mut ts, _dirs) = history();
+    ingest_trend(&mut ts);
+    assert!(!reconcile_rows(&ts, "trend.json").is_empty());
+    let report = liftdb::report::find("reconcile").unwrap();
+    let held = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
+    let db = ts.db.clone();
+    drop(ts.store);
+    use liftdb::output::Format;
+    for (format, name) in [
+        (Format::Csv, "csv"),
+        (Format::Tsv, "tsv"),
+        (Format::Json, "json"),
+        (Format::Jsonl, "jsonl"),
+    ] {
+        let mut expected = Vec::new();
+        liftdb::output::render(&held, format, &mut expected).unwrap();
+        let out = crate::common::liftdb_cmd(&db)
+            .args(["report", "reconcile", "--format", name])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {out:?}");
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(expected).unwrap(),
+            "{name}"
+        );
+    }
+}
+
 fn ingest_trend(ts: &mut TestStore) {
     let summary = ingest::ingest(
         &mut ts.store,
