@@ -168,6 +168,51 @@ impl OutputArgs {
         }
     }
 
+    /// The format written: --format, else a table on a terminal and CSV
+    /// to a file or a pipe.
+    pub fn format_written(&self) -> Format {
+        use std::io::IsTerminal;
+        self.format.unwrap_or(match &self.out {
+            None if std::io::stdout().is_terminal() => Format::Table,
+            _ => Format::Csv,
+        })
+    }
+
+    /// Rows written as `produce` hands them over (a format that streams),
+    /// to --out or stdout; `produce` says how many it wrote. A reader that
+    /// stops early (`| head`) is not an error.
+    pub fn emit_streamed(
+        &self,
+        produce: impl FnOnce(&mut dyn Write) -> anyhow::Result<usize>,
+    ) -> anyhow::Result<()> {
+        match &self.out {
+            Some(path) => {
+                let mut file = std::io::BufWriter::new(
+                    std::fs::File::create(path)
+                        .with_context(|| format!("creating {}", path.display()))?,
+                );
+                let rows = produce(&mut file)?;
+                file.flush()?;
+                eprintln!("wrote {rows} rows to {}", path.display());
+                Ok(())
+            }
+            None => {
+                let stdout = std::io::stdout();
+                let mut lock = std::io::BufWriter::new(stdout.lock());
+                let written = produce(&mut lock).and_then(|_| Ok(lock.flush()?));
+                match written {
+                    Err(e)
+                        if e.downcast_ref::<std::io::Error>()
+                            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+                    {
+                        Ok(())
+                    }
+                    other => other,
+                }
+            }
+        }
+    }
+
     pub fn emit(&self, rs: &ResultSet) -> anyhow::Result<()> {
         use std::io::IsTerminal;
         match &self.out {
@@ -225,10 +270,23 @@ pub fn naming_store<T>(db: &Path, doing: &str, r: liftdb::Result<T>) -> anyhow::
 
 pub fn run() -> anyhow::Result<i32> {
     let cli = Cli::parse();
+    let shell = &cli.repl;
+    if cli.command.is_some() && (!shell.commands.is_empty() || shell.file.is_some()) {
+        anyhow::bail!(
+            "-c and -f run the SQL shell, not a subcommand; drop the subcommand (liftdb -c SQL) or use `liftdb sql SQL`"
+        );
+    }
     match cli.command {
         Some(Command::Ingest(args)) => ingest::run(&cli.db, &args),
-        Some(Command::Sql(args)) => sql::run(&cli.db, &args),
-        Some(Command::Report(args)) => report::run(&cli.db, &args),
+        // `liftdb --format json report X` means what `report X --format json` does.
+        Some(Command::Sql(mut args)) => {
+            args.output.format = args.output.format.or(shell.format);
+            sql::run(&cli.db, &args)
+        }
+        Some(Command::Report(mut args)) => {
+            args.output.format = args.output.format.or(shell.format);
+            report::run(&cli.db, &args)
+        }
         Some(Command::Schema(args)) => schema::run(&cli.db, &args),
         Some(Command::Demo) => demo::run(),
         Some(Command::Repl(args)) => repl(&cli.db, &args),

@@ -63,6 +63,32 @@ fn report_lift_json_matches_the_tool() {
 }
 
 #[test]
+fn format_before_the_subcommand_is_the_subcommands_and_shell_flags_are_refused_there() {
+    let (_dir, db) = ingested_db();
+    let stdout = |args: &[&str]| {
+        let out = liftdb_cmd(&db).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // It used to be the shell's flag, silently ignored by a subcommand (CSV came out).
+    let before = stdout(&["--format", "jsonl", "report", "lift", "--split", "tune"]);
+    let after = stdout(&["report", "lift", "--split", "tune", "--format", "jsonl"]);
+    assert_eq!(before, after);
+    assert!(before.starts_with('{'), "{before}");
+    let q = "SELECT count(*) AS n FROM runs WHERE split = 'tune'";
+    // 504: the tune runs of the corpus, as sql_prints_csv_when_piped counts them.
+    assert_eq!(
+        stdout(&["--format", "json", "sql", q]),
+        "[\n  {\n    \"n\": 504\n  }\n]\n"
+    );
+    liftdb_cmd(&db)
+        .args(["-c", "SELECT 1", "report", "lift"])
+        .assert()
+        .failure()
+        .stderr(contains("-c and -f run the SQL shell"));
+}
+
+#[test]
 fn report_filters_are_parameters_and_unknown_ones_are_refused() {
     let (_dir, db) = ingested_db();
     liftdb_cmd(&db)
