@@ -8,6 +8,13 @@ WITH shown AS (
                OVER (PARTITION BY l.release_label, l.skill_name, l.control_arm, l.channel, l.split) AS experiments
     FROM lift_evidence l
     WHERE l.channel = 'objective'
+      -- The filters on the window's partition keys keep or drop whole
+      -- partitions, so they apply before it (DuckDB does not push them
+      -- through a window: at a million runs the report took 0.51 s, 0.42 s so).
+      AND ($release IS NULL OR l.release_label = $release)
+      AND ($skill IS NULL OR l.skill_name = $skill)
+      AND l.split = coalesce($split, 'all')
+      AND l.control_arm = coalesce($arm, 'without_skill')
 )
 SELECT
     l.release_label AS release,
