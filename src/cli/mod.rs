@@ -178,9 +178,9 @@ impl OutputArgs {
         })
     }
 
-    /// Rows written as `produce` hands them over (a format that streams),
-    /// to --out or stdout; `produce` says how many it wrote. A reader that
-    /// stops early (`| head`) is not an error.
+    /// Rows written by `produce` (as they come, or a held result) to --out
+    /// or stdout; `produce` says how many it wrote. A reader that stops
+    /// early (`| head`) is not an error.
     pub fn emit_streamed(
         &self,
         produce: impl FnOnce(&mut dyn Write) -> anyhow::Result<usize>,
@@ -213,42 +213,16 @@ impl OutputArgs {
         }
     }
 
+    /// A held result, written as `format_written` says (fitted on a terminal).
     pub fn emit(&self, rs: &ResultSet) -> anyhow::Result<()> {
-        use std::io::IsTerminal;
-        match &self.out {
-            Some(path) => {
-                let format = self.format.unwrap_or(Format::Csv);
-                let mut file = std::io::BufWriter::new(
-                    std::fs::File::create(path)
-                        .with_context(|| format!("creating {}", path.display()))?,
-                );
-                output::render(rs, format, &mut file)?;
-                file.flush()?;
-                eprintln!("wrote {} rows to {}", rs.row_count(), path.display());
-            }
-            None => {
-                let stdout = std::io::stdout();
-                let default = if stdout.is_terminal() {
-                    Format::Table
-                } else {
-                    Format::Csv
-                };
-                let mut lock = stdout.lock();
-                let written = output::render_with(
-                    rs,
-                    self.format.unwrap_or(default),
-                    &self.render_options(),
-                    &mut lock,
-                )
-                .and_then(|_| lock.flush());
-                match written {
-                    // A reader that stops early (`| head`) is not an error.
-                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                    other => other?,
-                }
-            }
-        }
-        Ok(())
+        let options = match self.out {
+            Some(_) => output::RenderOptions::default(),
+            None => self.render_options(),
+        };
+        self.emit_streamed(|out| {
+            output::render_with(rs, self.format_written(), &options, out)?;
+            Ok(rs.row_count())
+        })
     }
 }
 
