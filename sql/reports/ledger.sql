@@ -2,6 +2,8 @@
 -- description: The cost ledger: one row per run with tokens, cost (USD) and time, each with availability and provenance; NULL where the tool did not measure.
 -- params: release, skill, split, model, case, arm, experiment
 -- compact: case, model, arm, rep, cost_usd
+-- From run_rows, the runs view stored by every batch (the cost_ledger view's
+-- rows, live, are the same columns): a million runs are listed, not worked out.
 SELECT
     release_label AS release,
     skill_name AS skill,
@@ -19,7 +21,7 @@ SELECT
     cost_availability,
     cost_provenance,
     elapsed_ms
-FROM cost_ledger
+FROM run_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
   AND ($split IS NULL OR split = $split)

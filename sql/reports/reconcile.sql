@@ -52,7 +52,7 @@ pairs_compared AS (
 ),
 promptfoo AS (
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
-           (SELECT count(*) FROM runs r JOIN grading g ON g.grading_id = r.grading_id
+           (SELECT count(*) FROM run_rows r JOIN grading g ON g.grading_id = r.grading_id
              WHERE g.report_path = p.source_path
                AND CASE p.json_path WHEN '/stats/successes' THEN r.peer_pass ELSE NOT r.peer_pass END) AS liftdb_value
     FROM peer_metric p
@@ -87,7 +87,7 @@ skill_creator_stats AS (
                WHEN 'max' THEN max(r.objective_pass_rate)
            END AS liftdb_value
     FROM peer_metric p
-    LEFT JOIN runs r
+    LEFT JOIN run_rows r
       ON r.experiment = liftdb_folder_of(p.source_path)
      AND r.release_label = p.release_label AND r.skill_name = p.skill_name
      AND r.arm = regexp_extract(p.json_path, '^/run_summary/([^/]+)/', 1) AND r.graded
@@ -99,7 +99,7 @@ skill_creator_runs AS (
     -- The runs[] rows of each configuration against the graded runs liftdb holds there.
     SELECT p.source_path, p.release_label, p.skill_name, 'runs of ' || p.value_text AS metric,
            count(*)::DOUBLE AS tool_value,
-           any_value((SELECT count(*) FROM runs r
+           any_value((SELECT count(*) FROM run_rows r
                        WHERE r.experiment = liftdb_folder_of(p.source_path)
                          AND r.release_label = p.release_label AND r.skill_name = p.skill_name
                          AND r.arm = p.value_text AND r.graded))::DOUBLE AS liftdb_value
@@ -136,7 +136,7 @@ trigger_reports AS (
 seh_ledger AS (
     -- The skill-eval-harness runs a cost report of the release and skill covers.
     SELECT r.release_label, r.skill_name, r.arm, r.cost_usd, r.total_tokens
-    FROM runs r WHERE r.source_format = 'C_seh' AND r.population = 'answer'
+    FROM run_rows r WHERE r.source_format = 'C_seh' AND r.population = 'answer'
 ),
 cost_summary AS (
     -- cost-summary.json: runs seen, runs with a dollar cost or token usage,
@@ -168,7 +168,7 @@ token_overhead AS (
                    END
               FROM cost_per_lift_rows c
              WHERE c.release_label = p.release_label
-               AND c.experiment IN (SELECT experiment FROM runs WHERE source_format = 'C_seh')
+               AND c.experiment IN (SELECT experiment FROM run_rows WHERE source_format = 'C_seh')
                AND c.skill_name IS NOT DISTINCT FROM coalesce(p.skill_name, c.skill_name))::DOUBLE AS liftdb_value
     FROM peer_metric p
     WHERE p.report_kind = 'token_overhead'

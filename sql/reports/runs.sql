@@ -2,6 +2,8 @@
 -- description: One line per run: identity, scorability, objective pass rate, tokens, cost, time.
 -- params: release, skill, split, model, case, arm, experiment
 -- compact: case, model, arm, objective_pass_rate
+-- From run_rows, the runs view stored by every batch: a million runs are
+-- listed, not worked out.
 SELECT
     release_label AS release,
     skill_name AS skill,
@@ -17,7 +19,7 @@ SELECT
     total_tokens,
     cost_usd,
     elapsed_ms
-FROM runs
+FROM run_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
   AND ($split IS NULL OR split = $split)

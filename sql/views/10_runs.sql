@@ -251,3 +251,16 @@ COMMENT ON COLUMN runs.skill_invoked IS 'The skill loaded during the run (NULL w
 COMMENT ON COLUMN runs.skill_tree_hash IS 'Hash of the skill tree the run mounted.';
 COMMENT ON COLUMN runs.run_dir IS 'The run directory (or results file#row) it was read from.';
 COMMENT ON COLUMN runs.batch_id IS 'Ingest batch that wrote the run.';
+
+-- run_rows: the runs view stored, refilled first at the end of every batch
+-- for the releases it changed (src/store/derived.rs). Every stored aggregate
+-- after it (run totals, pairs, lift units, flags, failing assertions,
+-- ablations) reads its runs from here through run_rows_in, so a batch works
+-- each run out once, not once per aggregate; the runs and ledger reports list
+-- from it. Its columns are the runs view's (their comments copied).
+CREATE OR REPLACE TABLE run_rows AS SELECT * FROM runs LIMIT 0;
+COMMENT ON TABLE run_rows IS 'The runs view stored by every batch for the releases it changed (what the stored aggregates and the runs and ledger reports read); equal to runs (liftdb check verifies).';
+
+-- run_rows_in(releases): the stored runs of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO run_rows_in(releases) AS TABLE
+SELECT * FROM run_rows WHERE releases IS NULL OR list_contains(releases, release_label);

@@ -35,7 +35,7 @@ SELECT
     count(*) FILTER (WHERE scorable AND population = 'answer'
                      AND objective_pass_rate BETWEEN 0 AND 1
                      AND liftdb_is_success(objective_pass_rate)) AS reliability_c
-FROM runs_in(releases)
+FROM run_rows_in(releases)
 GROUP BY ALL;
 
 CREATE OR REPLACE VIEW run_totals AS SELECT * FROM run_totals_in(NULL);

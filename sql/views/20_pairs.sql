@@ -7,7 +7,7 @@
 -- pairs_in(releases): the pairs of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO pairs_in(releases) AS TABLE
 WITH r AS (
-    SELECT * FROM runs_in(releases) WHERE population = 'answer'
+    SELECT * FROM run_rows_in(releases) WHERE population = 'answer'
 ),
 controls AS (
     -- Control arms that were run at all for a case; without_skill is always

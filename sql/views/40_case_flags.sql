@@ -35,7 +35,7 @@ arm_findings AS (
         liftdb_arm_order(r.arm, coalesce(any_value(o.ablation_ids), [])) AS arm_rank,
         count(r.objective_pass_rate) >= 2 AND count(DISTINCT r.objective_pass_rate) >= 2 AS flaky,
         list_sort(list_distinct(flatten(list(r.critical_failures) FILTER (WHERE r.vetoed)))) AS critical_names
-    FROM runs_in(releases) r
+    FROM run_rows_in(releases) r
     LEFT JOIN arm_order o USING (release_label, skill_name)
     WHERE r.scorable AND r.population = 'answer'
     GROUP BY r.release_label, r.experiment, r.skill_name, r.case_id, r.arm

@@ -37,8 +37,8 @@ arm_pairs AS (
       ON p.release_label = e.release_label AND p.skill_name = e.skill_name
      AND p.control_arm = 'ablation:' || e.ablation_id
      AND list_contains(e.cases, p.case_id)
-    JOIN runs_in(releases) w ON w.run_id = p.with_run_id
-    JOIN runs_in(releases) c ON c.run_id = p.control_run_id
+    JOIN run_rows_in(releases) w ON w.run_id = p.with_run_id
+    JOIN run_rows_in(releases) c ON c.run_id = p.control_run_id
     -- Blocked pairs are no evidence (the harness's cohorts hold only the
     -- pairs its eligibility admits): they count neither in a cohort's pairs
     -- nor in its coverage, and cannot veto its score drop.

@@ -7,7 +7,7 @@
 CREATE OR REPLACE MACRO failing_assertions_in(releases) AS TABLE
 SELECT DISTINCT r.release_label, r.skill_name, r.case_id, a.name AS assertion,
        coalesce(a.severity, 'gate') AS severity
-FROM runs_in(releases) r
+FROM run_rows_in(releases) r
 JOIN assertion_result a ON a.run_id = r.run_id AND a.grading_id = r.grading_id
 WHERE NOT coalesce(a.passed, false);
 

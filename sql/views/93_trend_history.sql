@@ -39,7 +39,7 @@ SELECT release_label, skill_name, arm,
        liftdb_mean_agg(CASE WHEN scorable THEN objective_pass_rate END) AS mean_objective_pass_rate,
        liftdb_mean_agg(CASE WHEN scorable THEN combined_pass_rate END) AS mean_combined_pass_rate,
        median(total_tokens) FILTER (WHERE scorable AND total_tokens IS NOT NULL) AS median_total_tokens
-FROM runs
+FROM run_rows
 GROUP BY ALL;
 
 COMMENT ON VIEW trend_arm_rates IS 'Per release, skill and arm: the exact mean objective and combined pass rates and the median total tokens of the scorable runs (skill-benchmark''s report summary, which trend reads).';

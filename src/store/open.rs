@@ -1,5 +1,6 @@
-//! Opening a store. Writers migrate and refresh views; readers only check
-//! that the file is a liftdb store this binary understands.
+//! Opening a store. Writers migrate and refresh views; readers check that
+//! the file is a liftdb store this binary understands, and bring views that
+//! another liftdb wrote up to date first when they can.
 
 use std::path::{Path, PathBuf};
 
@@ -80,15 +81,38 @@ pub fn open_read(path: &Path) -> Result<Store> {
         )));
     }
     check_store_path(path)?;
-    let config = Config::default().access_mode(AccessMode::ReadOnly)?;
-    let conn = Connection::open_with_flags(path, config)
-        .map_err(|e| classify_open_error(path, e, false))?;
-    migrate::check_readable(&conn, path).map_err(|e| in_store(path, e))?;
+    let conn = connect_read(path)?;
+    // A report's SQL is this binary's and may read a table that an older
+    // liftdb's views never made (run_rows): such a store is brought up to
+    // date once, as the next ingest would. If it cannot be written (a
+    // read-only file, a writer holding it), it is read as it is.
+    let conn = match views::current(&conn).unwrap_or(true) {
+        true => conn,
+        false => {
+            drop(conn);
+            eprintln!(
+                "liftdb: {} was written by another liftdb version: bringing its views and stored aggregates up to date (once)",
+                path.display()
+            );
+            if let Err(e) = open_write(path) {
+                eprintln!("liftdb: left as it is ({e}); a report may fail until the next ingest");
+            }
+            connect_read(path)?
+        }
+    };
     crate::stats::sql_functions::register(&conn)?;
     Ok(Store {
         conn,
         path: path.to_path_buf(),
     })
+}
+
+fn connect_read(path: &Path) -> Result<Connection> {
+    let config = Config::default().access_mode(AccessMode::ReadOnly)?;
+    let conn = Connection::open_with_flags(path, config)
+        .map_err(|e| classify_open_error(path, e, false))?;
+    migrate::check_readable(&conn, path).map_err(|e| in_store(path, e))?;
+    Ok(conn)
 }
 
 /// Did the statement fail because the store is open read-only? (A REPL or

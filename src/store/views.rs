@@ -24,9 +24,9 @@ fn view_count(conn: &Connection) -> Result<i64> {
     )?)
 }
 
-/// Re-create the views unless the store already holds exactly these (same
-/// definitions, none dropped by hand since).
-pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<()> {
+/// Whether the store holds exactly this binary's views (same definitions,
+/// none dropped by hand since) and the derived tables they fill.
+pub fn current(conn: &Connection) -> Result<bool> {
     let wanted = format!("{}:{}", views_sha256(), view_count(conn)?);
     let stored: Option<String> = conn
         .query_row(
@@ -35,7 +35,12 @@ pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<()> {
             |r| r.get(0),
         )
         .ok();
-    if !schema_changed && stored.as_deref() == Some(wanted.as_str()) {
+    Ok(stored.as_deref() == Some(wanted.as_str()))
+}
+
+/// Re-create the views unless the store already holds exactly these.
+pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<()> {
+    if !schema_changed && current(conn)? {
         return Ok(());
     }
     // Two transactions. The view files re-create the derived tables empty,
