@@ -4,10 +4,17 @@
 -- arm. A pair is eligible when both arms are scorable and have a numeric
 -- objective_pass_rate in [0, 1]; otherwise blocked_reason names why, with the
 -- harness's reason codes.
--- pairs_in(releases): the pairs of the releases listed (NULL: every release).
-CREATE OR REPLACE MACRO pairs_in(releases) AS TABLE
+-- pairs_over(releases, stored): the pairs of the releases listed (NULL: every
+-- release), from the stored runs (run_rows) or, stored false, from the runs
+-- worked out anew (runs_in); the branch not taken is a constant false filter,
+-- pruned before it runs. cost_per_lift reads the pairs worked out anew: in a
+-- million-run batch its two joins over the measurements ran out of 768 MiB
+-- when the pairs came from the batch's own new run_rows, and fit otherwise.
+CREATE OR REPLACE MACRO pairs_over(releases, stored) AS TABLE
 WITH r AS (
-    SELECT * FROM run_rows_in(releases) WHERE population = 'answer'
+    SELECT * FROM run_rows_in(releases) WHERE stored AND population = 'answer'
+    UNION ALL
+    SELECT * FROM runs_in(releases) WHERE NOT stored AND population = 'answer'
 ),
 controls AS (
     -- Control arms that were run at all for a case; without_skill is always
@@ -81,6 +88,10 @@ FROM (
         END AS blocked_reason
     FROM joined
 );
+
+-- pairs_in(releases): the pairs of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO pairs_in(releases) AS TABLE
+SELECT * FROM pairs_over(releases, true);
 
 CREATE OR REPLACE VIEW pairs AS SELECT * FROM pairs_in(NULL);
 

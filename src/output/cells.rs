@@ -18,8 +18,8 @@ pub fn cell_text(array: &ArrayRef, row: usize) -> Option<String> {
 
 /// The display text of a column's cells, its formatter made once: made per
 /// cell, it was a tenth of writing a million-row report. Text, integers and
-/// booleans are written directly (as Arrow displays them): through Arrow's
-/// formatter they were half of writing a listing.
+/// booleans, most cells of a listing, are written directly, as Arrow
+/// displays them, without going through `core::fmt`.
 pub struct ColumnText<'a> {
     nulls: Option<&'a NullBuffer>,
     cells: Cells<'a>,
@@ -77,7 +77,15 @@ impl<'a> ColumnText<'a> {
             Cells::Int64(a) => out.push_str(digits.format(a.value(row))),
             Cells::Int32(a) => out.push_str(digits.format(a.value(row))),
             Cells::Boolean(a) => out.push_str(if a.value(row) { "true" } else { "false" }),
-            Cells::Formatted(f) => return write!(out, "{}", f.value(row)).is_ok(),
+            Cells::Formatted(f) => {
+                // A cell Arrow fails to display reads as NULL, nothing of it kept.
+                let start = out.len();
+                let shown = write!(out, "{}", f.value(row)).is_ok();
+                if !shown {
+                    out.truncate(start);
+                }
+                return shown;
+            }
             Cells::Nothing => return false,
         }
         true

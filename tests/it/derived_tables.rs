@@ -110,6 +110,95 @@ fn report_pairs_counts_what_the_pairs_view_counts() {
     }
 }
 
+/// Reports runs and ledger list run_rows, the runs view stored: each gives,
+/// row for row, what its query over the live views gives (runs, cost_ledger:
+/// the independent computation, kept here).
+#[test]
+fn the_runs_and_ledger_listings_give_what_the_live_views_give() {
+    let ts = corpus();
+    let order =
+        "ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep";
+    let live = [
+        (
+            "runs",
+            format!(
+                "SELECT release_label AS release, skill_name AS skill, experiment, case_id AS \"case\",
+                        split, model, arm, repetition AS rep, scorable,
+                        round(objective_pass_rate, 4) AS objective_pass_rate, vetoed,
+                        total_tokens, cost_usd, elapsed_ms
+                 FROM runs {order}"
+            ),
+        ),
+        (
+            "ledger",
+            format!(
+                "SELECT release_label AS release, skill_name AS skill, experiment, case_id AS \"case\",
+                        split, model, arm, repetition AS rep, input_tokens, output_tokens,
+                        total_tokens, tokens_provenance, CAST(cost_usd AS DECIMAL(18, 6)) AS cost_usd,
+                        cost_availability, cost_provenance, elapsed_ms
+                 FROM cost_ledger {order}"
+            ),
+        ),
+    ];
+    for (name, sql) in live {
+        let by_view = rows(&ts.store, &sql);
+        let report = liftdb::report::find(name).unwrap();
+        let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
+        let by_report = result_rows(&rs);
+        let runs = scalar(&ts.store, "SELECT count(*) FROM run");
+        assert_eq!(
+            by_view.len() as i64,
+            runs.as_i64().unwrap(),
+            "{name}: one row a run"
+        );
+        assert!(by_report == by_view, "{name} differs from its live view");
+    }
+}
+
+/// A store whose views an older liftdb wrote (no run_rows, its views' hash
+/// another's): the first reader brings them up to date, saying so once, and
+/// the report it runs reads what this binary's SQL expects.
+#[test]
+fn a_reader_brings_views_another_liftdb_wrote_up_to_date_once() {
+    let ts = corpus();
+    let runs = scalar(&ts.store, "SELECT count(*) FROM run")
+        .as_i64()
+        .unwrap();
+    ts.store
+        .conn
+        .execute_batch(
+            "UPDATE liftdb_settings SET value = 'written by another liftdb' WHERE key = 'views_sha256';
+             DROP TABLE run_rows;",
+        )
+        .unwrap();
+    let TestStore { _dir, db, store } = ts;
+    drop(store);
+    let report = |db: &std::path::Path| {
+        let out = liftdb_cmd(db)
+            .args(["report", "runs", "--format", "csv"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines = String::from_utf8(out.stdout).unwrap().lines().count() as i64;
+        (lines, String::from_utf8(out.stderr).unwrap())
+    };
+    let (lines, said) = report(&db);
+    assert_eq!(lines, runs + 1, "a header and a line a run");
+    assert!(
+        said.contains("bringing its views and stored aggregates up to date"),
+        "{said}"
+    );
+    let (again, said) = report(&db);
+    assert_eq!(again, lines);
+    assert!(said.is_empty(), "said once: {said}");
+    let store = liftdb::store::open_read(&db).unwrap();
+    assert_aggregates_current(&store);
+}
+
 /// Reports that read the stored totals (run_total_rows, blocked_pair_rows,
 /// cost_per_lift_case_rows) instead of every run or pair: each gives, row for row, what its former query over
 /// the live runs and pairs views gave (the independent computation, kept here).
