@@ -174,6 +174,17 @@ pub fn liftdb_cmd(db: &Path) -> assert_cmd::Command {
     cmd
 }
 
+/// The output of a liftdb command that must succeed (else its stderr fails the test).
+pub fn succeeded(cmd: &mut assert_cmd::Command) -> std::process::Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// The gen-runs tree of `seed` (1,500 runs) in a temporary directory, after
 /// checking it is the tree the fixture's skill-benchmark report graded
 /// (`tree.sha256`: sha256 over the sorted lines `relative path NUL sha256(file)`).

@@ -174,15 +174,7 @@ fn a_reader_brings_views_another_liftdb_wrote_up_to_date_once() {
     let TestStore { _dir, db, store } = ts;
     drop(store);
     let report = |db: &std::path::Path| {
-        let out = liftdb_cmd(db)
-            .args(["report", "runs", "--format", "csv"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = succeeded(liftdb_cmd(db).args(["report", "runs", "--format", "csv"]));
         let lines = String::from_utf8(out.stdout).unwrap().lines().count() as i64;
         (lines, String::from_utf8(out.stderr).unwrap())
     };

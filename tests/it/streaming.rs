@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::common::{corpus_paths, liftdb_cmd, seh_root};
+use crate::common::{corpus_paths, liftdb_cmd, seh_root, succeeded};
 
 /// Ingest the whole seh corpus (tree, manifest, the three gzipped reports,
 /// cost and token reports) into `db`, streaming from `threshold` bytes.
@@ -43,15 +43,7 @@ fn a_report_read_row_by_row_stores_what_a_whole_read_stores() {
     ingest(&whole, "1000000000000");
     ingest(&streamed, "1");
     let digest = |db: &Path| {
-        let out = liftdb_cmd(db)
-            .args(["sql", "--format", "json", DIGESTS])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = succeeded(liftdb_cmd(db).args(["sql", "--format", "json", DIGESTS]));
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
     let (a, b) = (digest(&whole), digest(&streamed));
