@@ -14,7 +14,7 @@ SELECT
     k,
     round(pass_at_k, 6) AS pass_at_k,
     round(pass_hat_k, 6) AS pass_hat_k
-FROM reliability
+FROM reliability_in(NULL)
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
   AND ($split IS NULL OR split = $split)
