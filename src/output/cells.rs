@@ -17,9 +17,9 @@ pub fn cell_text(array: &ArrayRef, row: usize) -> Option<String> {
 }
 
 /// The display text of a column's cells, its formatter made once: made per
-/// cell, it was a tenth of writing a million-row report. Text, integers and
-/// booleans, most cells of a listing, are written directly, as Arrow
-/// displays them, without going through `core::fmt`.
+/// cell, it was a tenth of writing a million-row report. Text, integers,
+/// doubles and booleans, most cells of a listing, are written directly, as
+/// Arrow displays them, without going through `core::fmt`.
 pub struct ColumnText<'a> {
     nulls: Option<&'a NullBuffer>,
     cells: Cells<'a>,
@@ -31,6 +31,7 @@ enum Cells<'a> {
     TextView(&'a StringViewArray),
     Int64(&'a Int64Array),
     Int32(&'a Int32Array),
+    Float64(&'a Float64Array),
     Boolean(&'a BooleanArray),
     Formatted(ArrayFormatter<'a>),
     /// A column of NULLs, or one Arrow cannot display.
@@ -48,6 +49,7 @@ impl<'a> ColumnText<'a> {
             DataType::Utf8View => any.downcast_ref().map(Cells::TextView),
             DataType::Int64 => any.downcast_ref().map(Cells::Int64),
             DataType::Int32 => any.downcast_ref().map(Cells::Int32),
+            DataType::Float64 => any.downcast_ref().map(Cells::Float64),
             DataType::Boolean => any.downcast_ref().map(Cells::Boolean),
             _ => None,
         }
@@ -76,6 +78,8 @@ impl<'a> ColumnText<'a> {
             Cells::TextView(a) => out.push_str(a.value(row)),
             Cells::Int64(a) => out.push_str(digits.format(a.value(row))),
             Cells::Int32(a) => out.push_str(digits.format(a.value(row))),
+            // As Arrow displays a float: ryu's shortest text ("1995.0", "NaN", "inf").
+            Cells::Float64(a) => out.push_str(ryu::Buffer::new().format(a.value(row))),
             Cells::Boolean(a) => out.push_str(if a.value(row) { "true" } else { "false" }),
             Cells::Formatted(f) => {
                 // A cell Arrow fails to display reads as NULL, nothing of it kept.
