@@ -71,13 +71,12 @@ impl<'a> ColumnText<'a> {
         if self.nulls.is_some_and(|n| n.is_null(row)) {
             return false;
         }
-        let mut digits = itoa::Buffer::new();
         match &self.cells {
             Cells::Text(a) => out.push_str(a.value(row)),
             Cells::LargeText(a) => out.push_str(a.value(row)),
             Cells::TextView(a) => out.push_str(a.value(row)),
-            Cells::Int64(a) => out.push_str(digits.format(a.value(row))),
-            Cells::Int32(a) => out.push_str(digits.format(a.value(row))),
+            Cells::Int64(a) => out.push_str(itoa::Buffer::new().format(a.value(row))),
+            Cells::Int32(a) => out.push_str(itoa::Buffer::new().format(a.value(row))),
             // As Arrow displays a float: ryu's shortest text ("1995.0", "NaN", "inf").
             Cells::Float64(a) => out.push_str(ryu::Buffer::new().format(a.value(row))),
             Cells::Boolean(a) => out.push_str(if a.value(row) { "true" } else { "false" }),

@@ -10,7 +10,8 @@
 //! release's rows only, so a batch refills the releases it touched: each view
 //! is `SELECT * FROM <view>_in(NULL)`, and `<view>_in(releases)` reads only
 //! the runs of the releases listed. The runs are worked out once, into
-//! run_rows, and every later aggregate reads them there (`run_rows_in`):
+//! run_rows, and every later aggregate but cost_per_lift reads them there
+//! (`run_rows_in`; sql/views/20_pairs.sql says why not that one):
 //! recomputing them per aggregate was most of the end of a million-run batch.
 
 use duckdb::Connection;
@@ -28,8 +29,8 @@ pub struct Derived {
     pub comments_from: Option<&'static str>,
 }
 
-/// In refill order: a later view reads an earlier table (every aggregate
-/// reads its runs from run_rows, lift reads lift_unit_rows).
+/// In refill order: a later view reads an earlier table (the aggregates
+/// read their runs from run_rows, lift reads lift_unit_rows).
 pub const DERIVED: &[Derived] = &[
     Derived {
         table: "run_rows",
