@@ -142,7 +142,7 @@ pub enum ReadError {
     Io(#[from] std::io::Error),
     #[error("{0}")]
     NotGzip(std::io::Error),
-    #[error("not a regular file (a FIFO, socket or device), never opened")]
+    #[error("not a regular file (a FIFO, socket or device), never read")]
     NotAFile,
     #[error("{size} bytes, over the {cap}-byte cap on a file read whole")]
     TooLarge { size: u64, cap: u64 },

@@ -43,6 +43,14 @@ pub trait Cell {
     const NULLABLE: bool;
     #[cfg(feature = "store")]
     fn cell(&self) -> Value;
+    /// The value, the record given up for it: text is moved, not copied.
+    #[cfg(feature = "store")]
+    fn into_cell(self) -> Value
+    where
+        Self: Sized,
+    {
+        self.cell()
+    }
 }
 
 /// A point in time as the harness writes it: seconds since the epoch.
@@ -51,6 +59,9 @@ pub struct EpochSeconds(pub Option<f64>);
 
 macro_rules! cell {
     ($ty:ty, $kind:ident, $nullable:expr, |$v:ident| $value:expr) => {
+        cell!($ty, $kind, $nullable, |$v| $value, into | o | o.cell());
+    };
+    ($ty:ty, $kind:ident, $nullable:expr, |$v:ident| $value:expr, into |$o:ident| $owned:expr) => {
         impl Cell for $ty {
             const KIND: Kind = Kind::$kind;
             const NULLABLE: bool = $nullable;
@@ -59,14 +70,29 @@ macro_rules! cell {
                 let $v = self;
                 $value
             }
+            #[cfg(feature = "store")]
+            fn into_cell(self) -> Value {
+                let $o = self;
+                $owned
+            }
         }
     };
 }
 
-cell!(String, Text, false, |v| Value::Text(v.clone()));
-cell!(Option<String>, Text, true, |v| v
-    .as_ref()
-    .map_or(Value::Null, |s| Value::Text(s.clone())));
+cell!(
+    String,
+    Text,
+    false,
+    |v| Value::Text(v.clone()),
+    into | v | Value::Text(v)
+);
+cell!(
+    Option<String>,
+    Text,
+    true,
+    |v| v.as_ref().map_or(Value::Null, |s| Value::Text(s.clone())),
+    into | v | v.map_or(Value::Null, Value::Text)
+);
 cell!(i64, Int, false, |v| Value::BigInt(*v));
 cell!(Option<i64>, Int, true, |v| v
     .map_or(Value::Null, Value::BigInt));
@@ -125,11 +151,22 @@ macro_rules! table {
             pub fn row(&self, batch_id: i64) -> $crate::ingest::records::Row {
                 vec![$($crate::ingest::table::table!(@cell self batch_id $($c)*)),*]
             }
+
+            /// `row`, the record given up for it (its text moved, not copied).
+            #[cfg(feature = "store")]
+            #[allow(unused_variables)]
+            pub fn into_row(self, batch_id: i64) -> $crate::ingest::records::Row {
+                vec![$($crate::ingest::table::table!(@into self batch_id $($c)*)),*]
+            }
         }
     };
     (@cell $s:ident $b:ident batch) => { duckdb::types::Value::BigInt($b) };
     (@cell $s:ident $b:ident field $col:ident) => {
         $crate::ingest::table::Cell::cell(&$s.$col)
+    };
+    (@into $s:ident $b:ident batch) => { duckdb::types::Value::BigInt($b) };
+    (@into $s:ident $b:ident field $col:ident) => {
+        $crate::ingest::table::Cell::into_cell($s.$col)
     };
 }
 pub(crate) use table;
@@ -166,6 +203,17 @@ macro_rules! record_tables {
                     table: $rec::TABLE,
                     columns: $rec::COLUMNS,
                     rows: self.$field.iter().map(|x| x.row(batch_id)).collect(),
+                }),*]
+            }
+
+            /// `table_rows`, the records given up for them (their errors,
+            /// which are not rows, dropped: take them first).
+            #[cfg(feature = "store")]
+            pub fn into_table_rows(self, batch_id: i64) -> TableRows {
+                vec![$(TableBatch {
+                    table: $rec::TABLE,
+                    columns: $rec::COLUMNS,
+                    rows: self.$field.into_iter().map(|x| x.into_row(batch_id)).collect(),
                 }),*]
             }
         }

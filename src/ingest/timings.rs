@@ -8,16 +8,31 @@ pub struct Timings {
     enabled: bool,
     reported: bool,
     last: Instant,
-    /// Per phase: its time, and the process's peak RSS (MiB) when it last ended.
-    totals: Vec<(&'static str, Duration, Option<u64>)>,
+    /// Per phase: its time, and the process's peak and current RSS (MiB)
+    /// when it last ended.
+    totals: Vec<(&'static str, Duration, Option<Rss>)>,
 }
 
-/// The process's peak resident set so far (VmHWM), in MiB; None off Linux.
-fn peak_rss_mib() -> Option<u64> {
+/// The process's resident set (MiB): its peak so far and what it holds now
+/// (what a phase leaves held is what the next phase's peak starts from).
+#[derive(Debug, Clone, Copy)]
+struct Rss {
+    peak: u64,
+    now: u64,
+}
+
+/// VmHWM and VmRSS from /proc; None off Linux.
+fn rss_mib() -> Option<Rss> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024)
+    let field = |name: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib / 1024)
+    };
+    Some(Rss {
+        peak: field("VmHWM:")?,
+        now: field("VmRSS:")?,
+    })
 }
 
 impl Timings {
@@ -38,7 +53,7 @@ impl Timings {
         let now = Instant::now();
         let spent = now - self.last;
         self.last = now;
-        let peak = peak_rss_mib();
+        let peak = rss_mib();
         match self.totals.iter_mut().find(|(p, ..)| *p == phase) {
             Some((_, total, at_end)) => {
                 *total += spent;
@@ -53,7 +68,7 @@ impl Timings {
         if self.enabled {
             for (phase, total, peak) in &self.totals {
                 let peak = peak
-                    .map(|mib| format!("  peak RSS {mib:>6} MiB"))
+                    .map(|m| format!("  peak RSS {:>6} MiB, now {:>6} MiB", m.peak, m.now))
                     .unwrap_or_default();
                 eprintln!("timing: {phase:<22} {:>8.3} s{peak}", total.as_secs_f64());
             }
@@ -75,14 +90,21 @@ impl Drop for Timings {
 
 #[cfg(test)]
 mod tests {
-    /// The peak RSS column reads this process's VmHWM: at least the
-    /// 16 MiB just touched here (so a parse that misread the unit fails).
+    /// The RSS columns read this process's VmHWM and VmRSS: both at least
+    /// the 16 MiB held here (so a parse that misread the unit fails).
     #[cfg(target_os = "linux")]
     #[test]
-    fn peak_rss_counts_what_the_process_touched() {
+    fn rss_counts_what_the_process_touched() {
         let touched = vec![1u8; 16 << 20];
         assert!(touched.iter().all(|b| *b == 1));
-        let peak = super::peak_rss_mib().expect("VmHWM in /proc/self/status");
-        assert!(peak >= 16, "peak {peak} MiB after touching 16 MiB");
+        let rss = super::rss_mib().expect("VmHWM and VmRSS in /proc/self/status");
+        assert!(
+            rss.peak >= 16,
+            "peak {} MiB after touching 16 MiB",
+            rss.peak
+        );
+        assert!(rss.now >= 16, "now {} MiB holding 16 MiB", rss.now);
+        assert!(rss.peak >= rss.now);
+        drop(touched);
     }
 }

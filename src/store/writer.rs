@@ -141,7 +141,16 @@ fn redacted(row: Row) -> Row {
 /// The rows of `r` (all but its errors), secrets redacted unless opted out.
 /// Pure: run it on the parsing threads so the writer thread only appends.
 pub fn table_rows(r: &Records, batch_id: i64, redact: bool) -> TableRows {
-    let tables = r.table_rows(batch_id);
+    redacted_tables(r.table_rows(batch_id), redact)
+}
+
+/// `table_rows`, the records given up for them: their text is moved into
+/// the rows, not copied (a run's outputs and metadata are most of its bytes).
+pub fn into_table_rows(r: Records, batch_id: i64, redact: bool) -> TableRows {
+    redacted_tables(r.into_table_rows(batch_id), redact)
+}
+
+fn redacted_tables(tables: TableRows, redact: bool) -> TableRows {
     if !redact {
         return tables;
     }

@@ -45,13 +45,79 @@ pub(super) struct RunDirs {
     pub(super) layout: super::summary::LayoutCounts,
 }
 
-/// One run directory after the parallel phase: its outcome and its rows
+/// One run directory after the parallel phase: what it gave and its rows
 /// (its unit is the one at the same place in the chunk).
 struct ParsedRun {
     shas: HashMap<String, String>,
     read_errors: Vec<IngestErrorRec>,
-    outcome: RunOutcome,
+    outcome: Parsed,
     rows: TableRows,
+}
+
+/// A run directory's outcome once its records are rows: what the writer's
+/// side still needs of them, taken before they were given up.
+enum Parsed {
+    Answer(AnswerFacts),
+    TriggerTrace,
+    Rejected(Vec<IngestErrorRec>),
+}
+
+struct AnswerFacts {
+    run_id: String,
+    errors: Vec<IngestErrorRec>,
+    /// The release of each run row, in order (one for a run directory).
+    releases: Vec<String>,
+    /// The source format of its first run (skill-eval-harness without one).
+    unit_format: String,
+    layout: super::summary::LayoutCounts,
+    grading: super::summary::GradingCounts,
+}
+
+impl Parsed {
+    fn error_count(&self) -> usize {
+        match self {
+            Parsed::Answer(facts) => facts.errors.len(),
+            Parsed::Rejected(errors) => errors.len(),
+            Parsed::TriggerTrace => 0,
+        }
+    }
+}
+
+/// An answer run's facts, and its records made rows (their text moved).
+fn answer(
+    run_id: String,
+    mut records: crate::ingest::records::Records,
+    batch_id: i64,
+    redact: bool,
+) -> (Parsed, TableRows) {
+    let mut layout = super::summary::LayoutCounts::default();
+    for run in &records.runs {
+        match run.layout_reading.as_deref() {
+            Some("runs root") => layout.from_runs_root += 1,
+            Some("guessed") => layout.guessed += 1,
+            _ => {}
+        }
+    }
+    let mut grading = super::summary::GradingCounts::default();
+    count_grading(&records, &mut grading);
+    let facts = AnswerFacts {
+        run_id,
+        errors: std::mem::take(&mut records.errors),
+        releases: records
+            .runs
+            .iter()
+            .map(|r| r.release_label.clone())
+            .collect(),
+        unit_format: records
+            .runs
+            .first()
+            .map(|run| run.source_format.clone())
+            .unwrap_or_else(|| formats::SEH.into()),
+        layout,
+        grading,
+    };
+    let rows = writer::into_table_rows(records, batch_id, redact);
+    (Parsed::Answer(facts), rows)
 }
 
 /// The changed run directories handed out a chunk at a time, the list
@@ -115,12 +181,7 @@ pub(super) fn parse_and_append(
             .par_iter()
             .map(|unit| {
                 let parsed = parse_one(unit, ctx, batch_id, redact, &opts.limits);
-                let new_errors = match &parsed.outcome {
-                    RunOutcome::Answer { records, .. } | RunOutcome::Rejected(records) => {
-                        records.errors.len()
-                    }
-                    RunOutcome::TriggerTrace => 0,
-                };
+                let new_errors = parsed.outcome.error_count();
                 if new_errors > 0 {
                     let total = errors_so_far.fetch_add(new_errors, Ordering::Relaxed) + new_errors;
                     bar.set_message(format!("parsing ({total} errors)"));
@@ -205,9 +266,10 @@ fn parse_one(
         UnitKind::Phantom => formats::seh::run_dir::parse_phantom(&unit.path, ctx),
         _ => formats::parse_run_dir(&unit.path, &files, ctx),
     };
-    let rows = match &outcome {
-        RunOutcome::Answer { records, .. } => writer::table_rows(records, batch_id, redact),
-        _ => Vec::new(),
+    let (outcome, rows) = match outcome {
+        RunOutcome::Answer { run_id, records } => answer(run_id, records, batch_id, redact),
+        RunOutcome::TriggerTrace => (Parsed::TriggerTrace, Vec::new()),
+        RunOutcome::Rejected(records) => (Parsed::Rejected(records.errors), Vec::new()),
     };
     ParsedRun {
         shas,
@@ -398,39 +460,30 @@ fn collect_chunk(
     for (unit, p) in chunk.iter().zip(parsed) {
         out.errors.extend(p.read_errors);
         let dir = unit.path.display().to_string();
-        let (run_id, mut records) = match p.outcome {
-            RunOutcome::TriggerTrace => {
+        let mut facts = match p.outcome {
+            Parsed::TriggerTrace => {
                 out.trigger_trace_dirs += 1;
                 continue;
             }
-            RunOutcome::Rejected(r) => {
-                out.errors.extend(r.errors);
+            Parsed::Rejected(errors) => {
+                out.errors.extend(errors);
                 continue;
             }
-            RunOutcome::Answer { run_id, records } => (run_id, records),
+            Parsed::Answer(facts) => facts,
         };
-        out.errors.append(&mut records.errors);
-        let release = records.runs.first().map(|r| r.release_label.as_str());
-        if let Claim::Refused(clash) = owners.claim(&run_id, release.unwrap_or(""), &unit.path)? {
+        out.errors.append(&mut facts.errors);
+        let release = facts.releases.first().map(String::as_str);
+        if let Claim::Refused(clash) =
+            owners.claim(&facts.run_id, release.unwrap_or(""), &unit.path)?
+        {
             out.errors.extend(clash);
             continue;
         }
-        let unit_format = records
-            .runs
-            .first()
-            .map(|run| run.source_format.clone())
-            .unwrap_or_else(|| formats::SEH.into());
-        out.runs_written += records.runs.len() as u64;
-        out.releases
-            .extend(records.runs.iter().map(|run| run.release_label.clone()));
-        for run in &records.runs {
-            match run.layout_reading.as_deref() {
-                Some("runs root") => out.layout.from_runs_root += 1,
-                Some("guessed") => out.layout.guessed += 1,
-                _ => {}
-            }
-        }
-        count_grading(&records, &mut out.grading);
+        let unit_format = facts.unit_format;
+        out.runs_written += facts.releases.len() as u64;
+        out.releases.extend(facts.releases);
+        out.layout.add(&facts.layout);
+        out.grading.add(&facts.grading);
         merge_rows(&mut rows, p.rows);
         for info in &unit.files {
             let path = info.path();

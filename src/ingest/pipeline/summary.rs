@@ -54,6 +54,13 @@ pub struct LayoutCounts {
     pub guessed: usize,
 }
 
+impl LayoutCounts {
+    pub(super) fn add(&mut self, other: &LayoutCounts) {
+        self.from_runs_root += other.from_runs_root;
+        self.guessed += other.guessed;
+    }
+}
+
 /// skill-eval-harness answer runs of a batch by how liftdb could grade them.
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct GradingCounts {
@@ -70,6 +77,17 @@ pub struct GradingCounts {
     /// Phantom runs recorded: requested variants with no directory (missing
     /// output, unscorable), as the harness counts them.
     pub phantoms: usize,
+}
+
+impl GradingCounts {
+    pub(super) fn add(&mut self, other: &GradingCounts) {
+        self.graded += other.graded;
+        self.no_manifest += other.no_manifest;
+        self.scripts_not_run += other.scripts_not_run;
+        self.unavailable += other.unavailable;
+        self.judge_deferred += other.judge_deferred;
+        self.phantoms += other.phantoms;
+    }
 }
 
 #[derive(Debug, Clone, serde::Serialize)]

@@ -108,15 +108,6 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     ]
     .iter()
     .find_map(|n| docs.get(n));
-    let mut merged = Map::new();
-    for name in METRICS_MERGE_ORDER {
-        if let Some(doc) = docs.get(name) {
-            for (k, v) in doc {
-                merged.insert(k.clone(), v.clone());
-            }
-        }
-    }
-
     let (model, model_source) = match (&ident.model, grading_meta.and_then(|m| m.get("model"))) {
         (Some(m), _) => (Some(m.clone()), Some("layout")),
         (None, Some(Value::String(m))) if !m.is_empty() => (Some(m.clone()), Some("metadata")),
@@ -148,6 +139,11 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let get = |k: &str| grading_meta.and_then(|m| m.get(k));
     let returncode = get("returncode").and_then(Value::as_i64);
     let timed_out = truthy(get("timed_out")) || truthy(get("timeout"));
+    let provider = get("provider").and_then(Value::as_str).map(str::to_string);
+    let population = get("population")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let graded_timed_out = grading_meta.map(|_| timed_out);
     let output_present = output_file.is_some();
 
     let unscorable_reason = if metadata_error.is_some() {
@@ -169,6 +165,11 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         && failure_marker.is_none();
 
     let conflicts = identity_conflicts(metadata, &ident, model.as_deref());
+    // Serialized from the parsed maps as they are (no copy of the trees),
+    // before the merge below takes the maps apart.
+    let raw_metadata = metadata.map(compact);
+    let environment = docs.get("environment.json").map(compact);
+    let merged = merge_metrics(docs);
     records.runs.push(RunRec {
         run_id: run_id.clone(),
         release_label: ctx.release.to_string(),
@@ -182,17 +183,15 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         repetition: ident.repetition,
         repetition_source: ident.repetition_source.into(),
         layout_reading: Some(ident.reading.label().into()),
-        provider: get("provider").and_then(Value::as_str).map(str::to_string),
-        population: get("population")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        provider,
+        population,
         run_dir: dir_text.clone(),
         output_file: output_file.map(|f| path_of(&f)),
         output_present,
         output_text,
         failure_marker,
         returncode,
-        timed_out: grading_meta.map(|_| timed_out),
+        timed_out: graded_timed_out,
         observation_complete: merged.get("observation_complete").and_then(Value::as_bool),
         trace_observation_complete: merged
             .get("trace_observation_complete")
@@ -205,10 +204,8 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
             .map(str::to_string),
         metadata_error,
         identity_conflicts: (!conflicts.is_empty()).then(|| Value::Array(conflicts).to_string()),
-        raw_metadata: metadata.map(|m| Value::Object(m.clone()).to_string()),
-        environment: docs
-            .get("environment.json")
-            .map(|e| Value::Object(e.clone()).to_string()),
+        raw_metadata,
+        environment,
     });
 
     let (measurements, activation) = telemetry::extract(&run_id, &skill_name, &merged);
@@ -270,6 +267,23 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         }
     }
     RunOutcome::Answer { run_id, records }
+}
+
+/// The run's metrics files merged into one map, later files winning
+/// (`METRICS_MERGE_ORDER`); the parsed maps are moved, not copied.
+fn merge_metrics(mut docs: HashMap<&str, Map<String, Value>>) -> Map<String, Value> {
+    let mut merged = Map::new();
+    for name in METRICS_MERGE_ORDER {
+        for (k, v) in docs.remove(name).into_iter().flatten() {
+            merged.insert(k, v);
+        }
+    }
+    merged
+}
+
+/// A JSON object as compact text, as `Value::to_string` writes it.
+fn compact(map: &Map<String, Value>) -> String {
+    serde_json::to_string(map).expect("a JSON map always serializes")
 }
 
 /// A requested variant with no directory, as the harness grades it: run 1,
