@@ -276,7 +276,44 @@ pub fn json_text(v: Option<&Value>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_lenient;
+    use super::{parse_lenient, read_hashed, ReadError, ReadLimits};
+
+    /// A FIFO put where a file was found is refused at once: opening it
+    /// must not wait for a writer that never comes (the test fails after
+    /// ten seconds instead of hanging).
+    #[test]
+    fn a_fifo_is_refused_without_waiting_for_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("metadata.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success(), "mkfifo");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(read_hashed(&fifo, &ReadLimits::default()));
+        });
+        let read = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("read_hashed returned without a writer on the FIFO");
+        assert!(matches!(read, Err(ReadError::NotAFile)), "{read:?}");
+    }
+
+    /// A regular file: its bytes and the sha256 of them (sha256 of "abc",
+    /// FIPS 180-2 appendix B.1).
+    #[test]
+    fn a_file_is_read_whole_with_its_sha256() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("output.md");
+        std::fs::write(&path, b"abc").unwrap();
+        let (bytes, sha) = read_hashed(&path, &ReadLimits::default()).unwrap();
+        assert_eq!(bytes, b"abc");
+        assert_eq!(
+            sha,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
 
     #[test]
     fn python_style_numbers_become_null() {

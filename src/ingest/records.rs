@@ -416,3 +416,55 @@ record_tables! {
     trigger_observations: TriggerObsRec,
     peer_metrics: PeerMetricRec,
 }
+
+#[cfg(all(test, feature = "store"))]
+mod tests {
+    use super::*;
+
+    /// Records made rows by moving their text give the rows a copy gives:
+    /// every column of every table, text, NULLs, numbers, the enum column
+    /// and the batch column alike.
+    #[test]
+    fn rows_taken_by_move_equal_rows_made_by_copy() {
+        let mut r = Records::default();
+        r.runs.push(RunRec {
+            run_id: "r1".into(),
+            release_label: "v1".into(),
+            case_id: "case-a".into(),
+            arm: "with_skill".into(),
+            repetition: 3,
+            output_text: Some("an answer".into()),
+            model: None,
+            returncode: Some(0),
+            timed_out: Some(false),
+            raw_metadata: Some(r#"{"k":1}"#.into()),
+            ..Default::default()
+        });
+        r.gradings.push(GradingRec {
+            grading_id: "g1".into(),
+            run_id: "r1".into(),
+            generated_at: EpochSeconds(Some(1.5)),
+            peer_pass_rate: Some(0.25),
+            peer_graded_score: Some(f64::NAN),
+            ..Default::default()
+        });
+        r.measurements.push(MeasurementRec::available(
+            "r1",
+            "cost",
+            0.002403,
+            "provider_reported",
+        ));
+        r.measurements.push(MeasurementRec::default());
+        let copied = r.table_rows(7);
+        let moved = r.into_table_rows(7);
+        assert_eq!(copied.len(), moved.len());
+        for (c, m) in copied.iter().zip(&moved) {
+            assert_eq!(c.table, m.table);
+            assert_eq!(c.rows, m.rows, "table {}", c.table);
+        }
+        let run_rows = &moved.iter().find(|t| t.table == "run").unwrap().rows;
+        assert_eq!(run_rows.len(), 1);
+        assert!(run_rows[0].contains(&Value::Text("an answer".into())));
+        assert!(run_rows[0].contains(&Value::BigInt(7)), "the batch column");
+    }
+}

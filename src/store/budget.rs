@@ -124,6 +124,20 @@ fn half(total: u64) -> u64 {
     (total / 2).max(DUCKDB_FLOOR_MIB)
 }
 
+/// Give the memory DuckDB has freed back to the system. DuckDB allocates
+/// through the C library's malloc (liftdb's own allocations go through
+/// mimalloc), and glibc keeps what is freed in its arenas: without this,
+/// what one step of a batch's refill freed stays resident through the next
+/// ones. A no-op off glibc.
+pub fn return_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks glibc's own arenas; it has no
+    // preconditions and is safe to call from any thread at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// The process's resident memory (MiB), from /proc (Linux only).
 fn resident_mib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

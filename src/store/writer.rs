@@ -372,6 +372,7 @@ impl<'c> BatchWriter<'c> {
         if let Some(budget) = self.budget.as_mut() {
             budget.end_parse(tx)?;
         }
+        super::budget::return_freed_memory();
         {
             let mut stmt =
                 tx.prepare("INSERT INTO ingest_error (batch_id, path, stage, reason, occurred_at, hint) VALUES (?, ?, ?, ?, now()::TIMESTAMP, ?)")?;
@@ -425,11 +426,18 @@ fn refill(
     scope: crate::store::derived::Scope,
     clock: &mut crate::ingest::timings::Timings,
 ) -> Result<()> {
-    crate::store::derived::refresh(tx, scope, |table| clock.mark(table))?;
+    // Each step's freed memory returned before the next one needs its own.
+    use super::budget::return_freed_memory;
+    crate::store::derived::refresh(tx, scope, |table| {
+        return_freed_memory();
+        clock.mark(table)
+    })?;
     crate::stats::materialize::refresh(tx, scope)?;
+    return_freed_memory();
     clock.mark("lift_stats");
     crate::stats::ablation::refresh(tx, scope)?;
     crate::stats::trend::refresh(tx, scope)?;
+    return_freed_memory();
     clock.mark("ablation + trend stats");
     Ok(())
 }
