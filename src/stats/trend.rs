@@ -30,6 +30,26 @@ fn with_neighbours(conn: &Connection, releases: &[String]) -> Result<Vec<String>
     Ok(labels)
 }
 
+/// Whether a release in `scope` follows another one in it: the changes
+/// `release_changes_in` finds are between such releases only. A store's first
+/// release has none, and the query would still pair every run of it before
+/// finding nothing.
+fn follows_another(conn: &Connection, scope: Scope) -> Result<bool> {
+    let consecutive: i64 = conn.query_row(
+        &format!(
+            "SELECT count(*) FROM (
+                 SELECT release_label, lag(release_label) OVER (ORDER BY ordinal) AS previous_release
+                 FROM releases)
+             WHERE previous_release IS NOT NULL AND {} AND {}",
+            scope.filter("release_label"),
+            scope.filter("previous_release")
+        ),
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(consecutive > 0)
+}
+
 /// Test the changes touching the releases in `scope` (a change between two
 /// releases is stored once, keyed by both), replacing their stored rows.
 pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
@@ -43,6 +63,9 @@ pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
         scope.filter("release_label"),
         scope.filter("previous_release")
     ))?;
+    if !follows_another(conn, scope)? {
+        return Ok(0);
+    }
     let mut rows_out: Vec<Row> = Vec::new();
     {
         let mut stmt = conn.prepare(&format!(
