@@ -59,9 +59,10 @@ pub struct EpochSeconds(pub Option<f64>);
 
 macro_rules! cell {
     ($ty:ty, $kind:ident, $nullable:expr, |$v:ident| $value:expr) => {
-        cell!($ty, $kind, $nullable, |$v| $value, into | o | o.cell());
+        cell!($ty, $kind, $nullable, |$v| $value, |o| o.cell());
     };
-    ($ty:ty, $kind:ident, $nullable:expr, |$v:ident| $value:expr, into |$o:ident| $owned:expr) => {
+    // The second closure: the value the field gives up (`into_cell`).
+    ($ty:ty, $kind:ident, $nullable:expr, |$v:ident| $value:expr, |$o:ident| $owned:expr) => {
         impl Cell for $ty {
             const KIND: Kind = Kind::$kind;
             const NULLABLE: bool = $nullable;
@@ -79,19 +80,15 @@ macro_rules! cell {
     };
 }
 
-cell!(
-    String,
-    Text,
-    false,
-    |v| Value::Text(v.clone()),
-    into | v | Value::Text(v)
-);
+cell!(String, Text, false, |v| Value::Text(v.clone()), |v| {
+    Value::Text(v)
+});
 cell!(
     Option<String>,
     Text,
     true,
     |v| v.as_ref().map_or(Value::Null, |s| Value::Text(s.clone())),
-    into | v | v.map_or(Value::Null, Value::Text)
+    |v| v.map_or(Value::Null, Value::Text)
 );
 cell!(i64, Int, false, |v| Value::BigInt(*v));
 cell!(Option<i64>, Int, true, |v| v
