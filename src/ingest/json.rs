@@ -32,7 +32,7 @@ impl Default for ReadLimits {
 
 /// Read a file once: its bytes (gunzipped for `*.gz`) and the sha256 of what
 /// is on disk (compressed files are hashed as stored). Only regular files
-/// are opened (a FIFO would block the read forever).
+/// are read (a FIFO would block the read forever).
 pub fn read_hashed(path: &Path, limits: &ReadLimits) -> Result<(Vec<u8>, String), ReadError> {
     // One open and its fstat, not a stat by path and then an open: the path
     // is looked up once per file (5M files in a big tree). O_NONBLOCK makes

@@ -16,13 +16,14 @@ pub struct Timings {
 /// The process's resident set (MiB): its peak so far and what it holds now
 /// (what a phase leaves held is what the next phase's peak starts from).
 #[derive(Debug, Clone, Copy)]
-struct Rss {
-    peak: u64,
-    now: u64,
+pub struct Rss {
+    pub peak: u64,
+    pub now: u64,
 }
 
-/// VmHWM and VmRSS from /proc; None off Linux.
-fn rss_mib() -> Option<Rss> {
+/// VmHWM and VmRSS from /proc (also the memory budget's reading of what the
+/// process holds); None off Linux.
+pub fn rss_mib() -> Option<Rss> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let field = |name: &str| -> Option<u64> {
         let line = status.lines().find(|l| l.starts_with(name))?;
@@ -53,24 +54,24 @@ impl Timings {
         let now = Instant::now();
         let spent = now - self.last;
         self.last = now;
-        let peak = rss_mib();
+        let rss = rss_mib();
         match self.totals.iter_mut().find(|(p, ..)| *p == phase) {
             Some((_, total, at_end)) => {
                 *total += spent;
-                *at_end = peak;
+                *at_end = rss;
             }
-            None => self.totals.push((phase, spent, peak)),
+            None => self.totals.push((phase, spent, rss)),
         }
     }
 
     pub fn report(&mut self) {
         self.reported = true;
         if self.enabled {
-            for (phase, total, peak) in &self.totals {
-                let peak = peak
+            for (phase, total, rss) in &self.totals {
+                let rss = rss
                     .map(|m| format!("  peak RSS {:>6} MiB, now {:>6} MiB", m.peak, m.now))
                     .unwrap_or_default();
-                eprintln!("timing: {phase:<22} {:>8.3} s{peak}", total.as_secs_f64());
+                eprintln!("timing: {phase:<22} {:>8.3} s{rss}", total.as_secs_f64());
             }
         }
     }

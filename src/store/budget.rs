@@ -140,10 +140,7 @@ pub fn return_freed_memory() {
 
 /// The process's resident memory (MiB), from /proc (Linux only).
 fn resident_mib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib >> 10)
+    crate::ingest::timings::rss_mib().map(|rss| rss.now)
 }
 
 #[cfg(test)]
