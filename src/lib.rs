@@ -10,6 +10,7 @@ pub mod error;
 pub mod export;
 pub mod grade;
 pub mod ingest;
+pub mod memory;
 #[cfg(feature = "store")]
 pub mod output;
 #[cfg(feature = "store")]

@@ -53,7 +53,7 @@ pub struct IngestArgs {
     pub max_inflated_mb: u64,
     /// Memory budget (MiB) for the whole process: while runs are parsed DuckDB is held to what
     /// liftdb's own lists leave of it, at most half (the open batch spills to disk past that),
-    /// and to three quarters for the refill of the aggregates, on one thread. 0, the default, leaves DuckDB's own (80% of RAM). Out of its share, the batch rolls
+    /// and to five eighths for the refill of the aggregates, on one thread. 0, the default, leaves DuckDB's own (80% of RAM). Out of its share, the batch rolls
     /// back (store unchanged) and says so.
     #[arg(long, default_value_t = 0, env = "LIFTDB_MEMORY_MB")]
     pub memory_mb: u64,

@@ -14,7 +14,7 @@ pub mod table;
 
 #[cfg(feature = "store")]
 mod pipeline;
-mod readers;
+pub(crate) mod readers;
 #[cfg(feature = "store")]
 mod release;
 #[cfg(feature = "store")]

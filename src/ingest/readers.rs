@@ -11,20 +11,41 @@ use std::sync::OnceLock;
 /// Reading threads: requests in flight while the tree is read.
 pub const READERS: usize = 16;
 
-/// Run `work` with rayon's parallel iterators on the reading threads (on the
-/// global pool if they could not be started).
-pub fn install<R: Send>(work: impl FnOnce() -> R + Send) -> R {
-    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    let pool = POOL.get_or_init(|| {
+/// The reading threads, started by the first read (None inside if they
+/// could not be).
+static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+
+/// The reading threads (None if they could not be started).
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(READERS)
             .thread_name(|i| format!("liftdb-read-{i}"))
             .build()
             .ok()
-    });
-    match pool {
+    })
+    .as_ref()
+}
+
+/// Run `work` with rayon's parallel iterators on the reading threads (on the
+/// global pool if they could not be started).
+pub fn install<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    match pool() {
         Some(pool) => pool.install(work),
         None => work(),
+    }
+}
+
+/// Run `op` on each reading thread: once every one has run it (`wait`),
+/// or as each is free, without waiting (a thread may be reading ahead).
+/// Nothing when no read has started them.
+pub fn on_each_reader(op: fn(), wait: bool) {
+    match (POOL.get().and_then(Option::as_ref), wait) {
+        (Some(pool), true) => {
+            pool.broadcast(|_| op());
+        }
+        (Some(pool), false) => pool.spawn_broadcast(move |_| op()),
+        (None, _) => {}
     }
 }
 

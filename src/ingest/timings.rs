@@ -9,8 +9,8 @@ pub struct Timings {
     reported: bool,
     last: Instant,
     /// Per phase: its time, and the process's peak and current RSS (MiB)
-    /// when it last ended.
-    totals: Vec<(&'static str, Duration, Option<Rss>)>,
+    /// and DuckDB's heap (MiB) when it last ended.
+    totals: Vec<(&'static str, Duration, Option<Rss>, Option<u64>)>,
 }
 
 /// The process's resident set (MiB): its peak so far and what it holds now
@@ -19,6 +19,19 @@ pub struct Timings {
 pub struct Rss {
     pub peak: u64,
     pub now: u64,
+}
+
+/// MiB in use on the C library's heap: DuckDB's allocations (liftdb's own
+/// go through mimalloc), the part of the RSS that is DuckDB's. None off glibc.
+pub fn c_heap_mib() -> Option<u64> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 only reads glibc's arena statistics.
+        let info = unsafe { libc::mallinfo2() };
+        Some((info.uordblks + info.hblkhd) as u64 >> 20)
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    None
 }
 
 /// VmHWM and VmRSS from /proc (also the memory budget's reading of what the
@@ -55,23 +68,31 @@ impl Timings {
         let spent = now - self.last;
         self.last = now;
         let rss = rss_mib();
+        let heap = c_heap_mib();
         match self.totals.iter_mut().find(|(p, ..)| *p == phase) {
-            Some((_, total, at_end)) => {
+            Some((_, total, at_end, heap_at_end)) => {
                 *total += spent;
                 *at_end = rss;
+                *heap_at_end = heap;
             }
-            None => self.totals.push((phase, spent, rss)),
+            None => self.totals.push((phase, spent, rss, heap)),
         }
     }
 
     pub fn report(&mut self) {
         self.reported = true;
         if self.enabled {
-            for (phase, total, rss) in &self.totals {
+            for (phase, total, rss, heap) in &self.totals {
                 let rss = rss
                     .map(|m| format!("  peak RSS {:>6} MiB, now {:>6} MiB", m.peak, m.now))
                     .unwrap_or_default();
-                eprintln!("timing: {phase:<22} {:>8.3} s{rss}", total.as_secs_f64());
+                let heap = heap
+                    .map(|mib| format!(" (DuckDB's heap {mib:>5} MiB)"))
+                    .unwrap_or_default();
+                eprintln!(
+                    "timing: {phase:<22} {:>8.3} s{rss}{heap}",
+                    total.as_secs_f64()
+                );
             }
         }
     }

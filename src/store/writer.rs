@@ -323,6 +323,12 @@ impl<'c> BatchWriter<'c> {
         self.append_prepared(rows)
     }
 
+    /// `append`, the records moved into their rows.
+    pub fn append_owned(&mut self, r: Records) -> Result<()> {
+        let rows = into_table_rows(r, self.batch_id, self.redact);
+        self.append_prepared(rows)
+    }
+
     /// Append rows made by `table_rows` (built off this thread, in parallel).
     pub fn append_prepared(&mut self, tables: TableRows) -> Result<()> {
         for t in tables {
@@ -372,7 +378,6 @@ impl<'c> BatchWriter<'c> {
         if let Some(budget) = self.budget.as_mut() {
             budget.end_parse(tx)?;
         }
-        super::budget::return_freed_memory();
         {
             let mut stmt =
                 tx.prepare("INSERT INTO ingest_error (batch_id, path, stage, reason, occurred_at, hint) VALUES (?, ?, ?, ?, now()::TIMESTAMP, ?)")?;
@@ -390,6 +395,9 @@ impl<'c> BatchWriter<'c> {
         update_mtimes(tx, touched)?;
         register_run_releases(tx)?;
         clock.mark("errors + mtimes");
+        // What the parse and these checks freed, handed back before the
+        // refill's share is used (at a million runs some 350 MiB).
+        super::budget::return_freed_memory();
         let touched = touched_releases(tx, self.batch_id)?;
         let scope = crate::store::derived::Scope::Releases(&touched);
         match self.budget.as_mut() {

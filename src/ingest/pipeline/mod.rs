@@ -95,7 +95,7 @@ fn ingest_batch(
         allow_scripts: opts.allow_scripts,
         strict: opts.strict,
     };
-    let resolved = resolve::resolve(&plan, loose, &known, grade_options);
+    let mut resolved = resolve::resolve(&plan, loose, &known, grade_options);
     plan.add_regrades(&known, &resolved.grading);
     plan.add_phantoms(&known, &resolved.grading);
     // Unchanged run directories have served (release, regrades, phantoms):
@@ -130,7 +130,10 @@ fn ingest_batch(
         // The plan and the manifests' grading context are held by now (at a
         // million runs some 600 MiB): DuckDB gets what they leave it.
         b.rebalance_memory()?;
-        b.append(&resolved.records)?;
+        // Moved into rows and freed once appended: the manifests' cases are
+        // held through the run directories' parse otherwise (70 MiB at a
+        // million runs).
+        b.append_owned(std::mem::take(&mut resolved.records))?;
         b.append_source_files(&resolved.source_files)?;
         for report in &resolved.streamed_reports {
             formats::seh::benchmark_stream::append_rows(report, &mut |rows| b.append(rows))?;
@@ -157,11 +160,15 @@ fn ingest_batch(
         &mut clock,
     )?;
 
-    let mut errors = resolved.errors.clone();
-    errors.extend(run_dirs.errors.iter().cloned());
+    let mut summary = summary::assemble(&plan, &resolved, units_changed, Some(&run_dirs), opts);
+    let files_changed = resolved.source_files.len() + run_dirs.files_parsed;
+    let mut errors = resolved.errors;
+    errors.extend(run_dirs.errors);
+    // Every run is graded: the manifests' cases are freed before the
+    // batch's closing refill, which needs the memory.
+    drop((resolved.grading, resolved.streamed_reports));
     let written = match batch {
         Some(b) => {
-            let files_changed = resolved.source_files.len() + run_dirs.files_parsed;
             let info = batch_info.with_files_changed(files_changed);
             let counts = b.finish(&info, &errors, &plan.touched, &mut clock)?;
             // The batch must be in the file named, not in a stand-in.
@@ -171,7 +178,6 @@ fn ingest_batch(
         None => None,
     };
     clock.report();
-    let mut summary = summary::assemble(&plan, &resolved, units_changed, Some(&run_dirs), opts);
     summary.errors = errors.iter().map(ErrorLine::from).collect();
     if let Some(counts) = written {
         summary.batch_id = Some(counts.batch_id);

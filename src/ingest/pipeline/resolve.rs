@@ -29,8 +29,11 @@ enum Definer {
 }
 
 pub(super) struct Resolved {
-    /// The loose files' rows, with the chosen case and suite definitions.
+    /// The loose files' rows, with the chosen case and suite definitions
+    /// (taken by the write stage).
     pub(super) records: Records,
+    /// Runs among them (the loose files' own runs: a report's rows).
+    pub(super) loose_runs: usize,
     pub(super) source_files: Vec<SourceFileRec>,
     /// Loose files whose old rows this batch replaces.
     pub(super) replaced_units: Vec<String>,
@@ -175,6 +178,7 @@ pub(super) fn resolve(
     errors.extend(nothing_found);
     Resolved {
         streamed_reports,
+        loose_runs: records.runs.len(),
         records,
         source_files,
         replaced_units,
@@ -200,7 +204,7 @@ fn add_manifest_case(grading: &mut GradingContext, case_id: &str, raw: &str, man
         .unwrap_or_default();
     grading
         .cases
-        .insert(case_id.to_string(), ManifestCase { case, manifest_dir });
+        .insert(case_id.to_string(), ManifestCase::new(&case, manifest_dir));
 }
 
 /// The arms a manifest's suite declares.

@@ -31,6 +31,10 @@ use crate::ingest::state::file_key;
 /// in the same time.
 const RUN_CHUNK: usize = 512;
 
+/// Chunks between two collections of the reading threads' freed memory
+/// (8,192 runs: a few seconds of a large ingest).
+const GIVE_BACK_EVERY: usize = 16;
+
 /// What the run directories gave.
 #[derive(Default)]
 pub(super) struct RunDirs {
@@ -228,6 +232,7 @@ pub(super) fn parse_and_append(
             })
         };
         let mut pending = spawn_next();
+        let mut chunks_done = 0usize;
         while let Some(handle) = pending.take() {
             let (chunk, parsed) = handle
                 .join()
@@ -236,6 +241,12 @@ pub(super) fn parse_and_append(
             clock.mark("parse run dirs (not overlapped)");
             let (rows, files) = collect_chunk(&chunk, parsed, &mut owners, &mut out)?;
             out.files_parsed += files.len();
+            chunks_done += 1;
+            if chunks_done.is_multiple_of(GIVE_BACK_EVERY) {
+                // The walk's lists of the units written are freed by now;
+                // the memory budget's next reading then finds them gone.
+                crate::memory::give_back_from_readers();
+            }
             if let Some(b) = batch.as_deref_mut() {
                 b.append_prepared(rows)?;
                 b.append_source_files(&files)?;

@@ -141,7 +141,7 @@ pub(super) fn assemble(
         units_regraded: plan.counts.regraded,
         units_missing: plan.units_missing.clone(),
         pruned: opts.prune && !plan.units_missing.is_empty(),
-        runs_written: runs.map_or(0, |r| resolved.records.runs.len() as u64 + r.runs_written),
+        runs_written: runs.map_or(0, |r| resolved.loose_runs as u64 + r.runs_written),
         rows_written: 0,
         trigger_trace_dirs: runs.map_or(0, |r| r.trigger_trace_dirs),
         skipped_files: resolved.skipped_files.clone(),

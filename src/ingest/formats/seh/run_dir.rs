@@ -376,7 +376,7 @@ fn native_grading(
     records: &mut Records,
 ) {
     let graded = grade::grade_run(
-        &mc.case,
+        &mc.case(),
         arm,
         run_dir,
         files,
