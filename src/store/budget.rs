@@ -153,6 +153,7 @@ mod tests {
 
     #[test]
     fn resident_memory_is_read_and_grows_with_what_is_held() {
+        let _alone = crate::memory::measuring_rss();
         let before = resident_mib().expect("VmRSS on Linux");
         // 64 MiB touched page by page: resident, not just reserved.
         let held = std::hint::black_box(vec![1u8; 64 << 20]);
