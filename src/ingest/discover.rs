@@ -429,6 +429,16 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
     out
 }
 
+/// A run directory found before, listed again (its file list was let go):
+/// its files as a walk of the tree finds them, those above it its adapter
+/// reads included. None if it is no longer a run directory.
+pub fn run_dir_again(dir: &Path) -> Option<Unit> {
+    discover(&[dir.to_path_buf()])
+        .units
+        .into_iter()
+        .find(|unit| unit.kind == UnitKind::RunDir && *unit.path == *dir)
+}
+
 /// The files above a run directory that its adapter reads with it
 /// (`formats::CONTEXT_FILES`): found by the walk, or stat'ed when they lie
 /// outside every walked directory (a single run directory given by name).

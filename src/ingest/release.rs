@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::discover::{FileInfo, Unit};
 use super::formats::seh::benchmark_stream::stream_from_bytes;
 use super::json::{parse_lenient, Get};
-use super::pipeline::ReadUnit;
+use super::pipeline::{ReadUnit, UnchangedRun};
 use super::state::{self, StoredState};
 use duckdb::Connection;
 
@@ -187,7 +187,7 @@ impl<'a> Changed<'a> {
 pub fn derive(
     loose: &[ReadUnit],
     runs: &[Unit],
-    unchanged_runs: &[Unit],
+    unchanged_runs: &[UnchangedRun],
     known: &StoredState,
     conn: &Connection,
 ) -> (String, &'static str) {
@@ -199,7 +199,7 @@ pub fn derive(
     };
     for unit in changed() {
         let owner = unit.path().display().to_string();
-        if let Some(release) = known.owner_releases.get(owner.as_str()) {
+        if let Some(release) = known.owners.release(&owner) {
             return (release.to_string(), "previous ingest");
         }
     }
@@ -253,11 +253,9 @@ pub fn derive(
             }
         }
     }
-    let given_runs_release = unchanged_runs.iter().find_map(|u| {
-        known
-            .owner_releases
-            .get(u.path.display().to_string().as_str())
-    });
+    let given_runs_release = unchanged_runs
+        .iter()
+        .find_map(|u| known.owners.release(&u.path.display().to_string()));
     if let Some(release) = given_runs_release {
         return (release.to_string(), "runs given with it");
     }

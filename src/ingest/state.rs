@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use duckdb::arrow::array::{Array, AsArray};
-use duckdb::arrow::datatypes::Int64Type;
+use duckdb::arrow::datatypes::{Int64Type, UInt64Type};
 use duckdb::Connection;
 
+use crate::store::budget::MemoryBudget;
 use crate::Result;
 
 /// A stored file as the change check compares it. A re-ingest of a
@@ -90,6 +91,94 @@ pub fn sha_bytes(hex: &str) -> [u8; 32] {
     out
 }
 
+/// An owner's files as the quick change check compares them: how many, and
+/// the XOR over them of md5("size|mtime_ns|path") as a little-endian u128.
+/// The store's side is DuckDB's `md5_number` aggregated per owner
+/// (`STORED_PRINTS`), so a re-ingest holds 24 bytes an owner instead of
+/// 64 a file (5.3M files at a million runs); the walked side is `of`.
+/// Equal prints mean the same paths, sizes and mtimes (size and mtime are
+/// digits, so the text parses one way); any other print goes to the exact
+/// check against the owner's stored files (`owner_files`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FilesPrint {
+    files: u64,
+    /// The XOR's high and low 64 bits.
+    xor: [u64; 2],
+}
+
+impl FilesPrint {
+    /// The print of files given as (whole path, size, mtime in ns).
+    pub fn of(files: impl IntoIterator<Item = (String, i64, i64)>) -> FilesPrint {
+        use md5::Digest;
+        let (mut count, mut xor) = (0u64, 0u128);
+        for (path, size, mtime_ns) in files {
+            let digest = md5::Md5::digest(format!("{size}|{mtime_ns}|{path}").as_bytes());
+            xor ^= u128::from_le_bytes(digest.into());
+            count += 1;
+        }
+        FilesPrint {
+            files: count,
+            xor: [(xor >> 64) as u64, xor as u64],
+        }
+    }
+}
+
+/// Each owner's `FilesPrint` (the hash as `FilesPrint::of` makes it) and
+/// the release of the last batch that read it (`OWNER_RELEASES`), in one
+/// pass over its files.
+const STORED_PRINTS: &str = "SELECT owner, files, (print >> 64)::UBIGINT, (print & 18446744073709551615::UHUGEINT)::UBIGINT, release
+     FROM (SELECT f.owner_key AS owner, count(*)::UBIGINT AS files,
+                  bit_xor(md5_number(f.size_bytes::BIGINT::VARCHAR || '|'
+                      || coalesce(f.mtime_ns, 0)::BIGINT::VARCHAR || '|' || f.path)) AS print,
+                  arg_max(b.release_label, f.batch_id) FILTER (WHERE b.release_label IS NOT NULL) AS release
+           FROM source_file f LEFT JOIN ingest_batch b USING (batch_id)
+           WHERE {scope} GROUP BY ALL)";
+
+/// Owners per query of `owner_files`: their files held at once (some 20 MB).
+const OWNERS_PER_QUERY: usize = 65_536;
+
+/// The stored files of `owners`, for the exact change check of the owners
+/// whose print moved (and of loose files, whose parse reads declared files).
+/// Owners the store does not hold are absent.
+pub fn owner_files(conn: &Connection, owners: &[String]) -> Result<HashMap<Arc<str>, OwnerFiles>> {
+    let mut files_by_owner = OwnerFilesBuilder::default();
+    let (mut owners_held, mut keys) = (Interner::default(), Interner::default());
+    for chunk in owners.chunks(OWNERS_PER_QUERY) {
+        conn.execute_batch("CREATE OR REPLACE TEMP TABLE change_check_owner (owner VARCHAR)")?;
+        let mut appender = conn.appender("change_check_owner")?;
+        for owner in chunk {
+            appender.append_row([owner])?;
+        }
+        appender.flush()?;
+        drop(appender);
+        let mut stmt = conn.prepare(
+            "SELECT f.path, f.sha256, f.size_bytes::BIGINT, coalesce(f.mtime_ns, 0)::BIGINT, f.owner_key
+             FROM source_file f
+             WHERE f.owner_key IN (SELECT owner FROM change_check_owner)",
+        )?;
+        for batch in stmt.stream_arrow([])? {
+            let batch = batch?;
+            let text = |i: usize| batch.column(i).as_string::<i32>().clone();
+            let int = |i: usize| batch.column(i).as_primitive::<Int64Type>().clone();
+            let (paths, shas, owners) = (text(0), text(1), text(4));
+            let (sizes, mtimes) = (int(2), int(3));
+            for i in 0..batch.num_rows() {
+                let (path, owner) = (paths.value(i), owners.value(i));
+                let key = keys.get(&file_key(Path::new(owner), Path::new(path)));
+                let file = KnownFile {
+                    key,
+                    sha256: sha_bytes(shas.value(i)),
+                    size: sizes.value(i),
+                    mtime_ns: mtimes.value(i),
+                };
+                files_by_owner.push(owner, &mut owners_held, file);
+            }
+        }
+    }
+    conn.execute_batch("DROP TABLE IF EXISTS temp.change_check_owner")?;
+    Ok(files_by_owner.finish())
+}
+
 /// Each owner's release: that of the last batch that read it.
 const OWNER_RELEASES: &str = "SELECT f.owner_key, arg_max(b.release_label, f.batch_id)
      FROM source_file f JOIN ingest_batch b USING (batch_id)
@@ -137,8 +226,36 @@ pub fn each_owner_release(
     Ok(())
 }
 
-/// Text held once however many rows name it (a release label, a case id,
-/// an owner's path shared by the maps keyed by it).
+/// Call `each(run_dir, case_id, grading_key)` for every stored run of
+/// `release` graded as a skill-eval-harness answer run (the key None when
+/// liftdb did not grade it: no manifest case then), streamed. Read once the
+/// walk is over, for the unchanged runs only: held through the walk, the
+/// million rows were some 200 MiB of its peak.
+pub fn each_graded_run(
+    conn: &Connection,
+    release: &str,
+    mut each: impl FnMut(&str, &str, Option<&str>),
+) -> Result<()> {
+    let mut stmt = conn.prepare(
+        "SELECT r.run_dir, r.case_id, g.grading_key
+         FROM run r LEFT JOIN grading g ON g.run_id = r.run_id AND g.origin = 'liftdb'
+         WHERE r.release_label = ? AND (r.source_format = 'C_seh' OR g.grading_id IS NOT NULL)
+           AND coalesce(r.population, '') <> 'trigger'",
+    )?;
+    for batch in stmt.stream_arrow([release])? {
+        let batch = batch?;
+        let text = |i: usize| batch.column(i).as_string::<i32>();
+        let (dirs, case_ids, keys) = (text(0), text(1), text(2));
+        for i in 0..batch.num_rows() {
+            let key = (!keys.is_null(i)).then(|| keys.value(i));
+            each(dirs.value(i), case_ids.value(i), key);
+        }
+    }
+    Ok(())
+}
+
+/// Text held once however many rows name it (a file's key under its
+/// owner, an owner's path).
 #[derive(Default)]
 struct Interner(std::collections::HashSet<Arc<str>>);
 
@@ -190,24 +307,144 @@ impl OwnerFilesBuilder {
     }
 }
 
+/// The owners (run directories and loose files) the store holds under an
+/// ingest's paths, each held as the md5 of its path beside the print of
+/// its files and the release that last read it, sorted by that key: 48
+/// bytes an owner. Keyed by their paths in two maps, a million runs' owners
+/// held a re-ingest at 461-471 MiB after the load; as this list, 226-258.
+#[derive(Default)]
+pub struct StoredOwners {
+    owners: Vec<StoredOwner>,
+    /// Release labels, each held once; `StoredOwner::release` indexes them.
+    labels: Vec<Arc<str>>,
+}
+
+struct StoredOwner {
+    key: u128,
+    print: FilesPrint,
+    /// Into `labels`; `NO_RELEASE` when no batch that read it had one.
+    release: u32,
+}
+
+const NO_RELEASE: u32 = u32::MAX;
+
+impl StoredOwners {
+    /// An owner's key: the md5 of its path (two of a million paths sharing
+    /// one is a chance of about 1 in 10^26).
+    fn key(owner: &str) -> u128 {
+        use md5::Digest;
+        u128::from_le_bytes(md5::Md5::digest(owner.as_bytes()).into())
+    }
+
+    fn find(&self, owner: &str) -> Option<&StoredOwner> {
+        let key = Self::key(owner);
+        let at = self.owners.binary_search_by_key(&key, |o| o.key).ok()?;
+        self.owners.get(at)
+    }
+
+    /// How many owners the store holds under the ingest's paths.
+    pub fn len(&self) -> usize {
+        self.owners.len()
+    }
+
+    pub fn contains(&self, owner: &str) -> bool {
+        self.find(owner).is_some()
+    }
+
+    /// The print of the owner's stored files (None: not stored).
+    pub fn print(&self, owner: &str) -> Option<FilesPrint> {
+        self.find(owner).map(|o| o.print)
+    }
+
+    /// The release of the last batch that read the owner.
+    pub fn release(&self, owner: &str) -> Option<&str> {
+        let release = self.find(owner)?.release;
+        self.labels.get(release as usize).map(|l| &**l)
+    }
+}
+
+/// `StoredOwners` gathered row by row.
+#[derive(Default)]
+struct StoredOwnersBuilder {
+    owners: StoredOwners,
+    label_at: HashMap<Arc<str>, u32>,
+}
+
+impl StoredOwnersBuilder {
+    fn push(&mut self, owner: &str, print: FilesPrint, release: Option<&str>) {
+        let release = match release {
+            None => NO_RELEASE,
+            Some(label) => match self.label_at.get(label) {
+                Some(at) => *at,
+                None => {
+                    let label: Arc<str> = Arc::from(label);
+                    let at = self.owners.labels.len() as u32;
+                    self.owners.labels.push(label.clone());
+                    self.label_at.insert(label, at);
+                    at
+                }
+            },
+        };
+        self.owners.owners.push(StoredOwner {
+            key: StoredOwners::key(owner),
+            print,
+            release,
+        });
+    }
+
+    fn finish(mut self) -> StoredOwners {
+        let owners = &mut self.owners.owners;
+        owners.sort_unstable_by_key(|o| o.key);
+        owners.shrink_to_fit();
+        self.owners
+    }
+}
+
+/// SQL true when `column` starts with one of `roots` parameters (`?`).
+fn starts_with_any(column: &str, roots: usize) -> String {
+    let each = vec![format!("starts_with({column}, ?)"); roots].join(" OR ");
+    format!("({each})")
+}
+
+/// Call `each(owner)` for every owner the store holds under `roots`
+/// (canonical directories), streamed: for the owners gone from disk, when
+/// fewer were found than `StoredOwners` counts.
+pub fn each_owner_under(
+    conn: &Connection,
+    roots: &[PathBuf],
+    mut each: impl FnMut(&str),
+) -> Result<()> {
+    if roots.is_empty() {
+        return Ok(());
+    }
+    let under = starts_with_any("owner_key", roots.len());
+    let roots: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT DISTINCT owner_key FROM source_file WHERE {under}"
+    ))?;
+    for batch in stmt.stream_arrow(duckdb::params_from_iter(&roots))? {
+        let batch = batch?;
+        let owners = batch.column(0).as_string::<i32>();
+        for i in 0..batch.num_rows() {
+            each(owners.value(i));
+        }
+    }
+    Ok(())
+}
+
 pub struct StoredState {
-    /// owner (run directory or loose file) -> its files: own and declared
-    /// from elsewhere; only owners under the ingest's paths.
-    pub files_by_owner: HashMap<Arc<str>, OwnerFiles>,
+    /// Every owner (run directory or loose file) under the ingest's paths:
+    /// the print of its files (own and declared from elsewhere) and the
+    /// release of the batch that last read it (a report naming runs
+    /// elsewhere asks the store: `first_owner_release`).
+    pub owners: StoredOwners,
     /// case_id -> skill_name for the release (any release as a fallback).
     pub case_skills: HashMap<String, String>,
     /// case_pk / suite_id -> the file that defined it.
     pub definition_sources: HashMap<String, String>,
-    /// owner (run directory or loose file) -> release label of the batch
-    /// that last read it; only owners under the ingest's paths (a report
-    /// naming runs elsewhere asks the store: `first_owner_release`).
-    pub owner_releases: HashMap<Arc<str>, Arc<str>>,
     /// (case id, the case as the manifest wrote it, the manifest's path) of
     /// every stored manifest case, for grading run directories against.
     pub manifest_cases: Vec<(String, String, String)>,
-    /// run directory -> what its skill-eval-harness answer run was graded
-    /// against, so a re-ingest regrades the runs whose grading key moved.
-    pub seh_gradings: HashMap<Arc<str>, StoredGrading>,
     /// (judge_task_id, the stored judge result row, its file) for merging
     /// judge assertions when grading.
     pub judge_rows: Vec<(String, String, String)>,
@@ -219,85 +456,47 @@ pub struct StoredState {
     pub manifest_releases: HashMap<String, std::collections::HashSet<String>>,
 }
 
-pub struct StoredGrading {
-    pub case_id: Arc<str>,
-    pub release_label: Arc<str>,
-    /// None when liftdb did not grade the run (no manifest case then).
-    pub grading_key: Option<Box<str>>,
-}
-
 impl StoredState {
     /// `scope`: the canonical paths given to the ingest; the stored files
     /// are loaded only for owners under them (None: every owner). A million
     /// runs hold 5.3M files: adding a tree beside them must not load them.
-    pub fn load(conn: &Connection, scope: Option<&[String]>) -> Result<Self> {
-        let mut files_by_owner = OwnerFilesBuilder::default();
-        // Owners' paths, file keys, release labels and case ids, each held once.
-        let (mut owners_held, mut keys, mut labels) = (
-            Interner::default(),
-            Interner::default(),
-            Interner::default(),
-        );
+    /// `budget`: DuckDB lets go of its caches after each large query.
+    pub fn load(
+        conn: &Connection,
+        scope: Option<&[String]>,
+        budget: &MemoryBudget,
+    ) -> Result<Self> {
         // `column` under one of the scope's roots (every row without a scope).
         let under_scope = |column: &str| match scope {
-            Some(roots) if !roots.is_empty() => {
-                let each = vec![format!("starts_with({column}, ?)"); roots.len()].join(" OR ");
-                format!("({each})")
-            }
+            Some(roots) if !roots.is_empty() => starts_with_any(column, roots.len()),
             _ => "true".to_string(),
         };
-        let mut stmt = conn.prepare(&format!(
-            "SELECT f.path, f.sha256, f.size_bytes::BIGINT, coalesce(f.mtime_ns, 0)::BIGINT, f.owner_key
-             FROM source_file f WHERE {}",
-            under_scope("f.owner_key")
-        ))?;
         let roots = scope.unwrap_or_default();
-        // Whole columns at a time (Arrow), streamed: this table is the largest
-        // the state reads (5.3M rows at a million runs), and a materialized
-        // result held all of them, some 3 GB, outside DuckDB's memory limit.
+        // One row an owner, streamed: the files' own rows (5.3M at a million
+        // runs) stay in DuckDB; held as `KnownFile`s they were 1.1 GB.
+        let mut owners = StoredOwnersBuilder::default();
+        let mut stmt =
+            conn.prepare(&STORED_PRINTS.replace("{scope}", &under_scope("f.owner_key")))?;
         for batch in stmt.stream_arrow(duckdb::params_from_iter(roots))? {
             let batch = batch?;
-            let text = |i: usize| batch.column(i).as_string::<i32>().clone();
-            let int = |i: usize| batch.column(i).as_primitive::<Int64Type>().clone();
-            let (paths, shas, owners) = (text(0), text(1), text(4));
-            let (sizes, mtimes) = (int(2), int(3));
-            for i in 0..batch.num_rows() {
-                let path = paths.value(i);
-                let owner = match owners.is_null(i) {
-                    true => path,
-                    false => owners.value(i),
-                };
-                let key = keys.get(&file_key(Path::new(owner), Path::new(path)));
-                let file = KnownFile {
-                    key,
-                    sha256: sha_bytes(shas.value(i)),
-                    size: sizes.value(i),
-                    mtime_ns: mtimes.value(i),
-                };
-                files_by_owner.push(owner, &mut owners_held, file);
-            }
-        }
-        let files_by_owner = files_by_owner.finish();
-        // The release of every owner under the scope (a run directory's, a
-        // report's): one row per unit, not per file.
-        let mut owner_releases = HashMap::new();
-        let mut stmt = conn.prepare(&format!(
-            "{OWNER_RELEASES} AND {} GROUP BY f.owner_key",
-            under_scope("f.owner_key")
-        ))?;
-        for batch in stmt.stream_arrow(duckdb::params_from_iter(roots))? {
-            let batch = batch?;
-            let (owners, releases) = (
+            let (paths, releases) = (
                 batch.column(0).as_string::<i32>(),
-                batch.column(1).as_string::<i32>(),
+                batch.column(4).as_string::<i32>(),
             );
+            let number = |i: usize| batch.column(i).as_primitive::<UInt64Type>().clone();
+            let (files, high, low) = (number(1), number(2), number(3));
             for i in 0..batch.num_rows() {
-                owner_releases.insert(
-                    owners_held.get(owners.value(i)),
-                    labels.get(releases.value(i)),
-                );
+                let print = FilesPrint {
+                    files: files.value(i),
+                    xor: [high.value(i), low.value(i)],
+                };
+                let release = (!releases.is_null(i)).then(|| releases.value(i));
+                owners.push(paths.value(i), print, release);
             }
         }
+        drop(stmt);
+        let owners = owners.finish();
+        budget.let_go(conn)?;
 
         let mut case_skills = HashMap::new();
 
@@ -325,31 +524,8 @@ impl StoredState {
         while let Some(r) = rows.next()? {
             manifest_cases.push((r.get(0)?, r.get(1)?, r.get(2)?));
         }
-        let mut seh_gradings = HashMap::new();
-        // Read for the unchanged run directories under the paths given only.
-        let mut stmt = conn.prepare(&format!(
-            "SELECT r.run_dir, r.case_id, r.release_label, g.grading_key
-             FROM run r LEFT JOIN grading g ON g.run_id = r.run_id AND g.origin = 'liftdb'
-             WHERE {} AND (r.source_format = 'C_seh' OR g.grading_id IS NOT NULL)
-               AND coalesce(r.population, '') <> 'trigger'",
-            under_scope("r.run_dir")
-        ))?;
-        let mut cases = Interner::default();
-        // Streamed too: a row per graded run.
-        for batch in stmt.stream_arrow(duckdb::params_from_iter(roots))? {
-            let batch = batch?;
-            let text = |i: usize| batch.column(i).as_string::<i32>();
-            let (dirs, case_ids, releases, keys) = (text(0), text(1), text(2), text(3));
-            for i in 0..batch.num_rows() {
-                let grading = StoredGrading {
-                    case_id: cases.get(case_ids.value(i)),
-                    release_label: labels.get(releases.value(i)),
-                    grading_key: (!keys.is_null(i)).then(|| Box::from(keys.value(i))),
-                };
-                seh_gradings.insert(owners_held.get(dirs.value(i)), grading);
-            }
-        }
-        drop(owners_held);
+        drop(stmt);
+        budget.let_go(conn)?;
         let mut judge_rows = Vec::new();
         let mut stmt = conn.prepare(
             "SELECT judge_task_id, raw, source_path FROM judge_verdict WHERE raw IS NOT NULL
@@ -396,11 +572,9 @@ impl StoredState {
             manifest_releases,
             judge_rows,
             manifest_cases,
-            seh_gradings,
-            files_by_owner,
+            owners,
             case_skills,
             definition_sources,
-            owner_releases,
         })
     }
 }
@@ -504,6 +678,99 @@ mod tests {
         let a = &files["/t/run-1"].get("metadata.json").unwrap().key;
         let b = &files["/t/run-2"].get("metadata.json").unwrap().key;
         assert!(Arc::ptr_eq(a, b));
+    }
+
+    /// DuckDB's print of stored rows (md5_number, bit_xor) is the one
+    /// liftdb makes of the files found, whatever the rows' order: a path
+    /// with non-ASCII text and a quote, a missing mtime (stored NULL, found
+    /// 0), a loose file (its own owner).
+    #[test]
+    fn the_stored_print_is_the_print_of_the_files_found() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE ingest_batch (batch_id BIGINT, release_label VARCHAR);
+             INSERT INTO ingest_batch VALUES (1, 'v1'), (2, 'v2'), (3, NULL);
+             CREATE TABLE source_file (path VARCHAR, owner_key VARCHAR, size_bytes UBIGINT, mtime_ns BIGINT, batch_id BIGINT);
+             INSERT INTO source_file VALUES
+               ('/t/run-1/outputs/ré''sumé.md', '/t/run-1', 12, 1700000000123456789, 2),
+               ('/t/run-1/metadata.json', '/t/run-1', 0, NULL, 1),
+               ('/t/case.json', '/t/run-1', 4096, -5, 3),
+               ('/t/report.json', '/t/report.json', 7, 3, 3);",
+        )
+        .unwrap();
+        let stored: HashMap<String, (FilesPrint, Option<String>)> = conn
+            .prepare(&STORED_PRINTS.replace("{scope}", "true"))
+            .unwrap()
+            .query_map([], |r| {
+                let print = FilesPrint {
+                    files: r.get(1)?,
+                    xor: [r.get(2)?, r.get(3)?],
+                };
+                Ok((r.get::<_, String>(0)?, (print, r.get(4)?)))
+            })
+            .unwrap()
+            .collect::<duckdb::Result<_>>()
+            .unwrap();
+        // The release of the last batch with one that read the owner.
+        assert_eq!(stored["/t/run-1"].1.as_deref(), Some("v2"));
+        assert_eq!(stored["/t/report.json"].1, None);
+        let prints: HashMap<&str, FilesPrint> =
+            stored.iter().map(|(o, (p, _))| (o.as_str(), *p)).collect();
+        let run = [
+            ("/t/case.json", 4096, -5),
+            ("/t/run-1/metadata.json", 0, 0),
+            ("/t/run-1/outputs/ré'sumé.md", 12, 1700000000123456789),
+        ];
+        let found = |files: &[(&str, i64, i64)]| {
+            FilesPrint::of(files.iter().map(|(p, s, m)| (p.to_string(), *s, *m)))
+        };
+        assert_eq!(prints["/t/run-1"], found(&run));
+        assert_eq!(prints["/t/report.json"], found(&[("/t/report.json", 7, 3)]));
+        // Any moved mtime, size or name, and any file more or less, moves it.
+        let mut moved = run;
+        moved[1].2 = 1;
+        assert_ne!(prints["/t/run-1"], found(&moved));
+        moved = run;
+        moved[0].1 = 4095;
+        assert_ne!(prints["/t/run-1"], found(&moved));
+        moved = run;
+        moved[0].0 = "/t/case2.json";
+        assert_ne!(prints["/t/run-1"], found(&moved));
+        assert_ne!(prints["/t/run-1"], found(&run[..2]));
+    }
+
+    /// Owners are found by their paths, whatever order the store gave
+    /// them in; an owner read by no batch with a release has none, and
+    /// each label is held once.
+    #[test]
+    fn a_stored_owner_is_found_by_its_path() {
+        let print = |files| FilesPrint {
+            files,
+            xor: [files, !files],
+        };
+        let mut builder = StoredOwnersBuilder::default();
+        let rows = [
+            ("/t/run-2", 2, Some("v1")),
+            ("/t/report.json", 1, None),
+            ("/t/run-1", 5, Some("v2")),
+            ("/t/run-3", 3, Some("v1")),
+        ];
+        for (owner, files, release) in rows {
+            builder.push(owner, print(files), release);
+        }
+        let owners = builder.finish();
+        assert_eq!(owners.len(), 4);
+        for (owner, files, release) in rows {
+            assert!(owners.contains(owner), "{owner}");
+            assert_eq!(owners.print(owner), Some(print(files)), "{owner}");
+            assert_eq!(owners.release(owner), release, "{owner}");
+        }
+        assert_eq!(owners.labels.len(), 2);
+        for absent in ["/t/run-4", "/t/run-1/", "", "/t"] {
+            assert!(!owners.contains(absent), "{absent}");
+            assert_eq!(owners.print(absent), None);
+            assert_eq!(owners.release(absent), None);
+        }
     }
 
     #[test]

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use duckdb::arrow::array::{Array, AsArray};
 use duckdb::arrow::datatypes::Float64Type;
-use duckdb::{appender_params_from_iter, Connection};
+use duckdb::arrow::record_batch::RecordBatch;
+use duckdb::{appender_params_from_iter, Appender, Connection};
 use rayon::prelude::*;
 
 use crate::ingest::records::{boolean, float, int, text, Row};
@@ -14,9 +15,9 @@ use crate::Result;
 
 use super::{bootstrap, interval, multiple, noise_check, py_round, sign_flip};
 
-fn strings(col: &dyn Array, i: usize) -> Option<String> {
+fn string(col: &dyn Array, i: usize) -> Option<&str> {
     let a = col.as_string::<i32>();
-    (!a.is_null(i)).then(|| a.value(i).to_string())
+    (!a.is_null(i)).then(|| a.value(i))
 }
 
 fn doubles(col: &dyn Array, i: usize) -> Vec<f64> {
@@ -31,14 +32,33 @@ fn doubles(col: &dyn Array, i: usize) -> Vec<f64> {
         .collect()
 }
 
-fn texts(col: &dyn Array, i: usize) -> Vec<String> {
+/// Each unit's case as its rank among the row's distinct cases (a null
+/// case counts as ""): the bootstrap needs only which units share a case
+/// and the cases' order, and a rank is 4 bytes where a case name is a
+/// string per unit (100,000 units in a row at a million runs).
+fn case_ranks(col: &dyn Array, i: usize) -> Vec<u32> {
     let list = col.as_list::<i32>();
     if list.is_null(i) {
         return Vec::new();
     }
     let values = list.value(i);
-    let values = values.as_string::<i32>();
-    values.iter().map(|v| v.unwrap_or("").to_string()).collect()
+    let names: Vec<&str> = values
+        .as_string::<i32>()
+        .iter()
+        .map(|v| v.unwrap_or(""))
+        .collect();
+    ranks(&names)
+}
+
+/// Each name's rank among the distinct names, in byte order.
+fn ranks(names: &[&str]) -> Vec<u32> {
+    let mut distinct = names.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    names
+        .iter()
+        .map(|name| distinct.binary_search(name).map_or(0, |rank| rank as u32))
+        .collect()
 }
 
 /// Key columns of a lift row, before its deltas and control rates.
@@ -88,56 +108,47 @@ pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
         let batches: Vec<_> = of_family
             .query_arrow(duckdb::params_from_iter(family))?
             .collect();
-        for row in test_family(&batches) {
-            appender.append_row(appender_params_from_iter(row))?;
-            written += 1;
-        }
-        // A family's rows were made on rayon's threads and are dropped here:
-        // handed back before the next family's (up to 66,676 rows at a
-        // million runs).
+        written += write_family(&mut appender, &batches)?;
+        // The tests' working memory was made on rayon's threads and is
+        // dropped here: handed back before the next family's.
         crate::memory::give_back_now();
     }
     appender.flush()?;
     Ok(written)
 }
 
-/// The `lift_stats` rows of one family's lift rows: each distinct input
-/// tested once, in parallel (interval inversion runs the test ~120 times
-/// per row).
-fn test_family(batches: &[duckdb::arrow::record_batch::RecordBatch]) -> Vec<Row> {
-    let mut keyed = Vec::new();
+/// Test one family's lift rows and append their `lift_stats` rows. Each
+/// distinct input is tested once, in parallel (interval inversion runs the
+/// test ~120 times per row); the rows are then written one at a time from
+/// the Arrow batches, so a family (up to 66,676 rows at a million runs)
+/// is never held as rows: holding them took ~300 MiB.
+fn write_family(appender: &mut Appender, batches: &[RecordBatch]) -> Result<u64> {
+    let rows = || {
+        batches
+            .iter()
+            .flat_map(|batch| (0..batch.num_rows()).map(move |i| (batch, i)))
+    };
     let mut distinct: HashMap<TestInput, usize> = HashMap::new();
-    let mut inputs: Vec<TestInput> = Vec::new();
-    for batch in batches {
-        for i in 0..batch.num_rows() {
-            let col = |k: usize| batch.column(k).as_ref();
-            let keys: Vec<Option<String>> = (0..KEYS).map(|k| strings(col(k), i)).collect();
-            let input = TestInput::new(
-                keys[CHANNEL].as_deref() == Some("pass_at_1"),
-                doubles(col(KEYS), i),
-                doubles(col(KEYS + 1), i),
-                texts(col(KEYS + 2), i),
-            );
-            let slot = *distinct.entry(input.clone()).or_insert_with(|| {
-                inputs.push(input);
-                inputs.len() - 1
-            });
-            keyed.push((keys, slot));
-        }
-    }
-    drop(distinct);
-    let tested: Vec<(Row, Option<f64>)> = inputs.par_iter().map(TestInput::test).collect();
-    let q = case_q_values(&keyed, &tested);
-    keyed
-        .into_iter()
-        .zip(q)
-        .map(|((keys, slot), q)| {
-            let mut row: Row = keys.into_iter().map(text).collect();
-            row.extend(tested[slot].0.iter().cloned());
-            row.push(float(q));
-            row
+    let slots: Vec<usize> = rows()
+        .map(|(batch, i)| {
+            let next = distinct.len();
+            *distinct.entry(TestInput::read(batch, i)).or_insert(next)
         })
-        .collect()
+        .collect();
+    let mut inputs: Vec<(TestInput, usize)> = distinct.into_iter().collect();
+    inputs.sort_unstable_by_key(|(_, slot)| *slot);
+    let tested: Vec<(Row, Option<f64>)> =
+        inputs.par_iter().map(|(input, _)| input.test()).collect();
+    drop(inputs);
+    let q = case_q_values(rows().zip(&slots), &tested);
+    for (((batch, i), slot), q) in rows().zip(&slots).zip(q) {
+        let keys = (0..KEYS).map(|k| text(string(batch.column(k).as_ref(), i)));
+        let row = keys
+            .chain(tested[*slot].0.iter().cloned())
+            .chain([float(q)]);
+        appender.append_row(appender_params_from_iter(row))?;
+    }
+    Ok(slots.len() as u64)
 }
 
 /// Position of `scope` among the keys; the keys before it name a report
@@ -146,21 +157,25 @@ const SCOPE: usize = 7;
 
 /// Benjamini–Hochberg q of each case row's unrounded p among the case rows
 /// of its report that have one; None elsewhere.
-fn case_q_values(
-    keyed: &[(Vec<Option<String>>, usize)],
+fn case_q_values<'a>(
+    rows: impl Iterator<Item = ((&'a RecordBatch, usize), &'a usize)>,
     tested: &[(Row, Option<f64>)],
 ) -> Vec<Option<f64>> {
-    let mut reports: HashMap<&[Option<String>], Vec<(usize, f64)>> = HashMap::new();
-    for (i, (keys, slot)) in keyed.iter().enumerate() {
-        if let (Some("case"), Some(p)) = (keys[SCOPE].as_deref(), tested[*slot].1) {
-            reports.entry(&keys[..SCOPE]).or_default().push((i, p));
+    let mut reports: HashMap<Vec<Option<&str>>, Vec<(usize, f64)>> = HashMap::new();
+    let mut count = 0;
+    for (at, ((batch, i), slot)) in rows.enumerate() {
+        count += 1;
+        let key = |k: usize| string(batch.column(k).as_ref(), i);
+        if let (Some("case"), Some(p)) = (key(SCOPE), tested[*slot].1) {
+            let report = (0..SCOPE).map(key).collect();
+            reports.entry(report).or_default().push((at, p));
         }
     }
-    let mut q = vec![None; keyed.len()];
+    let mut q = vec![None; count];
     for members in reports.values() {
         let ps: Vec<f64> = members.iter().map(|(_, p)| *p).collect();
-        for ((i, _), qv) in members.iter().zip(multiple::benjamini_hochberg(&ps)) {
-            q[*i] = Some(qv);
+        for ((at, _), qv) in members.iter().zip(multiple::benjamini_hochberg(&ps)) {
+            q[*at] = Some(qv);
         }
     }
     q
@@ -169,21 +184,30 @@ fn case_q_values(
 /// What a lift row's test depends on: its unit deltas (rounded to 6 places
 /// on the pass@1 channel, as the harness tests them) and control means,
 /// compared bit for bit.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 struct TestInput {
     deltas: Vec<u64>,
     without: Vec<u64>,
-    /// Each unit's case: the bootstrap's clusters.
-    cases: Vec<String>,
+    /// Each unit's case (its rank, see `case_ranks`): the bootstrap's clusters.
+    cases: Vec<u32>,
 }
 
 impl TestInput {
-    fn new(pass_at_1: bool, d: Vec<f64>, without: Vec<f64>, cases: Vec<String>) -> TestInput {
+    /// The input of row `i`: its deltas, control rates and cases.
+    fn read(batch: &RecordBatch, i: usize) -> TestInput {
+        let col = |k: usize| batch.column(k).as_ref();
+        let pass_at_1 = string(col(CHANNEL), i) == Some("pass_at_1");
         let round = |v: f64| if pass_at_1 { py_round(v, 6) } else { v };
         TestInput {
-            deltas: d.into_iter().map(|v| round(v).to_bits()).collect(),
-            without: without.into_iter().map(f64::to_bits).collect(),
-            cases,
+            deltas: doubles(col(KEYS), i)
+                .into_iter()
+                .map(|v| round(v).to_bits())
+                .collect(),
+            without: doubles(col(KEYS + 1), i)
+                .into_iter()
+                .map(f64::to_bits)
+                .collect(),
+            cases: case_ranks(col(KEYS + 2), i),
         }
     }
 
@@ -225,4 +249,26 @@ fn stats_columns(d: &[f64], without: &[f64]) -> (Row, Option<f64>) {
         int(noise.projected_cases.map(|p| p as i64)),
     ]);
     (row, test.p_exact)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_case_is_ranked_in_the_order_of_the_names() {
+        assert_eq!(ranks(&["b", "a", "b", "", "ab"]), [3, 1, 3, 0, 2]);
+    }
+
+    /// The bootstrap over ranks is the bootstrap over the names, bit for
+    /// bit: clusters are drawn in the same order (names not in input order,
+    /// units of a case not adjacent).
+    #[test]
+    fn ranks_give_the_names_interval() {
+        let names = ["q7", "a2", "q7", "m", "a2", "b", "m", "zz", "b", "c9"];
+        let deltas = [0.5, -0.25, 1.0, 0.0, 0.75, 0.5, -1.0, 0.25, 0.0, 1.0];
+        let by_name = bootstrap::case_bootstrap(&deltas, &names);
+        assert!(by_name.is_some());
+        assert_eq!(bootstrap::case_bootstrap(&deltas, &ranks(&names)), by_name);
+    }
 }

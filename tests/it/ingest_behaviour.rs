@@ -164,6 +164,78 @@ fn a_changed_file_replaces_its_run() {
     );
 }
 
+/// The change check compares each run directory's files (names, sizes,
+/// mtimes) with the stored ones. A file rewritten with the same bytes is
+/// not a change: its new mtime is stored, so the next ingest finds the run
+/// as stored. A file added or removed is a change: the run is replaced.
+#[test]
+fn a_run_is_replaced_when_its_files_change_not_when_one_is_touched() {
+    let copy = corpus_copy();
+    let mut ts = new_store();
+    let paths = corpus_paths(copy.path());
+    ingest_paths(&mut ts, &paths);
+    let run_dir = std::fs::canonicalize(
+        copy.path()
+            .join("runs/eval-runs/fk-not-valid/gpt-5-codex/with_skill/run-1"),
+    )
+    .unwrap();
+    let output = run_dir.join("output.md");
+    let bytes = std::fs::read(&output).unwrap();
+    std::fs::write(&output, &bytes).unwrap();
+    let moved = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(&output)
+        .unwrap()
+        .set_modified(moved)
+        .unwrap();
+    let touched = ingest_paths(&mut ts, &paths);
+    assert_eq!(touched.units_changed, 0, "the same bytes");
+    let stored_mtime = rows(
+        &ts.store,
+        &format!(
+            "SELECT mtime_ns FROM source_file WHERE path = '{}'",
+            output.display()
+        ),
+    );
+    assert_eq!(
+        stored_mtime[0]["mtime_ns"].as_i64(),
+        Some(1_600_000_000 * 1_000_000_000)
+    );
+    let again = ingest_paths(&mut ts, &paths);
+    assert_eq!(
+        (again.units_changed, again.units_unchanged),
+        (0, touched.units_unchanged)
+    );
+
+    std::fs::write(run_dir.join("notes.txt"), "added after the first ingest").unwrap();
+    let added = ingest_paths(&mut ts, &paths);
+    assert_eq!(
+        (added.units_changed, added.units_replaced),
+        (1, 1),
+        "a file added"
+    );
+    std::fs::remove_file(run_dir.join("notes.txt")).unwrap();
+    let removed = ingest_paths(&mut ts, &paths);
+    assert_eq!(
+        (removed.units_changed, removed.units_replaced),
+        (1, 1),
+        "a file removed"
+    );
+    let files = rows(
+        &ts.store,
+        &format!(
+            "SELECT count(*) AS n FROM source_file WHERE owner_key = '{}' AND path LIKE '%notes.txt'",
+            run_dir.display()
+        ),
+    );
+    assert_eq!(
+        files[0]["n"].as_i64(),
+        Some(0),
+        "the removed file's row is gone"
+    );
+}
+
 #[test]
 fn a_store_from_a_newer_liftdb_is_refused() {
     let ts = new_store();

@@ -22,7 +22,7 @@ use crate::store::Store;
 use crate::Result;
 
 pub use super::release::DEFAULT_RELEASE;
-pub(crate) use plan::ReadUnit;
+pub(crate) use plan::{ReadUnit, UnchangedRun};
 pub use summary::{ErrorLine, GradingCounts, IngestSummary, LayoutCounts};
 
 #[derive(Debug, Clone, Default)]
@@ -84,22 +84,29 @@ fn ingest_batch(
     batch_bytes: &mut Option<u64>,
 ) -> Result<IngestSummary> {
     let mut clock = Timings::from_env();
-    let budget = MemoryBudget::start(&store.conn, opts.memory_mb)?;
-    let known = super::state::StoredState::load(&store.conn, owner_scope(paths).as_deref())?;
+    let mut budget = MemoryBudget::start(&store.conn, opts.memory_mb)?;
+    let known =
+        super::state::StoredState::load(&store.conn, owner_scope(paths).as_deref(), &budget)?;
     clock.mark("load state");
 
-    let mut plan = plan::plan(paths, &known, &store.conn, opts, &mut clock);
+    let mut plan = plan::plan(paths, &known, &store.conn, opts, &mut clock)?;
     *batch_bytes = Some(plan.changed_bytes());
     let loose = loose_files::parse(&mut plan, opts.format);
+    clock.mark("loose files");
     let grade_options = crate::grade::GradeOptions {
         allow_scripts: opts.allow_scripts,
         strict: opts.strict,
     };
     let mut resolved = resolve::resolve(&plan, loose, &known, grade_options);
-    plan.add_regrades(&known, &resolved.grading);
+    clock.mark("resolve");
+    budget.lean(&store.conn, || {
+        plan.add_regrades(&store.conn, &resolved.grading)
+    })?;
+    clock.mark("regrades");
     plan.add_phantoms(&known, &resolved.grading);
+    clock.mark("phantoms");
     // Unchanged run directories have served (release, regrades, phantoms):
-    // their file lists are not held through the write.
+    // their paths are not held through the write.
     plan.unchanged_runs = Vec::new();
     // Taken from the plan: each chunk's units are freed once written.
     let changed_runs = std::mem::take(&mut plan.runs);
@@ -113,7 +120,6 @@ fn ingest_batch(
         clock.report();
         return Ok(summary::assemble(&plan, &resolved, 0, None, opts));
     }
-    clock.mark("loose files");
 
     let batch_info = plan.batch_info();
     let mut batch = match opts.dry_run {

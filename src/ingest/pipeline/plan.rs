@@ -17,9 +17,10 @@ use crate::ingest::formats::seh::benchmark_stream::stream_from_bytes;
 use crate::ingest::json;
 use crate::ingest::kernel::GradingContext;
 use crate::ingest::release;
-use crate::ingest::state::{file_key, sha_bytes, StoredState};
+use crate::ingest::state::{self, file_key, sha_bytes, FilesPrint, OwnerFiles, StoredState};
 use crate::ingest::timings::Timings;
 use crate::store::writer::BatchInfo;
+use crate::Result;
 
 /// A unit whose files were read because they may have changed.
 pub(crate) struct ReadUnit {
@@ -30,6 +31,15 @@ pub(crate) struct ReadUnit {
     pub(crate) contents: Vec<(FileInfo, Vec<u8>, String)>,
     /// Files of the unit that could not be read, with the reason.
     pub(crate) unreadable: Vec<(FileInfo, crate::ingest::errors::ReadError)>,
+}
+
+/// A run directory unchanged on disk: its file list is let go after the
+/// change check (5.3M files at a million runs) and made again for the few
+/// graded again.
+pub(crate) struct UnchangedRun {
+    pub(crate) path: Arc<Path>,
+    /// How many files it was found with.
+    pub(crate) files: usize,
 }
 
 pub(crate) struct Release {
@@ -77,7 +87,7 @@ pub(crate) struct Plan {
     /// parsed, so a unit is all a million of them hold here.
     pub(crate) runs: Vec<Unit>,
     /// Run directories unchanged on disk (they may still need grading again).
-    pub(crate) unchanged_runs: Vec<Unit>,
+    pub(crate) unchanged_runs: Vec<UnchangedRun>,
     /// Stored phantom runs whose variant now has a directory or is no longer requested.
     pub(crate) stale_phantoms: Vec<String>,
     pub(crate) release: Release,
@@ -112,15 +122,25 @@ pub(crate) fn plan(
     conn: &duckdb::Connection,
     opts: &IngestOptions,
     clock: &mut Timings,
-) -> Plan {
+) -> Result<Plan> {
     let mut found = discover::discover(paths);
+    let loose_owners: Vec<String> = found
+        .units
+        .iter()
+        .filter(|u| u.kind == UnitKind::LooseFile)
+        .map(|u| u.path.display().to_string())
+        .filter(|owner| known.owners.contains(owner))
+        .collect();
+    let loose_stored = state::owner_files(conn, &loose_owners)?;
     for unit in found
         .units
         .iter_mut()
         .filter(|u| u.kind == UnitKind::LooseFile)
     {
-        add_declared_files(unit, known);
+        let owner = unit.path.display().to_string();
+        add_declared_files(unit, loose_stored.get(owner.as_str()));
     }
+    drop(loose_stored);
     clock.mark("discover");
     let mut errors = found.errors;
     let mut skipped_files = Vec::new();
@@ -166,7 +186,7 @@ pub(crate) fn plan(
         })
         .cloned()
         .collect();
-    let units_missing = missing_units(known, &found.units, &found.dir_roots);
+    let units_missing = missing_units(known, &found.units, &found.dir_roots, conn)?;
     let mut counts = UnitCounts {
         files_seen: found.units.iter().map(|u| u.files.len()).sum(),
         ..Default::default()
@@ -174,31 +194,78 @@ pub(crate) fn plan(
 
     let held = HeldBytes::default();
     let bar = progress_bar(opts.progress, found.units.len(), "reading");
-    let checks: Vec<ChangeCheck> = found
+    // A manifest ingested before, for other releases than the one
+    // --release names now, defines this release's cases too: read it again
+    // (its rows of the other releases stay).
+    let new_release = |unit: &Unit| {
+        opts.release.as_deref().is_some_and(|r| {
+            known
+                .manifest_releases
+                .get(&unit.path.display().to_string())
+                .is_some_and(|releases| !releases.contains(r))
+        })
+    };
+    // The quick check: a unit whose files print as the stored ones is
+    // unchanged, with nothing per file held or looked up.
+    let mut checks: Vec<Option<Result<ChangeCheck, Unit>>> = found
         .units
         .into_par_iter()
         .map(|unit| {
-            // A manifest ingested before, for other releases than the one
-            // --release names now, defines this release's cases too: read
-            // it again (its rows of the other releases stay).
-            let new_release = opts.release.as_deref().is_some_and(|r| {
-                known
-                    .manifest_releases
-                    .get(&unit.path.display().to_string())
-                    .is_some_and(|releases| !releases.contains(r))
-            });
-            let check = read_if_changed(unit, known, new_release, &opts.limits, &held);
+            let owner = unit.path.display().to_string();
+            if new_release(&unit) || known.owners.print(&owner) != Some(print_of(&unit)) {
+                return Some(Err(unit));
+            }
             bar.inc(1);
-            check
+            Some(Ok(ChangeCheck::Unchanged {
+                unit,
+                touched: Vec::new(),
+            }))
         })
         .collect();
+    // The others checked exactly against their stored files, loaded a
+    // share of owners at a time, each result put in its unit's place.
+    let mut pending: Vec<usize> = (0..checks.len())
+        .filter(|at| matches!(checks[*at], Some(Err(_))))
+        .collect();
+    while !pending.is_empty() {
+        let share: Vec<(usize, Unit)> = pending
+            .split_off(pending.len().saturating_sub(OWNERS_CHECKED_AT_ONCE))
+            .into_iter()
+            .filter_map(|at| match checks[at].take() {
+                Some(Err(unit)) => Some((at, unit)),
+                _ => None,
+            })
+            .collect();
+        let owners: Vec<String> = share
+            .iter()
+            .map(|(_, unit)| unit.path.display().to_string())
+            .filter(|owner| known.owners.contains(owner))
+            .collect();
+        let stored = state::owner_files(conn, &owners)?;
+        let done: Vec<(usize, ChangeCheck)> = share
+            .into_par_iter()
+            .map(|(at, unit)| {
+                let owner = unit.path.display().to_string();
+                let force = new_release(&unit);
+                let check =
+                    read_if_changed(unit, stored.get(owner.as_str()), force, &opts.limits, &held);
+                bar.inc(1);
+                (at, check)
+            })
+            .collect();
+        for (at, check) in done {
+            checks[at] = Some(Ok(check));
+        }
+    }
+    // Each unit's check in the walk's order, read where it is (a million
+    // collected again were some 100 MB more).
+    let each_check = || checks.iter().flatten().flatten();
     bar.finish_and_clear();
     clock.mark("change check");
 
     // Changed run directories kept as their units alone, in a list sized
     // once (a million of them, grown by pushes, held up to twice their size).
-    let changed_runs = checks
-        .iter()
+    let changed_runs = each_check()
         .filter(
             |c| matches!(c, ChangeCheck::Changed(read) if read.unit.kind != UnitKind::LooseFile),
         )
@@ -207,11 +274,11 @@ pub(crate) fn plan(
     let mut loose = Vec::new();
     let mut unchanged_runs = Vec::new();
     let mut touched = Vec::new();
-    for check in checks {
+    for check in checks.into_iter().flatten().flatten() {
         match check {
             ChangeCheck::Changed(read) => {
                 let owner = read.unit.path.display().to_string();
-                match known.files_by_owner.contains_key(owner.as_str()) {
+                match known.owners.contains(&owner) {
                     true => counts.replaced += 1,
                     false => counts.added += 1,
                 }
@@ -227,12 +294,18 @@ pub(crate) fn plan(
                 counts.unchanged += 1;
                 counts.files_unchanged += unit.files.len();
                 if unit.kind == UnitKind::RunDir {
-                    unchanged_runs.push(unit);
+                    unchanged_runs.push(UnchangedRun {
+                        files: unit.files.len(),
+                        path: unit.path,
+                    });
                 }
                 touched.extend(moved);
             }
         }
     }
+    // The file lists were made on the reading threads: they take back
+    // what this one freed only when asked.
+    crate::memory::give_back_now();
     let release = match &opts.release {
         Some(label) => Release {
             label: label.clone(),
@@ -253,7 +326,7 @@ pub(crate) fn plan(
             ));
         }
     }
-    Plan {
+    Ok(Plan {
         paths: paths.iter().map(|p| p.display().to_string()).collect(),
         explicit_files,
         dir_roots: found.dir_roots,
@@ -270,7 +343,7 @@ pub(crate) fn plan(
         skipped_files,
         errors,
         limits: opts.limits,
-    }
+    })
 }
 
 impl Plan {
@@ -300,29 +373,62 @@ impl Plan {
     /// changed) are parsed again, so they are graded against the manifest
     /// as it is now. Only runs of this call's release: regrading must not
     /// move a run to another release.
-    pub(crate) fn add_regrades(&mut self, known: &StoredState, grading: &GradingContext) {
+    pub(crate) fn add_regrades(
+        &mut self,
+        conn: &duckdb::Connection,
+        grading: &GradingContext,
+    ) -> Result<()> {
+        // Compared as bytes, where a path's order parses it into
+        // components at each comparison (a million runs, 20 comparisons each).
+        let mut unchanged: Vec<&[u8]> = self
+            .unchanged_runs
+            .iter()
+            .map(|u| u.path.as_os_str().as_encoded_bytes())
+            .collect();
+        unchanged.sort_unstable();
         // A case's key hashes its whole manifest entry: computed once per
         // case, not once per run (a million runs share some thirty thousand).
-        let mut keys: HashMap<&str, Option<String>> = HashMap::new();
-        let (regrade, keep): (Vec<Unit>, Vec<Unit>) = std::mem::take(&mut self.unchanged_runs)
-            .into_iter()
-            .partition(|unit| {
-                let path = unit.path.display().to_string();
-                known.seh_gradings.get(path.as_str()).is_some_and(|stored| {
-                    *stored.release_label == *self.release.label
-                        && stored.grading_key.as_deref()
-                            != keys
-                                .entry(&*stored.case_id)
-                                .or_insert_with(|| grading.key(&stored.case_id))
-                                .as_deref()
-                })
-            });
+        let mut keys: HashMap<String, Option<String>> = HashMap::new();
+        let mut moved: HashSet<String> = HashSet::new();
+        state::each_graded_run(conn, &self.release.label, |run_dir, case_id, stored_key| {
+            if unchanged.binary_search(&run_dir.as_bytes()).is_err() {
+                return;
+            }
+            let key = keys
+                .entry(case_id.to_string())
+                .or_insert_with(|| grading.key(case_id));
+            if stored_key != key.as_deref() {
+                moved.insert(run_dir.to_string());
+            }
+        })?;
+        drop(unchanged);
+        let (regrade, mut keep): (Vec<UnchangedRun>, Vec<UnchangedRun>) =
+            std::mem::take(&mut self.unchanged_runs)
+                .into_iter()
+                .partition(|run| moved.contains(&run.path.display().to_string()));
+        // Listed again, as the walk found them (all of them when a
+        // manifest's every case moved); one gone since is left as stored.
+        let listed: Vec<(UnchangedRun, Option<Unit>)> = regrade
+            .into_par_iter()
+            .map(|run| {
+                let unit = discover::run_dir_again(&run.path);
+                (run, unit)
+            })
+            .collect();
+        for (run, unit) in listed {
+            match unit {
+                Some(unit) => {
+                    self.counts.unchanged -= 1;
+                    self.counts.files_unchanged -= run.files;
+                    self.counts.regraded += 1;
+                    // Read (and hashed) when its chunk is parsed, like a new directory.
+                    self.runs.push(unit);
+                }
+                None => keep.push(run),
+            }
+        }
         self.unchanged_runs = keep;
-        self.counts.unchanged -= regrade.len();
-        self.counts.files_unchanged -= regrade.iter().map(|u| u.files.len()).sum::<usize>();
-        self.counts.regraded += regrade.len();
-        // Read (and hashed) when its chunk is parsed, like a new directory.
-        self.runs.extend(regrade);
+        Ok(())
     }
 
     /// A variant the manifests request with no directory, under a case or
@@ -336,8 +442,18 @@ impl Plan {
             .iter()
             .map(|unit| &*unit.path)
             .chain(self.unchanged_runs.iter().map(|u| &*u.path));
-        let roots: std::collections::BTreeSet<PathBuf> =
-            paths.filter_map(|p| variant_root(p, grading)).collect();
+        // A variant's runs come one after another and share their root:
+        // worked out once for them (a million runs have 200,000 variants).
+        let mut last_variant: Option<&Path> = None;
+        let roots: std::collections::BTreeSet<PathBuf> = paths
+            .filter(|p| {
+                let variant = variant_dir(p);
+                let new = last_variant != Some(variant);
+                last_variant = Some(variant);
+                new
+            })
+            .filter_map(|p| variant_root(p, grading))
+            .collect();
         for root in &roots {
             for variant in &grading.variants {
                 let path = root.join(variant);
@@ -377,14 +493,22 @@ impl Plan {
     }
 }
 
-/// The folder a run directory's variant sits in — the case folder, or a
-/// model folder inside it — when it belongs to a manifest case.
-fn variant_root(run_dir: &Path, grading: &GradingContext) -> Option<PathBuf> {
+/// A run directory's variant: the folder above a `run-N` directory, else
+/// the directory itself.
+fn variant_dir(run_dir: &Path) -> &Path {
     let is_run_n = run_dir
         .file_name()
         .is_some_and(|n| n.to_string_lossy().starts_with("run-"));
-    let variant_dir = if is_run_n { run_dir.parent()? } else { run_dir };
-    let root = variant_dir.parent()?;
+    match (is_run_n, run_dir.parent()) {
+        (true, Some(parent)) => parent,
+        _ => run_dir,
+    }
+}
+
+/// The folder a run directory's variant sits in — the case folder, or a
+/// model folder inside it — when it belongs to a manifest case.
+fn variant_root(run_dir: &Path, grading: &GradingContext) -> Option<PathBuf> {
+    let root = variant_dir(run_dir).parent()?;
     let is_case = |p: Option<&Path>| {
         p.and_then(Path::file_name)
             .is_some_and(|n| grading.cases.contains_key(n.to_string_lossy().as_ref()))
@@ -395,9 +519,8 @@ fn variant_root(run_dir: &Path, grading: &GradingContext) -> Option<PathBuf> {
 /// A loose file's parse may read other files (promptfoo's evidence): the
 /// ones it read last time join the unit, so a change to them is a change to
 /// it (one that is gone now changes the file set, and so the unit).
-fn add_declared_files(unit: &mut Unit, known: &StoredState) {
-    let own = unit.path.display().to_string();
-    let Some(stored) = known.files_by_owner.get(own.as_str()) else {
+fn add_declared_files(unit: &mut Unit, stored: Option<&OwnerFiles>) {
+    let Some(stored) = stored else {
         return;
     };
     let mut declared: Vec<PathBuf> = stored
@@ -413,20 +536,43 @@ fn add_declared_files(unit: &mut Unit, known: &StoredState) {
 }
 
 /// Units ingested before from under the given directories that are no
-/// longer on disk.
-fn missing_units(known: &StoredState, units: &[Unit], roots: &[PathBuf]) -> Vec<String> {
+/// longer on disk. Only asked of the store when fewer stored owners were
+/// found than it holds under the paths given (a re-ingest finds them all).
+fn missing_units(
+    known: &StoredState,
+    units: &[Unit],
+    roots: &[PathBuf],
+    conn: &duckdb::Connection,
+) -> Result<Vec<String>> {
+    let found_stored = units
+        .par_iter()
+        .filter(|u| known.owners.contains(&u.path.display().to_string()))
+        .count();
+    if found_stored == known.owners.len() {
+        return Ok(Vec::new());
+    }
     let seen: HashSet<&Path> = units.iter().map(|u| &*u.path).collect();
-    let mut missing: Vec<String> = known
-        .files_by_owner
-        .keys()
-        .map(|owner| &**owner)
-        .filter(|owner| !seen.contains(Path::new(owner)))
-        .filter(|owner| roots.iter().any(|r| Path::new(owner).starts_with(r)))
-        .filter(|owner| !Path::new(owner).exists())
-        .map(str::to_string)
-        .collect();
+    let mut missing = Vec::new();
+    state::each_owner_under(conn, roots, |owner| {
+        let path = Path::new(owner);
+        if !seen.contains(path) && roots.iter().any(|r| path.starts_with(r)) && !path.exists() {
+            missing.push(owner.to_string());
+        }
+    })?;
     missing.sort();
-    missing
+    Ok(missing)
+}
+
+/// Units whose stored files are loaded at once for the exact check.
+const OWNERS_CHECKED_AT_ONCE: usize = 65_536;
+
+/// The print of a unit's files as found, to compare with the stored one.
+fn print_of(unit: &Unit) -> FilesPrint {
+    FilesPrint::of(
+        unit.files
+            .iter()
+            .map(|f| (f.path().display().to_string(), f.size as i64, f.mtime_ns)),
+    )
 }
 
 /// The outcome of change detection for one unit.
@@ -463,15 +609,14 @@ impl HeldBytes {
 
 /// Decide whether a unit changed; read its files when it may have.
 /// `force`: read and parse the unit even when its files are unchanged.
+/// `stored`: the unit's files as the store holds them (None: new).
 fn read_if_changed(
     unit: Unit,
-    known: &StoredState,
+    stored: Option<&OwnerFiles>,
     force: bool,
     limits: &json::ReadLimits,
     held: &HeldBytes,
 ) -> ChangeCheck {
-    let owner = unit.path.display().to_string();
-    let stored = known.files_by_owner.get(owner.as_str());
     let key = |f: &FileInfo| file_key(&unit.path, &f.path());
     let stored_file = |f: &FileInfo| stored.and_then(|s| s.get(&key(f)));
     // Each file's stored row looked up once (a key is built per lookup).
