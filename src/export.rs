@@ -38,8 +38,8 @@ fn quote_literal(text: &str) -> String {
 fn source_query(conn: &Connection, what: &str, filters: &Filters) -> Result<String> {
     let trimmed = what.trim().trim_end_matches(';');
     if let Ok(rep) = report::find(trimmed) {
-        rep.check_filters(filters)?;
-        return Ok(rep.sql.trim().trim_end_matches(';').to_string());
+        // The rows `liftdb report` prints: the included reports' too.
+        return report::statement(conn, &rep, filters);
     }
     if let Some(name) = filters.keys().next() {
         return Err(Error::Invalid(format!(

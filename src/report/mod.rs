@@ -160,6 +160,20 @@ pub fn run_via(
     Ok(result.expect("a report runs its own statement"))
 }
 
+/// A report as one statement, for DuckDB's COPY: its own rows, then each
+/// included report's whose `when` holds, joined by UNION ALL (which keeps the
+/// parts' order when the rows' order is preserved, as COPY preserves it).
+pub fn statement(conn: &Connection, report: &Report, filters: &Filters) -> Result<String> {
+    let parts = parts(report, filters, |when| {
+        Ok(holds(&query(conn, when, &Filters::new())?))
+    })?;
+    Ok(parts
+        .iter()
+        .map(|part| format!("(\n{}\n)", part.sql.trim().trim_end_matches(';')))
+        .collect::<Vec<_>>()
+        .join("\nUNION ALL\n"))
+}
+
 /// What a streamed report hands on: its columns once, then its rows.
 pub enum Streamed<'a> {
     Columns(&'a SchemaRef),

@@ -92,6 +92,44 @@ fn the_cli_streams_reconcile_with_its_included_part_as_the_materialized_report_h
     }
 }
 
+#[test]
+fn export_writes_reconcile_with_its_included_part_as_the_report_prints_it() {
+    // `liftdb export reconcile` goes through DuckDB's COPY, not the report's
+    // own writer: its rows must still be the report's, the included
+    // reconcile-trend rows (those of trend.json) after its own, in order.
+    let (mut ts, _dirs) = history();
+    ingest_trend(&mut ts);
+    let report = liftdb::report::find("reconcile").unwrap();
+    let held = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
+    let mut json = Vec::new();
+    liftdb::output::render(&held, liftdb::output::Format::Json, &mut json).unwrap();
+    let expected: Vec<Value> = serde_json::from_slice(&json).unwrap();
+    assert!(expected.iter().any(|r| r["report"] == "trend.json"));
+    let db = ts.db.clone();
+    drop(ts.store);
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().join("reconcile.jsonl");
+    let run = crate::common::liftdb_cmd(&db)
+        .args(["export", "reconcile", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{run:?}");
+    let exported: Vec<Value> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(exported.len(), expected.len());
+    for (i, (got, want)) in exported.iter().zip(&expected).enumerate() {
+        let want = want.as_object().unwrap();
+        assert_eq!(got.as_object().unwrap().len(), want.len(), "row {i}");
+        for (column, value) in want {
+            close(&got[column], value, &format!("row {i} {column}"));
+        }
+    }
+}
+
 fn ingest_trend(ts: &mut TestStore) {
     let summary = ingest::ingest(
         &mut ts.store,
