@@ -128,6 +128,12 @@ pub fn hex(bytes: &[u8]) -> String {
 /// Parse JSON leniently: NaN, Infinity, -Infinity and numbers that overflow
 /// f64, outside strings, become null.
 pub fn parse_lenient(bytes: &[u8]) -> Result<Value, String> {
+    parse_lenient_as(bytes)
+}
+
+/// [`parse_lenient`] into any type: one that reads a few keys skips the
+/// rest of the document, checked as JSON but not built into a tree.
+pub fn parse_lenient_as<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     match serde_json::from_slice(bytes) {
         Ok(v) => Ok(v),
