@@ -197,11 +197,11 @@ pub(crate) fn plan(
     // A manifest ingested before, for other releases than the one
     // --release names now, defines this release's cases too: read it again
     // (its rows of the other releases stay).
-    let new_release = |unit: &Unit| {
+    let new_release = |owner: &str| {
         opts.release.as_deref().is_some_and(|r| {
             known
                 .manifest_releases
-                .get(&unit.path.display().to_string())
+                .get(owner)
                 .is_some_and(|releases| !releases.contains(r))
         })
     };
@@ -212,7 +212,7 @@ pub(crate) fn plan(
         .into_par_iter()
         .map(|unit| {
             let owner = unit.path.display().to_string();
-            if new_release(&unit) || known.owners.print(&owner) != Some(print_of(&unit)) {
+            if new_release(&owner) || known.owners.print(&owner) != Some(print_of(&unit)) {
                 return Some(Err(unit));
             }
             bar.inc(1);
@@ -246,7 +246,7 @@ pub(crate) fn plan(
             .into_par_iter()
             .map(|(at, unit)| {
                 let owner = unit.path.display().to_string();
-                let force = new_release(&unit);
+                let force = new_release(&owner);
                 let check =
                     read_if_changed(unit, stored.get(owner.as_str()), force, &opts.limits, &held);
                 bar.inc(1);
