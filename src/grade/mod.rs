@@ -206,7 +206,7 @@ fn grading_metadata(files: &RunFiles) -> RunStatus {
             return std::str::from_utf8(bytes)
                 .ok()
                 .filter(|t| !t.starts_with('\u{feff}'))
-                .and_then(|t| crate::ingest::json::parse_lenient_as(t.as_bytes()).ok())
+                .and_then(|t| run_status(t.as_bytes()).ok())
                 .unwrap_or_default();
         }
     }
@@ -224,70 +224,29 @@ struct RunStatus {
     timeout: Option<Value>,
 }
 
-impl<'de> serde::Deserialize<'de> for RunStatus {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(RunStatusVisitor)
+impl crate::ingest::json_fields::Fields for RunStatus {
+    const KEYS: &'static [&'static str] = &["returncode", "timed_out", "timeout"];
+
+    fn read<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        key: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        let slot = match key {
+            "returncode" => &mut self.returncode,
+            "timed_out" => &mut self.timed_out,
+            _ => &mut self.timeout,
+        };
+        *slot = Some(map.next_value()?);
+        Ok(())
     }
 }
 
-struct RunStatusVisitor;
-
-impl<'de> serde::de::Visitor<'de> for RunStatusVisitor {
-    type Value = RunStatus;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON document")
-    }
-
-    /// An object: its three keys, each the last time it is given (as
-    /// Python's json keeps a repeated key's last value).
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RunStatus, A::Error> {
-        use serde::de::IgnoredAny;
-        let mut status = RunStatus::default();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            let slot = match &*key {
-                "returncode" => &mut status.returncode,
-                "timed_out" => &mut status.timed_out,
-                "timeout" => &mut status.timeout,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                    continue;
-                }
-            };
-            *slot = Some(map.next_value()?);
-        }
-        Ok(status)
-    }
-
-    /// Any other document holds none of them.
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<RunStatus, A::Error> {
-        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-        Ok(RunStatus::default())
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<RunStatus, E> {
-        Ok(RunStatus::default())
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<RunStatus, E> {
-        Ok(RunStatus::default())
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<RunStatus, E> {
-        Ok(RunStatus::default())
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<RunStatus, E> {
-        Ok(RunStatus::default())
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<RunStatus, E> {
-        Ok(RunStatus::default())
-    }
-
-    fn visit_unit<E>(self) -> Result<RunStatus, E> {
-        Ok(RunStatus::default())
-    }
+/// A run's status from a metadata document's text; any other document
+/// holds none of it.
+fn run_status(bytes: &[u8]) -> Result<RunStatus, String> {
+    crate::ingest::json::parse_lenient_as::<crate::ingest::json_fields::ObjectOf<RunStatus>>(bytes)
+        .map(|o| o.0.unwrap_or_default())
 }
 
 /// The five runner failure markers of 0.6.0 (`RUNNER_FAILURE_MARKERS`).
@@ -613,7 +572,7 @@ mod tests {
             "null",
             "{}",
         ] {
-            let read: RunStatus = crate::ingest::json::parse_lenient_as(text.as_bytes()).unwrap();
+            let read = run_status(text.as_bytes()).unwrap();
             assert_eq!(read, from_tree(text), "{text}");
         }
         assert_eq!(
@@ -622,7 +581,7 @@ mod tests {
         );
         // Not JSON: neither reading has anything.
         for text in [r#"{"returncode": 1"#, "{returncode: 1}"] {
-            assert!(crate::ingest::json::parse_lenient_as::<RunStatus>(text.as_bytes()).is_err());
+            assert!(run_status(text.as_bytes()).is_err());
             assert!(crate::ingest::json::parse_lenient(text.as_bytes()).is_err());
         }
     }

@@ -134,16 +134,28 @@ pub fn parse_lenient(bytes: &[u8]) -> Result<Value, String> {
 /// [`parse_lenient`] into any type: one that reads a few keys skips the
 /// rest of the document, checked as JSON but not built into a tree.
 pub fn parse_lenient_as<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    leniently(bytes, |b| serde_json::from_slice(b))
+}
+
+/// A whole document as compact JSON text without a tree
+/// (`json_fields::compact`), read as leniently as [`parse_lenient`].
+pub fn compact_lenient(bytes: &[u8]) -> Result<String, String> {
+    leniently(bytes, super::json_fields::compact)
+}
+
+/// `read` of the text without its byte-order mark, and if that fails, of
+/// the text with its non-finite numbers made null.
+fn leniently<T>(
+    bytes: &[u8],
+    read: impl Fn(&[u8]) -> Result<T, serde_json::Error>,
+) -> Result<T, String> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    match serde_json::from_slice(bytes) {
+    match read(bytes) {
         Ok(v) => Ok(v),
-        Err(first) => {
-            let cleaned = replace_non_finite(bytes);
-            match cleaned {
-                Some(c) => serde_json::from_slice(&c).map_err(|e| e.to_string()),
-                None => Err(first.to_string()),
-            }
-        }
+        Err(first) => match replace_non_finite(bytes) {
+            Some(cleaned) => read(&cleaned).map_err(|e| e.to_string()),
+            None => Err(first.to_string()),
+        },
     }
 }
 
@@ -244,14 +256,17 @@ impl Get for Value {
         self.get(key).and_then(as_f64)
     }
     fn i64_at(&self, key: &str) -> Option<i64> {
-        self.get(key).and_then(|v| {
-            v.as_i64()
-                .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
-        })
+        self.get(key).and_then(as_whole_i64)
     }
     fn bool_at(&self, key: &str) -> Option<bool> {
         self.get(key).and_then(Value::as_bool)
     }
+}
+
+/// An integer, or a float with no fraction (Python writes 3.0 for some counts).
+pub fn as_whole_i64(v: &Value) -> Option<i64> {
+    v.as_i64()
+        .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
 }
 
 /// Numbers, and numeric strings (Python Decimal amounts are written as strings).

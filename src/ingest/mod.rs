@@ -6,6 +6,7 @@ pub mod discover;
 pub mod errors;
 pub mod formats;
 pub mod json;
+pub mod json_fields;
 pub mod kernel;
 pub mod loose;
 pub mod records;

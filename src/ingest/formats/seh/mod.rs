@@ -7,6 +7,7 @@ pub mod events;
 pub mod judge;
 pub mod layout;
 pub mod manifest;
+pub mod metrics_doc;
 pub mod run_dir;
 pub mod telemetry;
 pub mod trigger;

@@ -4,8 +4,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::metrics_doc::{self, MetricsDoc};
 use super::{events, layout, telemetry, SOURCE_FORMAT};
 use crate::grade;
 use crate::ingest::json::{parse_lenient, truthy};
@@ -38,9 +39,10 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let dir_text = run_dir.display().to_string();
     let path_of = |rel: &str| run_dir.join(rel).display().to_string();
 
-    // Parse the JSON files we know; a broken one is an error row, not a lost run.
-    let mut docs: HashMap<&str, Map<String, Value>> = HashMap::new();
+    // Read the JSON files we know; a broken one is an error row, not a lost run.
+    let mut docs: HashMap<&str, MetricsDoc> = HashMap::new();
     let mut metadata_error = None;
+    let (mut raw_metadata, mut environment) = (None, None);
     for name in METRICS_MERGE_ORDER
         .iter()
         .chain(["environment.json"].iter())
@@ -48,11 +50,18 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         let Some(bytes) = files.get(*name) else {
             continue;
         };
-        match parse_lenient(bytes) {
-            Ok(Value::Object(o)) => {
-                docs.insert(name, o);
+        // The metadata and environment are stored whole, as compact text.
+        let stored_whole = matches!(*name, "metadata.json" | "environment.json");
+        match metrics_doc::read(bytes, stored_whole) {
+            Ok(Some(read)) => {
+                match *name {
+                    "metadata.json" => raw_metadata = read.text,
+                    "environment.json" => environment = read.text,
+                    _ => {}
+                }
+                docs.insert(name, read.doc);
             }
-            Ok(_) => {
+            Ok(None) => {
                 records.error(
                     &path_of(name),
                     ErrorKind::NotAnObject,
@@ -165,10 +174,6 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         && failure_marker.is_none();
 
     let conflicts = identity_conflicts(metadata, &ident, model.as_deref());
-    // Serialized from the parsed maps as they are (no copy of the trees),
-    // before the merge below takes the maps apart.
-    let raw_metadata = metadata.map(compact);
-    let environment = docs.get("environment.json").map(compact);
     let merged = merge_metrics(docs);
     records.runs.push(RunRec {
         run_id: run_id.clone(),
@@ -269,21 +274,10 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     RunOutcome::Answer { run_id, records }
 }
 
-/// The run's metrics files merged into one map, later files winning
-/// (`METRICS_MERGE_ORDER`); the parsed maps are moved, not copied.
-fn merge_metrics(mut docs: HashMap<&str, Map<String, Value>>) -> Map<String, Value> {
-    let mut merged = Map::new();
-    for name in METRICS_MERGE_ORDER {
-        for (k, v) in docs.remove(name).into_iter().flatten() {
-            merged.insert(k, v);
-        }
-    }
-    merged
-}
-
-/// A JSON object as compact text, as `Value::to_string` writes it.
-fn compact(map: &Map<String, Value>) -> String {
-    serde_json::to_string(map).expect("a JSON map always serializes")
+/// The run's metrics files merged into one, later files winning
+/// (`METRICS_MERGE_ORDER`); the documents are moved, not copied.
+fn merge_metrics(mut docs: HashMap<&str, MetricsDoc>) -> MetricsDoc {
+    MetricsDoc::merge(METRICS_MERGE_ORDER.iter().filter_map(|n| docs.remove(n)))
 }
 
 /// A requested variant with no directory, as the harness grades it: run 1,
@@ -337,7 +331,7 @@ fn read_output(files: &RunFiles) -> (Option<String>, Option<String>) {
 
 /// Metadata identity fields that disagree with the layout (the layout wins).
 fn identity_conflicts(
-    metadata: Option<&Map<String, Value>>,
+    metadata: Option<&MetricsDoc>,
     ident: &layout::LayoutIdentity,
     model: Option<&str>,
 ) -> Vec<Value> {

@@ -3,9 +3,12 @@
 //! scalars (as `legacy_unverified`). The zero-traps are honoured: flat trace
 //! counters count only when the trace observation was complete.
 
-use serde_json::{Map, Value};
+use std::collections::HashMap;
 
-use crate::ingest::json::{as_f64, json_text, Get};
+use serde_json::Value;
+
+use super::metrics_doc::{Measurement, MetricsDoc};
+use crate::ingest::json::{as_f64, as_whole_i64, json_text, Get};
 use crate::ingest::records::{ActivationRec, MeasurementRec};
 
 pub const TOKEN_METRICS: &[&str] = &["input_tokens", "output_tokens", "total_tokens"];
@@ -35,36 +38,41 @@ fn available(run_id: &str, metric: &str, value: f64, provenance: &str) -> Measur
     }
 }
 
-/// The v3 measurements object, if the merged metrics carry one.
-fn v3_measurements(merged: &Map<String, Value>) -> Option<&Map<String, Value>> {
-    let tel = merged.get("telemetry")?;
-    let version = tel.i64_at("schema_version").or_else(|| {
-        merged
-            .get("telemetry_schema_version")
-            .and_then(Value::as_i64)
-    });
+/// The v3 measurements, if the merged metrics carry them.
+fn v3_measurements(merged: &MetricsDoc) -> Option<&HashMap<&'static str, Measurement>> {
+    let tel = merged.telemetry.as_ref()?;
+    let version = tel
+        .schema_version
+        .as_ref()
+        .and_then(as_whole_i64)
+        .or_else(|| {
+            merged
+                .get("telemetry_schema_version")
+                .and_then(Value::as_i64)
+        });
     if version != Some(3) {
         return None;
     }
-    tel.get("measurements")?.as_object()
+    tel.measurements.as_ref().map(|m| &m.0)
+}
+
+/// A v3 entry's string (None when absent or of another type).
+fn text(v: &Option<Value>) -> Option<&str> {
+    v.as_ref().and_then(Value::as_str)
 }
 
 /// One measurement from a v3 entry `{availability, value, provenance, reason, basis}`.
-fn from_v3(run_id: &str, metric: &str, m: &Value) -> MeasurementRec {
-    let basis = json_text(m.get("basis"));
-    let availability = m.str_at("availability").unwrap_or("unavailable");
+fn from_v3(run_id: &str, metric: &str, m: &Measurement) -> MeasurementRec {
+    let basis = m.basis.clone();
+    let availability = text(&m.availability).unwrap_or("unavailable");
     if availability != "available" {
-        let mut rec = unavailable(
-            run_id,
-            metric,
-            m.str_at("reason").unwrap_or("missing"),
-            basis,
-        );
+        let mut rec = unavailable(run_id, metric, text(&m.reason).unwrap_or("missing"), basis);
         rec.availability = availability.to_string();
         return rec;
     }
-    let provenance = m.str_at("provenance").unwrap_or("unknown");
-    let value = m.get("value");
+    let provenance = text(&m.provenance).unwrap_or("unknown");
+    let value = m.value.as_ref();
+
     let mut rec = if metric == "cost" {
         let amount = value.and_then(|v| match v {
             Value::Object(o) => o.get("amount").cloned(),
@@ -102,7 +110,7 @@ fn usable_source(block: Option<&Value>) -> Option<&str> {
     (!matches!(source, "missing" | "not_applicable")).then_some(source)
 }
 
-fn legacy_tokens(run_id: &str, metric: &str, merged: &Map<String, Value>) -> MeasurementRec {
+fn legacy_tokens(run_id: &str, metric: &str, merged: &MetricsDoc) -> MeasurementRec {
     let usage = merged.get("usage_normalized");
     if let (Some(source), Some(v)) = (usable_source(usage), usage.and_then(|u| u.f64_at(metric))) {
         return available(run_id, metric, v, source);
@@ -119,7 +127,7 @@ fn legacy_tokens(run_id: &str, metric: &str, merged: &Map<String, Value>) -> Mea
     }
 }
 
-fn legacy_cost(run_id: &str, merged: &Map<String, Value>) -> MeasurementRec {
+fn legacy_cost(run_id: &str, merged: &MetricsDoc) -> MeasurementRec {
     let cost = merged.get("cost_normalized");
     if let Some(source) = usable_source(cost) {
         if let Some(total) = cost.and_then(|c| c.get("total_cost")) {
@@ -159,7 +167,7 @@ fn legacy_cost(run_id: &str, merged: &Map<String, Value>) -> MeasurementRec {
 pub fn extract(
     run_id: &str,
     skill_name: &str,
-    merged: &Map<String, Value>,
+    merged: &MetricsDoc,
 ) -> (Vec<MeasurementRec>, ActivationRec) {
     let v3 = v3_measurements(merged);
     let trace_complete = merged
@@ -192,7 +200,7 @@ pub fn extract(
     for metric in COUNTER_METRICS {
         out.push(match v3.and_then(|m| m.get(*metric)) {
             Some(m) => from_v3(run_id, metric, m),
-            None if trace_complete => match merged.get(*metric).and_then(as_f64) {
+            None if trace_complete => match merged.get(metric).and_then(as_f64) {
                 Some(v) => available(run_id, metric, v, "trace_normalized"),
                 None => unavailable(run_id, metric, "missing", None),
             },
@@ -201,8 +209,8 @@ pub fn extract(
     }
 
     let loaded = match v3.and_then(|m| m.get("skill_invoked")) {
-        Some(m) if m.str_at("availability") == Some("available") => {
-            m.get("value").and_then(Value::as_bool)
+        Some(m) if text(&m.availability) == Some("available") => {
+            m.value.as_ref().and_then(Value::as_bool)
         }
         Some(_) => None,
         None if trace_complete => merged.get("skill_invoked").and_then(Value::as_bool),
@@ -228,8 +236,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn merged(v: Value) -> Map<String, Value> {
-        v.as_object().unwrap().clone()
+    /// A run's metrics read as ingest reads a file of them.
+    fn merged(v: Value) -> MetricsDoc {
+        crate::ingest::formats::seh::metrics_doc::read(v.to_string().as_bytes(), false)
+            .unwrap()
+            .unwrap()
+            .doc
     }
 
     #[test]
