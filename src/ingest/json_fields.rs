@@ -1,6 +1,6 @@
 //! Reading a few keys of a JSON object without building its tree. The keys
 //! a type asks for are read; every other value is checked as JSON and
-//! skipped. A run's metadata and metrics files are kilobytes of telemetry
+//! skipped (`Skip`). A run's metadata and metrics files are kilobytes of telemetry
 //! of which ingest keeps a few values: building them into `Value` trees
 //! (every key a `String`, every object an ordered map) was most of the
 //! parse threads' JSON work.
@@ -8,7 +8,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// A type made from some keys of a JSON object.
 pub trait Fields: Default {
@@ -57,7 +57,7 @@ impl<'de, T: Fields> Visitor<'de> for ObjectVisitor<T> {
             match key {
                 Some(key) => out.read(key, &mut map)?,
                 None => {
-                    map.next_value::<IgnoredAny>()?;
+                    map.next_value::<Skip>()?;
                 }
             }
         }
@@ -65,7 +65,7 @@ impl<'de, T: Fields> Visitor<'de> for ObjectVisitor<T> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<T>, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        while seq.next_element::<Skip>()?.is_some() {}
         Ok(None)
     }
 
@@ -91,6 +91,62 @@ impl<'de, T: Fields> Visitor<'de> for ObjectVisitor<T> {
 
     fn visit_unit<E>(self) -> Result<Option<T>, E> {
         Ok(None)
+    }
+}
+
+/// A value checked as JSON exactly as a tree reads it, and dropped. Not
+/// serde's `IgnoredAny`: serde_json skips that without checking its
+/// strings' UTF-8, its numbers' range or its depth, so a document a tree
+/// refuses (a 100,000-deep list, 1e400) would pass.
+struct Skip;
+
+impl<'de> de::Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SkipVisitor)
+    }
+}
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+        while map.next_entry::<Skip, Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+
+    fn visit_unit<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
     }
 }
 
@@ -192,6 +248,12 @@ mod tests {
         }
         assert!(serde_json::from_str::<ObjectOf<Two>>("[1, }").is_err());
         assert!(serde_json::from_str::<ObjectOf<Two>>(r#"{"x": [1,}"#).is_err());
+        // What a tree refuses in a skipped value is refused too.
+        let deep = format!("{{\"x\": {}{}}}", "[".repeat(200), "]".repeat(200));
+        assert!(serde_json::from_str::<Value>(&deep).is_err());
+        assert!(serde_json::from_str::<ObjectOf<Two>>(&deep).is_err());
+        assert!(serde_json::from_str::<ObjectOf<Two>>(r#"{"x": 1e400}"#).is_err());
+        assert!(serde_json::from_slice::<ObjectOf<Two>>(b"{\"x\": \"\xff\"}").is_err());
     }
 
     #[test]
