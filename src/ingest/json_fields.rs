@@ -100,6 +100,11 @@ impl<'de, T: Fields> Visitor<'de> for ObjectVisitor<T> {
 /// refuses (a 100,000-deep list, 1e400) would pass.
 struct Skip;
 
+/// Skip the next value of `map`, checked as [`Skip`] checks it.
+pub fn skip_value<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
+    map.next_value::<Skip>().map(|_| ())
+}
+
 impl<'de> de::Deserialize<'de> for Skip {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(SkipVisitor)

@@ -10,7 +10,7 @@ use serde::de::{Deserialize, MapAccess};
 use serde_json::{Map, Value};
 
 use crate::ingest::json::{compact_lenient, parse_lenient, parse_lenient_as};
-use crate::ingest::json_fields::{fields_or_default, CompactText, Fields, ObjectOf};
+use crate::ingest::json_fields::{fields_or_default, skip_value, CompactText, Fields, ObjectOf};
 
 /// One document's top-level keys that ingest reads, or (merged) the run's.
 #[derive(Debug, Default)]
@@ -192,11 +192,35 @@ pub struct ReadDoc {
     pub text: Option<String>,
 }
 
+/// [`MetricsDoc`] read with its telemetry, or (`false`) skipping it: a run's
+/// metadata carries the same envelope its metrics.json replaces.
+#[derive(Default)]
+struct Reading<const TELEMETRY: bool>(MetricsDoc);
+
+impl<const TELEMETRY: bool> Fields for Reading<TELEMETRY> {
+    const KEYS: &'static [&'static str] = MetricsDoc::KEYS;
+
+    fn read<'de, A: MapAccess<'de>>(
+        &mut self,
+        key: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match key == "telemetry" && !TELEMETRY {
+            true => skip_value(map),
+            false => self.0.read(key, map),
+        }
+    }
+}
+
 /// Read one document leniently (json.rs): Ok(None) when it is JSON but not
-/// an object. A document the quick reading refuses is read again as a
+/// an object. Without `with_telemetry` its telemetry is checked and skipped. A document the quick reading refuses is read again as a
 /// tree, so that invalid JSON is told with the very error it always was.
-pub fn read(bytes: &[u8], with_text: bool) -> Result<Option<ReadDoc>, String> {
-    if let Some(read) = read_quickly(bytes, with_text) {
+pub fn read(
+    bytes: &[u8],
+    with_text: bool,
+    with_telemetry: bool,
+) -> Result<Option<ReadDoc>, String> {
+    if let Some(read) = read_quickly(bytes, with_text, with_telemetry) {
         return Ok(read);
     }
     let tree = parse_lenient(bytes)?;
@@ -207,12 +231,21 @@ pub fn read(bytes: &[u8], with_text: bool) -> Result<Option<ReadDoc>, String> {
     }))
 }
 
-fn read_quickly(bytes: &[u8], with_text: bool) -> Option<Option<ReadDoc>> {
+fn read_quickly(bytes: &[u8], with_text: bool, with_telemetry: bool) -> Option<Option<ReadDoc>> {
     let text = match with_text {
         true => Some(compact_lenient(bytes).ok()?),
         false => None,
     };
-    let doc = parse_lenient_as::<ObjectOf<MetricsDoc>>(bytes).ok()?.0;
+    let doc = match with_telemetry {
+        true => parse_lenient_as::<ObjectOf<Reading<true>>>(bytes)
+            .ok()?
+            .0
+            .map(|r| r.0),
+        false => parse_lenient_as::<ObjectOf<Reading<false>>>(bytes)
+            .ok()?
+            .0
+            .map(|r| r.0),
+    };
     Some(doc.map(|doc| ReadDoc { doc, text }))
 }
 
@@ -251,7 +284,7 @@ mod tests {
         ];
         for bytes in docs {
             let tree = parse_lenient(bytes);
-            let read = read(bytes, true);
+            let read = read(bytes, true, true);
             let text = String::from_utf8_lossy(bytes);
             match (&tree, &read) {
                 (Err(a), Err(b)) => assert_eq!(a, b, "{text}"),
@@ -277,7 +310,7 @@ mod tests {
         let bytes = br#"{"telemetry": {"schema_version": 3, "measurements": {
             "cost": {"availability": "available", "value": {"amount": "0.1"}, "basis": {"b": [1, 2.5]}, "reason": null},
             "commands": 7}}}"#;
-        let read = read(bytes, false).unwrap().unwrap();
+        let read = read(bytes, false, true).unwrap().unwrap();
         let tel = read.doc.telemetry.unwrap();
         assert_eq!(tel.schema_version, Some(Value::from(3)));
         let m = tel.measurements.unwrap().0;
@@ -295,11 +328,15 @@ mod tests {
         let a = read(
             br#"{"model": "a", "cost": 1, "telemetry": {"schema_version": 2}}"#,
             false,
+            true,
         )
         .unwrap()
         .unwrap()
         .doc;
-        let b = read(br#"{"cost": null}"#, false).unwrap().unwrap().doc;
+        let b = read(br#"{"cost": null}"#, false, true)
+            .unwrap()
+            .unwrap()
+            .doc;
         let merged = MetricsDoc::merge([a, b]);
         assert_eq!(merged.get("model"), Some(&Value::from("a")));
         assert_eq!(merged.get("cost"), Some(&Value::Null));
@@ -309,12 +346,21 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_document_read_without_telemetry_has_none_but_is_checked() {
+        let bytes = br#"{"model": "m", "telemetry": {"schema_version": 3}}"#;
+        let read = read(bytes, false, false).unwrap().unwrap();
+        assert!(read.doc.telemetry.is_none());
+        assert_eq!(read.doc.get("model"), Some(&Value::from("m")));
+        assert!(super::read(br#"{"telemetry": [1,]}"#, false, false).is_err());
+    }
+
     /// A repeated key: its last value is read, as Python's json and a tree
     /// read it; the stored text keeps each (json_fields::compact).
     #[test]
     fn a_repeated_key_is_read_for_its_last_value() {
         let bytes = br#"{"model": "m", "returncode": 0, "model": null}"#;
-        let read = read(bytes, true).unwrap().unwrap();
+        let read = read(bytes, true, true).unwrap().unwrap();
         assert_eq!(read.doc.get("model"), Some(&Value::Null));
         assert_eq!(
             read.text.as_deref(),

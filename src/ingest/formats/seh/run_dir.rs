@@ -43,16 +43,36 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let mut docs: HashMap<&str, MetricsDoc> = HashMap::new();
     let mut metadata_error = None;
     let (mut raw_metadata, mut environment) = (None, None);
-    for name in METRICS_MERGE_ORDER
+    let names: Vec<&str> = METRICS_MERGE_ORDER
         .iter()
         .chain(["environment.json"].iter())
-    {
-        let Some(bytes) = files.get(*name) else {
+        .copied()
+        .collect();
+    // Read last to first, so that a document whose telemetry a later one
+    // replaces skips its own (the metadata's, replaced by metrics.json's);
+    // told in order below.
+    let mut later_telemetry = false;
+    let mut reads: Vec<_> = names
+        .iter()
+        .rev()
+        .map(|name| {
+            let bytes = files.get(*name)?;
+            let merged = *name != "environment.json";
+            // The metadata and environment are stored whole, as compact text.
+            let stored_whole = matches!(*name, "metadata.json" | "environment.json");
+            let read = metrics_doc::read(bytes, stored_whole, merged && !later_telemetry);
+            if let Ok(Some(r)) = &read {
+                later_telemetry |= merged && r.doc.telemetry.is_some();
+            }
+            Some(read)
+        })
+        .collect();
+    reads.reverse();
+    for (name, read) in names.iter().zip(reads) {
+        let Some(read) = read else {
             continue;
         };
-        // The metadata and environment are stored whole, as compact text.
-        let stored_whole = matches!(*name, "metadata.json" | "environment.json");
-        match metrics_doc::read(bytes, stored_whole) {
+        match read {
             Ok(Some(read)) => {
                 match *name {
                     "metadata.json" => raw_metadata = read.text,

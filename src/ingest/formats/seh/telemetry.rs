@@ -238,7 +238,7 @@ mod tests {
 
     /// A run's metrics read as ingest reads a file of them.
     fn merged(v: Value) -> MetricsDoc {
-        crate::ingest::formats::seh::metrics_doc::read(v.to_string().as_bytes(), false)
+        crate::ingest::formats::seh::metrics_doc::read(v.to_string().as_bytes(), false, true)
             .unwrap()
             .unwrap()
             .doc
