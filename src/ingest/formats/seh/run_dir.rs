@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::metrics_doc::{self, MetricsDoc};
+use super::metrics_doc::{self, MetricsDoc, ReadDoc};
 use super::{events, layout, telemetry, SOURCE_FORMAT};
 use crate::grade;
 use crate::ingest::json::{parse_lenient, truthy};
@@ -43,38 +43,10 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let mut docs: HashMap<&str, MetricsDoc> = HashMap::new();
     let mut metadata_error = None;
     let (mut raw_metadata, mut environment) = (None, None);
-    let names: Vec<&str> = METRICS_MERGE_ORDER
-        .iter()
-        .chain(["environment.json"].iter())
-        .copied()
-        .collect();
-    // Read last to first, so that a document whose telemetry a later one
-    // replaces skips its own (the metadata's, replaced by metrics.json's);
-    // told in order below.
-    let mut later_telemetry = false;
-    let mut reads: Vec<_> = names
-        .iter()
-        .rev()
-        .map(|name| {
-            let bytes = files.get(*name)?;
-            let merged = *name != "environment.json";
-            // The metadata and environment are stored whole, as compact text.
-            let stored_whole = matches!(*name, "metadata.json" | "environment.json");
-            let read = metrics_doc::read(bytes, stored_whole, merged && !later_telemetry);
-            if let Ok(Some(r)) = &read {
-                later_telemetry |= merged && r.doc.telemetry.is_some();
-            }
-            Some(read)
-        })
-        .collect();
-    reads.reverse();
-    for (name, read) in names.iter().zip(reads) {
-        let Some(read) = read else {
-            continue;
-        };
+    for (name, read) in read_documents(files) {
         match read {
             Ok(Some(read)) => {
-                match *name {
+                match name {
                     "metadata.json" => raw_metadata = read.text,
                     "environment.json" => environment = read.text,
                     _ => {}
@@ -87,7 +59,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
                     ErrorKind::NotAnObject,
                     "expected a JSON object",
                 );
-                if *name == "metadata.json" {
+                if name == "metadata.json" {
                     metadata_error = Some("metadata.json is not a JSON object".to_string());
                 }
             }
@@ -97,7 +69,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
                     ErrorKind::InvalidJson,
                     format!("invalid JSON: {e}"),
                 );
-                if *name == "metadata.json" {
+                if name == "metadata.json" {
                     metadata_error = Some(format!("invalid JSON: {e}"));
                 }
             }
@@ -292,6 +264,32 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         }
     }
     RunOutcome::Answer { run_id, records }
+}
+
+/// The run's JSON documents that are present, each read (metrics_doc.rs),
+/// in merge order with environment.json last. They are read last to first,
+/// so that a document whose telemetry a later one replaces skips its own
+/// (the metadata's, replaced by metrics.json's).
+fn read_documents(files: &RunFiles) -> Vec<(&'static str, Result<Option<ReadDoc>, String>)> {
+    let mut later_telemetry = false;
+    let mut reads: Vec<_> = METRICS_MERGE_ORDER
+        .iter()
+        .chain(["environment.json"].iter())
+        .rev()
+        .filter_map(|name| {
+            let bytes = files.get(*name)?;
+            let merged = *name != "environment.json";
+            // The metadata and environment are stored whole, as compact text.
+            let stored_whole = matches!(*name, "metadata.json" | "environment.json");
+            let read = metrics_doc::read(bytes, stored_whole, merged && !later_telemetry);
+            if let Ok(Some(r)) = &read {
+                later_telemetry |= merged && r.doc.telemetry.is_some();
+            }
+            Some((*name, read))
+        })
+        .collect();
+    reads.reverse();
+    reads
 }
 
 /// The run's metrics files merged into one, later files winning
