@@ -1,9 +1,9 @@
 //! Reading a few keys of a JSON object without building its tree. The keys
 //! a type asks for are read; every other value is checked as JSON and
-//! skipped (`Skip`). A run's metadata and metrics files are kilobytes of telemetry
-//! of which ingest keeps a few values: building them into `Value` trees
-//! (every key a `String`, every object an ordered map) was most of the
-//! parse threads' JSON work.
+//! skipped (`Skip`). A run's metadata and metrics files are kilobytes of
+//! telemetry of which ingest keeps a few values: building them into `Value`
+//! trees (every key a `String`, every object an ordered map) was most of
+//! the parse threads' JSON work.
 
 use std::fmt;
 use std::marker::PhantomData;

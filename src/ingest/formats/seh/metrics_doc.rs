@@ -213,8 +213,9 @@ impl<const TELEMETRY: bool> Fields for Reading<TELEMETRY> {
 }
 
 /// Read one document leniently (json.rs): Ok(None) when it is JSON but not
-/// an object. Without `with_telemetry` its telemetry is checked and skipped. A document the quick reading refuses is read again as a
-/// tree, so that invalid JSON is told with the very error it always was.
+/// an object. Without `with_telemetry` its telemetry is checked and skipped.
+/// A document the quick reading refuses is read again as a tree, so that
+/// invalid JSON is told with the very error it always was.
 pub fn read(
     bytes: &[u8],
     with_text: bool,

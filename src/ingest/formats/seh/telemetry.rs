@@ -72,7 +72,6 @@ fn from_v3(run_id: &str, metric: &str, m: &Measurement) -> MeasurementRec {
     }
     let provenance = text(&m.provenance).unwrap_or("unknown");
     let value = m.value.as_ref();
-
     let mut rec = if metric == "cost" {
         let amount = value.and_then(|v| match v {
             Value::Object(o) => o.get("amount").cloned(),
