@@ -238,16 +238,17 @@ fn read_quickly(bytes: &[u8], with_text: bool, with_telemetry: bool) -> Option<O
         false => None,
     };
     let doc = match with_telemetry {
-        true => parse_lenient_as::<ObjectOf<Reading<true>>>(bytes)
-            .ok()?
-            .0
-            .map(|r| r.0),
-        false => parse_lenient_as::<ObjectOf<Reading<false>>>(bytes)
-            .ok()?
-            .0
-            .map(|r| r.0),
+        true => read_fields::<true>(bytes)?,
+        false => read_fields::<false>(bytes)?,
     };
     Some(doc.map(|doc| ReadDoc { doc, text }))
+}
+
+/// The document's keys (None: not an object), or None when the quick
+/// reading refuses it.
+fn read_fields<const TELEMETRY: bool>(bytes: &[u8]) -> Option<Option<MetricsDoc>> {
+    let read = parse_lenient_as::<ObjectOf<Reading<TELEMETRY>>>(bytes).ok()?;
+    Some(read.0.map(|r| r.0))
 }
 
 #[cfg(test)]
