@@ -125,6 +125,37 @@ fn malformed_metadata_is_an_error_row_and_the_rest_is_ingested() {
     );
 }
 
+/// The harness grades from the first existing of metadata.json, timing.json,
+/// metrics.json (grading.md §2.2: one file, not merged): a broken
+/// metadata.json is read as a `metadata_error` dict, with no returncode or
+/// provider, and `timed_out` false. The run's metrics.json (corpus file:
+/// returncode 0) is never consulted for them.
+#[test]
+fn a_broken_metadata_json_is_still_the_metadata_grading_reads() {
+    let copy = corpus_copy();
+    let run_dir = copy
+        .path()
+        .join("runs/eval-runs/add-not-null-column/claude-haiku-4-5/with_skill/run-2");
+    let metrics: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("metrics.json")).unwrap()).unwrap();
+    assert_eq!(metrics["returncode"], 0, "the corpus run's metrics.json");
+    std::fs::write(run_dir.join("metadata.json"), b"{\"returncode\": 0,, }").unwrap();
+
+    let mut ts = new_store();
+    ingest_paths(&mut ts, &corpus_paths(copy.path()));
+    let broken = rows(
+        &ts.store,
+        &format!(
+            "SELECT returncode, provider, timed_out FROM run WHERE run_dir = '{}'",
+            std::fs::canonicalize(&run_dir).unwrap().display()
+        ),
+    );
+    assert_eq!(broken.len(), 1);
+    assert!(broken[0]["returncode"].is_null(), "{:?}", broken[0]);
+    assert!(broken[0]["provider"].is_null(), "{:?}", broken[0]);
+    assert_eq!(broken[0]["timed_out"].as_bool(), Some(false));
+}
+
 #[test]
 fn a_changed_file_replaces_its_run() {
     let copy = corpus_copy();

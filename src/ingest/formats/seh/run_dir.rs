@@ -101,6 +101,9 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     };
 
     // Metadata for grading is the first existing file (C.3), not the merge.
+    // One that is not a JSON object is still the one read, as no keys (the
+    // harness's `{}` or metadata_error dict), never the next file's keys.
+    let unreadable = MetricsDoc::default();
     let grading_meta = [
         "metadata.json",
         "timing.json",
@@ -108,7 +111,8 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         "outputs/metrics.json",
     ]
     .iter()
-    .find_map(|n| docs.get(n));
+    .find(|n| files.contains_key(**n))
+    .map(|n| docs.get(n).unwrap_or(&unreadable));
     let (model, model_source) = match (&ident.model, grading_meta.and_then(|m| m.get("model"))) {
         (Some(m), _) => (Some(m.clone()), Some("layout")),
         (None, Some(Value::String(m))) if !m.is_empty() => (Some(m.clone()), Some("metadata")),
