@@ -22,7 +22,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::ingest::kernel::run_files::OUTPUT_ALIASES;
+use crate::ingest::kernel::run_files::{first_metadata_file, OUTPUT_ALIASES};
 use crate::ingest::kernel::RunFiles;
 use assertion::{evaluate, Evidence};
 use pyvalue::{py_eq, str_of, truthy};
@@ -196,21 +196,12 @@ fn output_text(files: &RunFiles, prefix: &str) -> Option<String> {
 /// it; of it grading reads only what `execution_valid` asks (no key of
 /// metadata that is missing, not JSON, or not an object).
 fn grading_metadata(files: &RunFiles) -> RunStatus {
-    for name in [
-        "metadata.json",
-        "timing.json",
-        "metrics.json",
-        "outputs/metrics.json",
-    ] {
-        if let Some(bytes) = files.get(name) {
-            return std::str::from_utf8(bytes)
-                .ok()
-                .filter(|t| !t.starts_with('\u{feff}'))
-                .and_then(|t| run_status(t.as_bytes()).ok())
-                .unwrap_or_default();
-        }
-    }
-    RunStatus::default()
+    first_metadata_file(files)
+        .and_then(|name| files.get(name))
+        .and_then(|bytes| std::str::from_utf8(bytes).ok())
+        .filter(|t| !t.starts_with('\u{feff}'))
+        .and_then(|t| run_status(t.as_bytes()).ok())
+        .unwrap_or_default()
 }
 
 /// The keys of a run's metadata that say whether it ran to the end. The

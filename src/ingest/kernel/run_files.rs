@@ -12,6 +12,23 @@ pub const OUTPUT_ALIASES: &[&str] = &[
     "final.txt",
 ];
 
+/// The files grading takes a run's metadata from, in the harness's order
+/// (`read_metadata_base`): the first that exists, alone, not merged.
+pub const METADATA_FILES: &[&str] = &[
+    "metadata.json",
+    "timing.json",
+    "metrics.json",
+    "outputs/metrics.json",
+];
+
+/// The first of `METADATA_FILES` the run has, whatever it holds.
+pub fn first_metadata_file(files: &super::RunFiles) -> Option<&'static str> {
+    METADATA_FILES
+        .iter()
+        .copied()
+        .find(|name| files.contains_key(*name))
+}
+
 /// Named run files and their `source_file.kind`; `marks_run` says whether
 /// the file alone makes its directory a run directory (every harness writes
 /// one of these in each run; environment and trace files never come alone).

@@ -12,7 +12,7 @@ use crate::grade;
 use crate::ingest::json::{parse_lenient, truthy};
 use crate::ingest::kernel::expectations::{grading_from_expectations, is_expectations_grading};
 use crate::ingest::kernel::format::SKILL_CREATOR;
-use crate::ingest::kernel::run_files::OUTPUT_ALIASES;
+use crate::ingest::kernel::run_files::{first_metadata_file, OUTPUT_ALIASES};
 use crate::ingest::kernel::{run_key, ManifestCase, RunContext, RunFiles, RunIdentity, RunOutcome};
 use crate::ingest::records::{key, AssertionRec, ErrorKind, GradingRec, Records, RunRec};
 
@@ -104,15 +104,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     // One that is not a JSON object is still the one read, as no keys (the
     // harness's `{}` or metadata_error dict), never the next file's keys.
     let unreadable = MetricsDoc::default();
-    let grading_meta = [
-        "metadata.json",
-        "timing.json",
-        "metrics.json",
-        "outputs/metrics.json",
-    ]
-    .iter()
-    .find(|n| files.contains_key(**n))
-    .map(|n| docs.get(n).unwrap_or(&unreadable));
+    let grading_meta = first_metadata_file(files).map(|n| docs.get(n).unwrap_or(&unreadable));
     let (model, model_source) = match (&ident.model, grading_meta.and_then(|m| m.get("model"))) {
         (Some(m), _) => (Some(m.clone()), Some("layout")),
         (None, Some(Value::String(m))) if !m.is_empty() => (Some(m.clone()), Some("metadata")),
