@@ -7,13 +7,13 @@
 //! directories repeat a handful of names), a few dozen bytes a file instead
 //! of a path of its own.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use walkdir::WalkDir;
 
 use super::errors::{ErrorKind, IngestErrorRec};
 use super::kernel::run_files::{marks_run_dir, CONTEXT_FILES};
@@ -174,46 +174,160 @@ impl Walked {
 /// threads (`readers.rs`): reading a million run directories' listings and
 /// stat'ing their files is most of a discovery, and mostly waiting on the disk.
 fn walk(root: &Path) -> Walked {
-    super::readers::install(|| split_walk(root, 2))
-}
-
-fn sorted(p: &Path) -> WalkDir {
-    WalkDir::new(p).follow_links(false).sort_by_file_name()
-}
-
-/// `root`'s own entry, then each entry below it: a directory `levels` deep
-/// or less is split again, each part walked on its own core, in name order.
-fn split_walk(root: &Path, levels: usize) -> Walked {
-    if levels == 0 {
-        return walk_one(root);
+    let mut out = Walked::default();
+    let parent: Arc<Path> = Arc::from(root.parent().unwrap_or(Path::new("")));
+    match std::fs::symlink_metadata(root) {
+        Ok(meta) if meta.is_dir() => return super::readers::install(|| split_walk(root, 2)),
+        // A file given by name.
+        Ok(meta) => {
+            let name = root.file_name().unwrap_or(root.as_os_str()).to_os_string();
+            let met = classify(root, name, meta.file_type(), || Ok(meta));
+            Interner::default().take(&mut out, &parent, met);
+        }
+        Err(err) => out.errors.push(IngestErrorRec::new(
+            root.display().to_string(),
+            ErrorKind::Unreadable,
+            format!("cannot open: {err}"),
+        )),
     }
-    let top: Vec<_> = sorted(root).max_depth(1).into_iter().collect();
-    let parts: Vec<Walked> = top
+    out
+}
+
+/// What a walk meets in a directory.
+enum Met {
+    /// A regular file: its name, size and modification time.
+    File(OsString, u64, i64),
+    Dir(PathBuf),
+    /// What liftdb will not open, with the reason.
+    Refused(IngestErrorRec),
+    /// Anything else (a kind of entry no filesystem here has): passed over.
+    Other,
+}
+
+/// The entries of `dir` in name order, each file stat'ed by its name in the
+/// open directory (`DirEntry::metadata` is `statx(dirfd, name)`), as `find`
+/// does: a stat by whole path looks every component up again, and a warm
+/// walk spent most of its time there (1.6x `find` on a million runs). All
+/// are read before any subdirectory is walked, so a walk holds one
+/// directory open at a time however deep the tree.
+fn read_sorted(dir: &Path) -> Result<Vec<Met>, IngestErrorRec> {
+    let entries = std::fs::read_dir(dir).map_err(|err| {
+        IngestErrorRec::new(
+            dir.display().to_string(),
+            ErrorKind::Unreadable,
+            format!("cannot list this directory: {err}"),
+        )
+    })?;
+    let mut named = Vec::new();
+    let mut refused = Vec::new();
+    for entry in entries {
+        match entry {
+            Ok(entry) => named.push((entry.file_name(), entry)),
+            Err(err) => refused.push(Met::Refused(IngestErrorRec::new(
+                dir.display().to_string(),
+                ErrorKind::Unreadable,
+                format!("cannot list an entry of this directory: {err}"),
+            ))),
+        }
+    }
+    named.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut met: Vec<Met> = named
+        .into_iter()
+        .map(|(name, entry)| match entry.file_type() {
+            Ok(kind) => classify(&dir.join(&name), name, kind, || entry.metadata()),
+            Err(err) => refused_for(&dir.join(&name), ErrorKind::Unreadable, err.to_string()),
+        })
+        .collect();
+    met.append(&mut refused);
+    Ok(met)
+}
+
+/// An entry by its kind: a file stat'ed (`stat`), a directory to walk, or
+/// the error row of what liftdb will not open.
+fn classify(
+    path: &Path,
+    name: OsString,
+    kind: std::fs::FileType,
+    stat: impl FnOnce() -> std::io::Result<std::fs::Metadata>,
+) -> Met {
+    if kind.is_file() {
+        match stat() {
+            Ok(meta) => Met::File(name, meta.len(), mtime_ns(&meta)),
+            Err(err) => refused_for(path, ErrorKind::Unreadable, err.to_string()),
+        }
+    } else if kind.is_dir() {
+        Met::Dir(path.to_path_buf())
+    } else if is_special(kind) {
+        refused_for(
+            path,
+            ErrorKind::SpecialFile,
+            "not a regular file (a FIFO, socket or device): never opened, since reading one can block forever",
+        )
+    } else if kind.is_symlink() {
+        refused_for(
+            path,
+            ErrorKind::SymlinkNotFollowed,
+            "symbolic link not followed: liftdb reads only the files inside the paths it is given (link the target's directory in explicitly to ingest it)",
+        )
+    } else {
+        Met::Other
+    }
+}
+
+fn refused_for(path: &Path, kind: ErrorKind, reason: impl Into<String>) -> Met {
+    Met::Refused(IngestErrorRec::new(
+        path.display().to_string(),
+        kind,
+        reason,
+    ))
+}
+
+/// The files under `dir` in name order: a directory `levels` deep or less
+/// has its entries walked in parallel, each part in name order.
+fn split_walk(dir: &Path, levels: usize) -> Walked {
+    let mut out = Walked::default();
+    if levels == 0 {
+        walk_into(dir, &mut out, &mut Interner::default());
+        return out;
+    }
+    let entries = match read_sorted(dir) {
+        Ok(entries) => entries,
+        Err(err) => {
+            out.errors.push(err);
+            return out;
+        }
+    };
+    let listed: Arc<Path> = Arc::from(dir);
+    let parts: Vec<Walked> = entries
         .into_par_iter()
-        .map(|entry| match entry {
-            // A split directory yields itself first: skipped there (not a file).
-            Ok(e) if e.depth() == 1 && e.file_type().is_dir() => split_walk(e.path(), levels - 1),
+        .map(|met| match met {
+            Met::Dir(sub) => split_walk(&sub, levels - 1),
             other => {
                 let mut one = Walked::default();
-                Interner::default().add(&mut one, other, root);
+                Interner::default().take(&mut one, &listed, other);
                 one
             }
         })
         .collect();
-    let mut all = Walked::default();
     for part in parts {
-        all.append(part);
-    }
-    all
-}
-
-fn walk_one(root: &Path) -> Walked {
-    let mut out = Walked::default();
-    let mut names = Interner::default();
-    for entry in sorted(root) {
-        names.add(&mut out, entry, root);
+        out.append(part);
     }
     out
+}
+
+/// The files under `dir` in name order, on this thread.
+fn walk_into(dir: &Path, out: &mut Walked, names: &mut Interner) {
+    let entries = match read_sorted(dir) {
+        Ok(entries) => entries,
+        Err(err) => return out.errors.push(err),
+    };
+    let listed: Arc<Path> = Arc::from(dir);
+    for met in entries {
+        match met {
+            Met::Dir(sub) => walk_into(&sub, out, names),
+            other => names.take(out, &listed, other),
+        }
+    }
 }
 
 /// One name held once however many directories repeat it.
@@ -232,73 +346,34 @@ impl Interner {
         held
     }
 
-    /// Add a walked entry: a file to its directory's listing (stat'ed), an
-    /// error row for what liftdb will not open, nothing for a directory.
-    fn add(&mut self, out: &mut Walked, entry: walkdir::Result<walkdir::DirEntry>, root: &Path) {
-        let e = match entry {
-            Ok(e) => e,
-            Err(err) => {
-                let path = err.path().unwrap_or(root).display().to_string();
-                out.errors.push(IngestErrorRec::new(
-                    path,
-                    ErrorKind::Unreadable,
-                    err.to_string(),
-                ));
-                return;
-            }
+    /// Take what the walk met in `dir`: a file into its directory's
+    /// listing, an error row for what liftdb will not open.
+    fn take(&mut self, out: &mut Walked, dir: &Arc<Path>, met: Met) {
+        let (name, size, mtime_ns) = match met {
+            Met::File(name, size, mtime_ns) => (name, size, mtime_ns),
+            Met::Refused(err) => return out.errors.push(err),
+            Met::Dir(_) | Met::Other => return,
         };
-        let kind = e.file_type();
-        if kind.is_file() {
-            let meta = match std::fs::symlink_metadata(e.path()) {
-                Ok(meta) => meta,
-                Err(err) => {
-                    out.errors.push(IngestErrorRec::new(
-                        e.path().display().to_string(),
-                        ErrorKind::Unreadable,
-                        err.to_string(),
-                    ));
-                    return;
+        let file = FileInfo {
+            dir: dir.clone(),
+            name: self.name(&name),
+            size,
+            mtime_ns,
+        };
+        match out.listings.last_mut() {
+            Some(last) if Arc::ptr_eq(&last.dir, dir) => last.files.push(file),
+            last => {
+                // The directory before is listed whole: grown by pushes, its
+                // list holds up to twice its files (a million of them held
+                // to the end of the discovery).
+                if let Some(done) = last {
+                    done.files.shrink_to_fit();
                 }
-            };
-            let dir = e.path().parent().unwrap_or(Path::new(""));
-            let info = |dir: Arc<Path>, name| FileInfo {
-                dir,
-                name,
-                size: meta.len(),
-                mtime_ns: mtime_ns(&meta),
-            };
-            let name = self.name(e.file_name());
-            match out.listings.last_mut() {
-                Some(last) if &*last.dir == dir => {
-                    let file = info(last.dir.clone(), name);
-                    last.files.push(file);
-                }
-                _ => {
-                    // The directory before is listed whole: grown by pushes, its
-                    // list holds up to twice its files (a million of them held
-                    // to the end of the discovery).
-                    if let Some(done) = out.listings.last_mut() {
-                        done.files.shrink_to_fit();
-                    }
-                    let dir: Arc<Path> = Arc::from(dir);
-                    out.listings.push(Listing {
-                        files: vec![info(dir.clone(), name)],
-                        dir,
-                    });
-                }
+                out.listings.push(Listing {
+                    dir: dir.clone(),
+                    files: vec![file],
+                });
             }
-        } else if is_special(kind) {
-            out.errors.push(IngestErrorRec::new(
-                e.path().display().to_string(),
-                ErrorKind::SpecialFile,
-                "not a regular file (a FIFO, socket or device): never opened, since reading one can block forever",
-            ));
-        } else if e.path_is_symlink() {
-            out.errors.push(IngestErrorRec::new(
-                e.path().display().to_string(),
-                ErrorKind::SymlinkNotFollowed,
-                "symbolic link not followed: liftdb reads only the files inside the paths it is given (link the target's directory in explicitly to ingest it)",
-            ));
         }
     }
 }
@@ -340,6 +415,11 @@ fn roots_to_walk(paths: &[PathBuf], out: &mut Discovery) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Hash maps keyed by the walk's paths: a million run directories are
+/// looked up several times each, and std's SipHash was a third of grouping
+/// them (foldhash: hashbrown's own hasher; no adversary picks these keys).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 pub fn discover(paths: &[PathBuf]) -> Discovery {
     let mut out = Discovery::default();
     let mut walked = Walked::default();
@@ -349,47 +429,19 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
     out.errors.append(&mut walked.errors);
     let listings = walked.listings;
 
-    // Run directories: a directory holding a marker file, except an
-    // outputs/ or turn-N/ folder inside another run directory. A marker in
-    // outputs/ marks the directory above it: outputs/ is always a part of a
-    // run (skill-creator keeps metrics.json there, and a run without
-    // timing.json or grading.json has no other marker).
-    let mut run_dirs: HashSet<Arc<Path>> = listings
-        .iter()
-        .filter(|l| {
-            l.files
-                .iter()
-                .any(|f| marks_run_dir(&f.name.to_string_lossy()))
-        })
-        .filter_map(
-            |l| match l.dir.file_name().is_some_and(|n| n == "outputs") {
-                true => l.dir.parent().map(Arc::from),
-                false => Some(l.dir.clone()),
-            },
-        )
-        .collect();
-    let nested: Vec<Arc<Path>> = run_dirs
-        .iter()
-        .filter(|d| is_nested_run_part(d) && d.parent().is_some_and(|p| run_dirs.contains(p)))
-        .cloned()
-        .collect();
-    for d in nested {
-        run_dirs.remove(&d);
-    }
-
-    let mut by_run: HashMap<Arc<Path>, Vec<FileInfo>> = HashMap::new();
-    let mut loose_files: HashMap<PathBuf, FileInfo> = HashMap::new();
+    let mut runs = RunDirs::of(&listings);
+    let mut loose_files: FastMap<PathBuf, FileInfo> = FastMap::default();
     let mut nested_names = Interner::default();
     for listing in listings {
-        if let Some(dir) = owning_run_dir(&listing.dir, &run_dirs) {
-            let files = by_run.entry(dir.clone()).or_default();
-            match files.is_empty() && Arc::ptr_eq(&listing.dir, &dir) {
+        if let Some(run) = runs.owning(&listing.dir) {
+            let (dir, files) = &mut runs.found[run];
+            match files.is_empty() && Arc::ptr_eq(&listing.dir, dir) {
                 true => *files = listing.files,
                 false => files.extend(
                     listing
                         .files
                         .into_iter()
-                        .map(|f| f.under(&dir, &mut nested_names)),
+                        .map(|f| f.under(dir, &mut nested_names)),
                 ),
             }
             continue;
@@ -409,10 +461,18 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
             }
         }
     }
-    let mut run_units: Vec<Unit> = by_run
+    let mut context = ContextFiles {
+        walked: &loose_files,
+        roots: &out.dir_roots,
+        last: None,
+    };
+    let mut run_units: Vec<Unit> = runs
+        .found
         .into_iter()
-        .map(|(dir, mut files)| {
-            files.extend(context_files(&dir, &loose_files, &out.dir_roots));
+        .zip(runs.alive)
+        .filter(|(_, alive)| *alive)
+        .map(|((dir, mut files), _)| {
+            files.extend(context.of(&dir));
             // A listing grown by pushes holds up to twice its files: a
             // million units keep only what they list.
             files.shrink_to_fit();
@@ -423,10 +483,84 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
             }
         })
         .collect();
-    // Hash order is arbitrary: keep units in path order, as the walk found them.
+    // Units in path order. Found in walk order, which is path order but for
+    // a run directory inside another and roots given out of order: the sort
+    // is one pass over a sorted list.
     run_units.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     out.units.extend(run_units);
     out
+}
+
+/// The run directories of a walk, in the order it met them: a directory
+/// holding a marker file, except an outputs/ or turn-N/ folder inside
+/// another run directory. A marker in outputs/ marks the directory above
+/// it: outputs/ is always a part of a run (skill-creator keeps metrics.json
+/// there, and a run without timing.json or grading.json has no other marker).
+struct RunDirs {
+    /// Each run directory with the files found for it so far.
+    found: Vec<(Arc<Path>, Vec<FileInfo>)>,
+    /// False for a nested part found first as a run directory of its own.
+    alive: Vec<bool>,
+    index: FastMap<Arc<Path>, usize>,
+}
+
+impl RunDirs {
+    fn of(listings: &[Listing]) -> RunDirs {
+        let mut runs = RunDirs {
+            found: Vec::new(),
+            alive: Vec::new(),
+            index: FastMap::default(),
+        };
+        let marked = listings.iter().filter(|l| {
+            l.files
+                .iter()
+                .any(|f| marks_run_dir(&f.name.to_string_lossy()))
+        });
+        for listing in marked {
+            let dir = match listing.dir.file_name().is_some_and(|n| n == "outputs") {
+                true => match listing.dir.parent() {
+                    Some(parent) => Arc::from(parent),
+                    None => continue,
+                },
+                false => listing.dir.clone(),
+            };
+            if let Entry::Vacant(slot) = runs.index.entry(dir) {
+                runs.found.push((slot.key().clone(), Vec::new()));
+                runs.alive.push(true);
+                slot.insert(runs.found.len() - 1);
+            }
+        }
+        for (i, (dir, _)) in runs.found.iter().enumerate() {
+            let in_run = || dir.parent().is_some_and(|p| runs.index.contains_key(p));
+            if is_nested_run_part(dir) && in_run() {
+                runs.alive[i] = false;
+            }
+        }
+        runs
+    }
+
+    /// The run directory the files of `dir` belong to: `dir` itself, or the
+    /// run directory above an outputs/ or turn-N/ folder.
+    fn owning(&self, dir: &Path) -> Option<usize> {
+        let alive = |i: &usize| self.alive[*i];
+        if let Some(own) = self.index.get(dir).filter(|i| alive(i)) {
+            return Some(*own);
+        }
+        // Walk up through nested outputs/ and turn-N/ folders (outputs/ may nest deeper).
+        let mut ancestor = dir.parent();
+        while let Some(candidate) = ancestor {
+            if let Some(owner) = self.index.get(candidate).filter(|i| alive(i)) {
+                let first_below = dir
+                    .strip_prefix(candidate)
+                    .ok()
+                    .and_then(|rel| rel.components().next())
+                    .map(|c| candidate.join(c.as_os_str()))?;
+                return is_nested_run_part(&first_below).then_some(*owner);
+            }
+            ancestor = candidate.parent();
+        }
+        None
+    }
 }
 
 /// A run directory found before, listed again (its file list was let go):
@@ -439,52 +573,49 @@ pub fn run_dir_again(dir: &Path) -> Option<Unit> {
         .find(|unit| unit.kind == UnitKind::RunDir && *unit.path == *dir)
 }
 
-/// The files above a run directory that its adapter reads with it
+/// The files above run directories that their adapter reads with them
 /// (`formats::CONTEXT_FILES`): found by the walk, or stat'ed when they lie
 /// outside every walked directory (a single run directory given by name).
-fn context_files(
-    dir: &Path,
-    walked: &HashMap<PathBuf, FileInfo>,
-    roots: &[PathBuf],
-) -> Vec<FileInfo> {
-    CONTEXT_FILES
-        .iter()
-        .filter_map(|rel| {
-            let ups = rel.matches("../").count();
-            let name = rel.trim_start_matches("../");
-            let path = dir.ancestors().nth(ups)?.join(name);
-            if let Some(info) = walked.get(&path) {
-                return Some(info.clone());
-            }
-            if roots.iter().any(|r| path.starts_with(r)) {
-                return None; // walked, and not there
-            }
-            let meta = std::fs::metadata(&path).ok().filter(|m| m.is_file())?;
-            Some(FileInfo::of(&path, &meta))
-        })
-        .collect()
+/// All lie above the run directory, so runs of one parent share them: looked
+/// up once per parent (a million runs had looked them up three million times).
+struct ContextFiles<'a> {
+    walked: &'a FastMap<PathBuf, FileInfo>,
+    roots: &'a [PathBuf],
+    /// The last parent looked up, with its files.
+    last: Option<(PathBuf, Vec<FileInfo>)>,
 }
 
-/// The run directory the files of `dir` belong to: `dir` itself, or the run
-/// directory above an outputs/ or turn-N/ folder.
-fn owning_run_dir(dir: &Path, run_dirs: &HashSet<Arc<Path>>) -> Option<Arc<Path>> {
-    if let Some(own) = run_dirs.get(dir) {
-        return Some(own.clone());
-    }
-    // Walk up through nested outputs/ and turn-N/ folders (outputs/ may nest deeper).
-    let mut ancestor = dir.parent();
-    while let Some(candidate) = ancestor {
-        if let Some(owner) = run_dirs.get(candidate) {
-            let first_below = dir
-                .strip_prefix(candidate)
-                .ok()
-                .and_then(|rel| rel.components().next())
-                .map(|c| candidate.join(c.as_os_str()))?;
-            return is_nested_run_part(&first_below).then(|| owner.clone());
+impl ContextFiles<'_> {
+    fn of(&mut self, dir: &Path) -> Vec<FileInfo> {
+        let parent = dir.parent().unwrap_or(dir);
+        match &self.last {
+            Some((last, files)) if last == parent => files.clone(),
+            _ => {
+                let files = self.look_up(dir);
+                self.last = Some((parent.to_path_buf(), files.clone()));
+                files
+            }
         }
-        ancestor = candidate.parent();
     }
-    None
+
+    fn look_up(&self, dir: &Path) -> Vec<FileInfo> {
+        CONTEXT_FILES
+            .iter()
+            .filter_map(|rel| {
+                let ups = rel.matches("../").count();
+                let name = rel.trim_start_matches("../");
+                let path = dir.ancestors().nth(ups)?.join(name);
+                if let Some(info) = self.walked.get(&path) {
+                    return Some(info.clone());
+                }
+                if self.roots.iter().any(|r| path.starts_with(r)) {
+                    return None; // walked, and not there
+                }
+                let meta = std::fs::metadata(&path).ok().filter(|m| m.is_file())?;
+                Some(FileInfo::of(&path, &meta))
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -507,6 +638,77 @@ mod tests {
         }
         let run = std::fs::canonicalize(run).unwrap();
         (tmp, run)
+    }
+
+    /// Every file a walk lists, by whole path with its size, in order.
+    fn walked_files(walked: &Walked) -> Vec<(PathBuf, u64)> {
+        let files = walked.listings.iter().flat_map(|l| &l.files);
+        files.map(|f| (f.path(), f.size)).collect()
+    }
+
+    #[test]
+    fn the_walk_lists_what_a_sorted_walkdir_lists_and_refuses_links_and_fifos() {
+        // Files above, between and below the levels split among threads,
+        // a directory's files on both sides of a subdirectory, names that
+        // sort differently by byte than by case, a link and a FIFO.
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        for (i, rel) in [
+            "top.json",
+            "B/x.json",
+            "a/a.json",
+            "a/m/n/o/deep.txt",
+            "a/m/n/o/p/deeper.txt",
+            "a/m/n/z.txt",
+            "a/m/n/A.txt",
+            "a/z.json",
+            "a/n/run-1/outputs/answer.md",
+            "a/n/run-1/timing.json",
+            "a/n/run-1/grading.json",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "x".repeat(i)).unwrap();
+        }
+        std::fs::create_dir_all(root.join("a/empty")).unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("a/m/link")).unwrap();
+        let fifo = root.join("a/n/run-1/trace.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success(), "mkfifo");
+
+        // The reference: walkdir's sorted walk, each file stat'ed by path.
+        let reference: Vec<(PathBuf, u64)> = walkdir::WalkDir::new(&root)
+            .sort_by_file_name()
+            .into_iter()
+            .map(Result::unwrap)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| (e.path().to_path_buf(), e.metadata().unwrap().len()))
+            .collect();
+        assert_eq!(reference.len(), 11);
+
+        let walked = walk(&root);
+        assert_eq!(walked_files(&walked), reference);
+        let mut refused: Vec<(String, ErrorKind)> = walked
+            .errors
+            .iter()
+            .map(|e| (e.path.clone(), e.kind))
+            .collect();
+        refused.sort_by(|a, b| a.0.cmp(&b.0));
+        let expected = [
+            (root.join("a/m/link"), ErrorKind::SymlinkNotFollowed),
+            (fifo.clone(), ErrorKind::SpecialFile),
+        ];
+        assert_eq!(refused, expected.map(|(p, k)| (p.display().to_string(), k)));
+
+        // A file given by name is walked as itself.
+        let one = walk(&root.join("a/z.json"));
+        assert_eq!(walked_files(&one), vec![(root.join("a/z.json"), 7)]);
+        assert!(one.errors.is_empty());
+        let special = walk(&fifo);
+        assert_eq!(special.errors[0].kind, ErrorKind::SpecialFile);
     }
 
     #[test]

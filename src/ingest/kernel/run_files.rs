@@ -70,6 +70,16 @@ pub const CONTEXT_FILES: &[&str] = &[
     "../../eval_metadata.json",
 ];
 
+// Each lies above its run directory: discovery looks them up once per parent.
+const _: () = {
+    let mut i = 0;
+    while i < CONTEXT_FILES.len() {
+        let rel = CONTEXT_FILES[i].as_bytes();
+        assert!(rel.len() > 3 && rel[0] == b'.' && rel[1] == b'.' && rel[2] == b'/');
+        i += 1;
+    }
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
