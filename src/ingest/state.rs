@@ -226,6 +226,21 @@ pub fn each_owner_release(
     Ok(())
 }
 
+/// The grading keys stored for the graded runs of `release` (as
+/// `each_graded_run` selects them), one row per case and key: some thirty
+/// thousand pairs where a million runs hold them. Compared first, so an
+/// unchanged manifest never streams the runs.
+pub fn graded_case_keys(conn: &Connection, release: &str) -> Result<Vec<(String, Option<String>)>> {
+    let mut stmt = conn.prepare(
+        "SELECT DISTINCT r.case_id, g.grading_key
+         FROM run r LEFT JOIN grading g ON g.run_id = r.run_id AND g.origin = 'liftdb'
+         WHERE r.release_label = ? AND (r.source_format = 'C_seh' OR g.grading_id IS NOT NULL)
+           AND coalesce(r.population, '') <> 'trigger'",
+    )?;
+    let rows = stmt.query_map([release], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
+
 /// Call `each(run_dir, case_id, grading_key)` for every stored run of
 /// `release` graded as a skill-eval-harness answer run (the key None when
 /// liftdb did not grade it: no manifest case then), streamed. Read once the

@@ -378,6 +378,16 @@ impl Plan {
         conn: &duckdb::Connection,
         grading: &GradingContext,
     ) -> Result<()> {
+        // A case's key hashes its whole manifest entry: computed once per
+        // case, not once per run (a million runs share some thirty thousand).
+        let moved_cases: HashSet<String> = state::graded_case_keys(conn, &self.release.label)?
+            .into_iter()
+            .filter(|(case_id, stored_key)| grading.key(case_id) != *stored_key)
+            .map(|(case_id, _)| case_id)
+            .collect();
+        if moved_cases.is_empty() {
+            return Ok(());
+        }
         // Compared as bytes, where a path's order parses it into
         // components at each comparison (a million runs, 20 comparisons each).
         let mut unchanged: Vec<&[u8]> = self
@@ -386,12 +396,12 @@ impl Plan {
             .map(|u| u.path.as_os_str().as_encoded_bytes())
             .collect();
         unchanged.sort_unstable();
-        // A case's key hashes its whole manifest entry: computed once per
-        // case, not once per run (a million runs share some thirty thousand).
         let mut keys: HashMap<String, Option<String>> = HashMap::new();
         let mut moved: HashSet<String> = HashSet::new();
         state::each_graded_run(conn, &self.release.label, |run_dir, case_id, stored_key| {
-            if unchanged.binary_search(&run_dir.as_bytes()).is_err() {
+            if !moved_cases.contains(case_id)
+                || unchanged.binary_search(&run_dir.as_bytes()).is_err()
+            {
                 return;
             }
             let key = keys
@@ -445,33 +455,37 @@ impl Plan {
         // A variant's runs come one after another and share their root:
         // worked out once for them (a million runs have 200,000 variants).
         let mut last_variant: Option<&Path> = None;
+        // The variant directories holding runs: known to be there without a
+        // stat (a million runs' roots asked for 400,000).
+        let mut with_runs: HashSet<&Path> = HashSet::new();
         let roots: std::collections::BTreeSet<PathBuf> = paths
             .filter(|p| {
                 let variant = variant_dir(p);
                 let new = last_variant != Some(variant);
                 last_variant = Some(variant);
-                new
+                new && with_runs.insert(variant)
             })
             .filter_map(|p| variant_root(p, grading))
             .collect();
+        let mut phantoms = Vec::new();
         for root in &roots {
             for variant in &grading.variants {
                 let path = root.join(variant);
                 let key = path.display().to_string();
-                match (path.exists(), known.phantoms.contains(&key)) {
+                let exists = with_runs.contains(path.as_path()) || path.exists();
+                match (exists, known.phantoms.contains(&key)) {
                     (true, true) => self.stale_phantoms.push(key),
-                    (false, false) => {
-                        self.counts.phantoms += 1;
-                        self.runs.push(Unit {
-                            kind: UnitKind::Phantom,
-                            path: Arc::from(path),
-                            files: Vec::new(),
-                        });
-                    }
+                    (false, false) => phantoms.push(Unit {
+                        kind: UnitKind::Phantom,
+                        path: Arc::from(path),
+                        files: Vec::new(),
+                    }),
                     _ => {}
                 }
             }
         }
+        self.counts.phantoms += phantoms.len();
+        self.runs.append(&mut phantoms);
         let unrequested = known.phantoms.iter().filter(|p| {
             let p = Path::new(p);
             p.parent().is_some_and(|root| roots.contains(root))
