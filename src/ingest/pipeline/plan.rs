@@ -211,7 +211,7 @@ pub(crate) fn plan(
         .units
         .into_par_iter()
         .map(|unit| {
-            let owner = unit.path.display().to_string();
+            let owner = unit.path.to_string_lossy();
             if new_release(&owner) || known.owners.print(&owner) != Some(print_of(&unit)) {
                 return Some(Err(unit));
             }
@@ -582,11 +582,14 @@ const OWNERS_CHECKED_AT_ONCE: usize = 65_536;
 
 /// The print of a unit's files as found, to compare with the stored one.
 fn print_of(unit: &Unit) -> FilesPrint {
-    FilesPrint::of(
-        unit.files
-            .iter()
-            .map(|f| (f.path().display().to_string(), f.size as i64, f.mtime_ns)),
-    )
+    let mut print = FilesPrint::default();
+    let mut path = String::new();
+    for file in &unit.files {
+        path.clear();
+        file.write_path(&mut path);
+        print.add(&path, file.size as i64, file.mtime_ns);
+    }
+    print
 }
 
 /// The outcome of change detection for one unit.
