@@ -194,13 +194,13 @@ impl Walked {
 /// stat'ing their files is most of a discovery, and mostly waiting on the disk.
 fn walk(root: &Path) -> Walked {
     let mut out = Walked::default();
-    let parent: Arc<Path> = Arc::from(root.parent().unwrap_or(Path::new("")));
     match std::fs::symlink_metadata(root) {
         Ok(meta) if meta.is_dir() => return super::readers::install(|| split_walk(root, 2)),
         // A file given by name.
         Ok(meta) => {
+            let parent: Arc<Path> = Arc::from(root.parent().unwrap_or(Path::new("")));
             let name = root.file_name().unwrap_or(root.as_os_str()).to_os_string();
-            let met = classify(root, name, meta.file_type(), || Ok(meta));
+            let met = classify(&parent, name, meta.file_type(), || Ok(meta));
             Interner::default().take(&mut out, &parent, met);
         }
         Err(err) => out.errors.push(IngestErrorRec::new(
@@ -253,38 +253,40 @@ fn read_sorted(dir: &Path) -> Result<Vec<Met>, IngestErrorRec> {
     let mut met: Vec<Met> = named
         .into_iter()
         .map(|(name, entry)| match entry.file_type() {
-            Ok(kind) => classify(&dir.join(&name), name, kind, || entry.metadata()),
-            Err(err) => refused_for(&dir.join(&name), ErrorKind::Unreadable, err.to_string()),
+            Ok(kind) => classify(dir, name, kind, || entry.metadata()),
+            Err(err) => refused_for(&dir.join(name), ErrorKind::Unreadable, err.to_string()),
         })
         .collect();
     met.append(&mut refused);
     Ok(met)
 }
 
-/// An entry by its kind: a file stat'ed (`stat`), a directory to walk, or
-/// the error row of what liftdb will not open.
+/// An entry `name` of `dir` by its kind: a file stat'ed (`stat`), a
+/// directory to walk, or the error row of what liftdb will not open. The
+/// entry's whole path is made only for the last two (not five million times).
 fn classify(
-    path: &Path,
+    dir: &Path,
     name: OsString,
     kind: std::fs::FileType,
     stat: impl FnOnce() -> std::io::Result<std::fs::Metadata>,
 ) -> Met {
+    let path = || dir.join(&name);
     if kind.is_file() {
         match stat() {
             Ok(meta) => Met::File(name, meta.len(), mtime_ns(&meta)),
-            Err(err) => refused_for(path, ErrorKind::Unreadable, err.to_string()),
+            Err(err) => refused_for(&path(), ErrorKind::Unreadable, err.to_string()),
         }
     } else if kind.is_dir() {
-        Met::Dir(path.to_path_buf())
+        Met::Dir(path())
     } else if is_special(kind) {
         refused_for(
-            path,
+            &path(),
             ErrorKind::SpecialFile,
             "not a regular file (a FIFO, socket or device): never opened, since reading one can block forever",
         )
     } else if kind.is_symlink() {
         refused_for(
-            path,
+            &path(),
             ErrorKind::SymlinkNotFollowed,
             "symbolic link not followed: liftdb reads only the files inside the paths it is given (link the target's directory in explicitly to ingest it)",
         )

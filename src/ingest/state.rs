@@ -238,17 +238,21 @@ pub fn each_owner_release(
     Ok(())
 }
 
-/// The grading keys stored for the graded runs of `release` (as
-/// `each_graded_run` selects them), one row per case and key: some thirty
+/// The stored runs of a release (the parameter) graded as skill-eval-harness
+/// answer runs, with liftdb's grading of each (NULL when it did not grade
+/// it: no manifest case then).
+const GRADED_RUNS: &str =
+    "FROM run r LEFT JOIN grading g ON g.run_id = r.run_id AND g.origin = 'liftdb'
+     WHERE r.release_label = ? AND (r.source_format = 'C_seh' OR g.grading_id IS NOT NULL)
+       AND coalesce(r.population, '') <> 'trigger'";
+
+/// The grading keys stored for the graded runs of `release`, one row per case and key: some thirty
 /// thousand pairs where a million runs hold them. Compared first, so an
 /// unchanged manifest never streams the runs.
 pub fn graded_case_keys(conn: &Connection, release: &str) -> Result<Vec<(String, Option<String>)>> {
-    let mut stmt = conn.prepare(
-        "SELECT DISTINCT r.case_id, g.grading_key
-         FROM run r LEFT JOIN grading g ON g.run_id = r.run_id AND g.origin = 'liftdb'
-         WHERE r.release_label = ? AND (r.source_format = 'C_seh' OR g.grading_id IS NOT NULL)
-           AND coalesce(r.population, '') <> 'trigger'",
-    )?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT DISTINCT r.case_id, g.grading_key {GRADED_RUNS}"
+    ))?;
     let rows = stmt.query_map([release], |row| Ok((row.get(0)?, row.get(1)?)))?;
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
@@ -263,12 +267,9 @@ pub fn each_graded_run(
     release: &str,
     mut each: impl FnMut(&str, &str, Option<&str>),
 ) -> Result<()> {
-    let mut stmt = conn.prepare(
-        "SELECT r.run_dir, r.case_id, g.grading_key
-         FROM run r LEFT JOIN grading g ON g.run_id = r.run_id AND g.origin = 'liftdb'
-         WHERE r.release_label = ? AND (r.source_format = 'C_seh' OR g.grading_id IS NOT NULL)
-           AND coalesce(r.population, '') <> 'trigger'",
-    )?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT r.run_dir, r.case_id, g.grading_key {GRADED_RUNS}"
+    ))?;
     for batch in stmt.stream_arrow([release])? {
         let batch = batch?;
         let text = |i: usize| batch.column(i).as_string::<i32>();

@@ -380,11 +380,15 @@ impl Plan {
     ) -> Result<()> {
         // A case's key hashes its whole manifest entry: computed once per
         // case, not once per run (a million runs share some thirty thousand).
-        let moved_cases: HashSet<String> = state::graded_case_keys(conn, &self.release.label)?
-            .into_iter()
-            .filter(|(case_id, stored_key)| grading.key(case_id) != *stored_key)
-            .map(|(case_id, _)| case_id)
-            .collect();
+        // Each case a stored key of which is not its key now, with that key.
+        let moved_cases: HashMap<String, Option<String>> =
+            state::graded_case_keys(conn, &self.release.label)?
+                .into_iter()
+                .filter_map(|(case_id, stored_key)| {
+                    let key = grading.key(&case_id);
+                    (key != stored_key).then_some((case_id, key))
+                })
+                .collect();
         if moved_cases.is_empty() {
             return Ok(());
         }
@@ -396,18 +400,13 @@ impl Plan {
             .map(|u| u.path.as_os_str().as_encoded_bytes())
             .collect();
         unchanged.sort_unstable();
-        let mut keys: HashMap<String, Option<String>> = HashMap::new();
         let mut moved: HashSet<String> = HashSet::new();
         state::each_graded_run(conn, &self.release.label, |run_dir, case_id, stored_key| {
-            if !moved_cases.contains(case_id)
-                || unchanged.binary_search(&run_dir.as_bytes()).is_err()
-            {
+            let Some(key) = moved_cases.get(case_id) else {
                 return;
-            }
-            let key = keys
-                .entry(case_id.to_string())
-                .or_insert_with(|| grading.key(case_id));
-            if stored_key != key.as_deref() {
+            };
+            if stored_key != key.as_deref() && unchanged.binary_search(&run_dir.as_bytes()).is_ok()
+            {
                 moved.insert(run_dir.to_string());
             }
         })?;
