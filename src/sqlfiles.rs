@@ -74,6 +74,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "unindexed_run_keys",
         sql: include_str!("../sql/migrations/0013_unindexed_run_keys.sql"),
     },
+    Migration {
+        version: 14,
+        name: "file_prints",
+        sql: include_str!("../sql/migrations/0014_file_prints.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

@@ -27,6 +27,14 @@ CREATE OR REPLACE MACRO liftdb_folder_of(path) AS regexp_extract(path, '([^/]+)/
 -- A run succeeds for reliability when its rate is (numerically) 1 (docs/metrics.md §M1).
 CREATE OR REPLACE MACRO liftdb_is_success(rate) AS rate >= 1 - 1e-12;
 
+-- A file's print as source_file.print keeps it: the low 64 bits of
+-- md5('size|mtime_ns|path') read little-endian, as liftdb computes it when it
+-- writes the row (src/ingest/state.rs, file_print). The change check XORs an
+-- owner's prints; `liftdb check` holds every row to this.
+CREATE OR REPLACE MACRO liftdb_file_print(size_bytes, mtime_ns, path) AS
+    (md5_number(size_bytes::BIGINT::VARCHAR || '|' || coalesce(mtime_ns, 0)::BIGINT::VARCHAR
+        || '|' || path) & 18446744073709551615::UHUGEINT)::UBIGINT;
+
 -- Manifest arm order: with_skill, without_skill, old_skill, then ablations in
 -- manifest order, then anything else alphabetically (used to order flags).
 CREATE OR REPLACE MACRO liftdb_arm_order(arm, ablation_ids) AS

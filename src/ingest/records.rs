@@ -387,6 +387,8 @@ table! {
         source_format: String => "VARCHAR",
         owner_key: String => "VARCHAR",
         @batch_id,
+        /// `state::file_print` of path, size and mtime.
+        print: u64 => "UBIGINT",
     }
 }
 

@@ -91,19 +91,37 @@ pub fn sha_bytes(hex: &str) -> [u8; 32] {
     out
 }
 
+/// A file's print: the low 64 bits of md5("size|mtime_ns|path") read
+/// little-endian, written into the hash as it goes (a million runs' five
+/// million files made a string each). Kept in the file's row
+/// (`source_file.print`, the SQL macro `liftdb_file_print`), so the store's
+/// side of the change check reads prints instead of hashing every file.
+pub fn file_print(path: &str, size: i64, mtime_ns: i64) -> u64 {
+    use md5::Digest;
+    let digest = md5::Md5::new()
+        .chain_update(itoa::Buffer::new().format(size))
+        .chain_update("|")
+        .chain_update(itoa::Buffer::new().format(mtime_ns))
+        .chain_update("|")
+        .chain_update(path)
+        .finalize();
+    let mut low = [0u8; 8];
+    low.copy_from_slice(&digest[..8]);
+    u64::from_le_bytes(low)
+}
+
 /// An owner's files as the quick change check compares them: how many, and
-/// the XOR over them of md5("size|mtime_ns|path") as a little-endian u128.
-/// The store's side is DuckDB's `md5_number` aggregated per owner
-/// (`STORED_PRINTS`), so a re-ingest holds 24 bytes an owner instead of
-/// 64 a file (5.3M files at a million runs); the walked side is `of`.
-/// Equal prints mean the same paths, sizes and mtimes (size and mtime are
-/// digits, so the text parses one way); any other print goes to the exact
-/// check against the owner's stored files (`owner_files`).
+/// the XOR of their `file_print`s. The store's side is the stored prints
+/// aggregated per owner (`STORED_PRINTS`), so a re-ingest holds 16 bytes an
+/// owner instead of 64 a file (5.3M files at a million runs); the walked
+/// side is `add`. Equal prints mean the same paths, sizes and mtimes (size
+/// and mtime are digits, so the text parses one way; two different sets of
+/// files print alike with odds of about 1 in 1.8e19); any other print goes
+/// to the exact check against the owner's stored files (`owner_files`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FilesPrint {
     files: u64,
-    /// The XOR's high and low 64 bits.
-    xor: [u64; 2],
+    xor: u64,
 }
 
 impl FilesPrint {
@@ -117,34 +135,20 @@ impl FilesPrint {
         print
     }
 
-    /// Add one file: md5("size|mtime_ns|path"), written into the hash as
-    /// it goes (a million runs' five million files made a string each).
+    /// Add one file.
     pub fn add(&mut self, path: &str, size: i64, mtime_ns: i64) {
-        use md5::Digest;
-        let digest = md5::Md5::new()
-            .chain_update(itoa::Buffer::new().format(size))
-            .chain_update("|")
-            .chain_update(itoa::Buffer::new().format(mtime_ns))
-            .chain_update("|")
-            .chain_update(path)
-            .finalize();
-        let xor = u128::from_le_bytes(digest.into());
         self.files += 1;
-        self.xor[0] ^= (xor >> 64) as u64;
-        self.xor[1] ^= xor as u64;
+        self.xor ^= file_print(path, size, mtime_ns);
     }
 }
 
-/// Each owner's `FilesPrint` (the hash as `FilesPrint::of` makes it) and
-/// the release of the last batch that read it (`OWNER_RELEASES`), in one
-/// pass over its files.
-const STORED_PRINTS: &str = "SELECT owner, files, (print >> 64)::UBIGINT, (print & 18446744073709551615::UHUGEINT)::UBIGINT, release
-     FROM (SELECT f.owner_key AS owner, count(*)::UBIGINT AS files,
-                  bit_xor(md5_number(f.size_bytes::BIGINT::VARCHAR || '|'
-                      || coalesce(f.mtime_ns, 0)::BIGINT::VARCHAR || '|' || f.path)) AS print,
-                  arg_max(b.release_label, f.batch_id) FILTER (WHERE b.release_label IS NOT NULL) AS release
-           FROM source_file f LEFT JOIN ingest_batch b USING (batch_id)
-           WHERE {scope} GROUP BY ALL)";
+/// Each owner's `FilesPrint` (its files' stored prints) and the release of
+/// the last batch that read it (`OWNER_RELEASES`), in one pass over its
+/// files.
+const STORED_PRINTS: &str = "SELECT f.owner_key AS owner, count(*)::UBIGINT AS files, bit_xor(f.print) AS print,
+            arg_max(b.release_label, f.batch_id) FILTER (WHERE b.release_label IS NOT NULL) AS release
+     FROM source_file f LEFT JOIN ingest_batch b USING (batch_id)
+     WHERE {scope} GROUP BY ALL";
 
 /// Owners per query of `owner_files`: their files held at once (some 20 MB).
 const OWNERS_PER_QUERY: usize = 65_536;
@@ -526,14 +530,16 @@ impl StoredState {
             let batch = batch?;
             let (paths, releases) = (
                 batch.column(0).as_string::<i32>(),
-                batch.column(4).as_string::<i32>(),
+                batch.column(3).as_string::<i32>(),
             );
             let number = |i: usize| batch.column(i).as_primitive::<UInt64Type>().clone();
-            let (files, high, low) = (number(1), number(2), number(3));
+            let (files, xors) = (number(1), number(2));
             for i in 0..batch.num_rows() {
                 let print = FilesPrint {
                     files: files.value(i),
-                    xor: [high.value(i), low.value(i)],
+                    // NULL only for a row written outside liftdb: the
+                    // owner then goes to the exact check.
+                    xor: xors.is_valid(i).then(|| xors.value(i)).unwrap_or_default(),
                 };
                 let release = (!releases.is_null(i)).then(|| releases.value(i));
                 owners.push(paths.value(i), print, release);
@@ -725,10 +731,10 @@ mod tests {
         assert!(Arc::ptr_eq(a, b));
     }
 
-    /// DuckDB's print of stored rows (md5_number, bit_xor) is the one
-    /// liftdb makes of the files found, whatever the rows' order: a path
-    /// with non-ASCII text and a quote, a missing mtime (stored NULL, found
-    /// 0), a loose file (its own owner).
+    /// The prints migration 0014 gave stored rows, aggregated as a
+    /// re-ingest loads them, are the prints liftdb makes of the files found,
+    /// whatever the rows' order: a path with non-ASCII text and a quote, a
+    /// missing mtime (stored NULL, found 0), a loose file (its own owner).
     #[test]
     fn the_stored_print_is_the_print_of_the_files_found() {
         let conn = Connection::open_in_memory().unwrap();
@@ -743,15 +749,17 @@ mod tests {
                ('/t/report.json', '/t/report.json', 7, 3, 3);",
         )
         .unwrap();
+        conn.execute_batch(include_str!("../../sql/migrations/0014_file_prints.sql"))
+            .unwrap();
         let stored: HashMap<String, (FilesPrint, Option<String>)> = conn
             .prepare(&STORED_PRINTS.replace("{scope}", "true"))
             .unwrap()
             .query_map([], |r| {
                 let print = FilesPrint {
                     files: r.get(1)?,
-                    xor: [r.get(2)?, r.get(3)?],
+                    xor: r.get(2)?,
                 };
-                Ok((r.get::<_, String>(0)?, (print, r.get(4)?)))
+                Ok((r.get::<_, String>(0)?, (print, r.get(3)?)))
             })
             .unwrap()
             .collect::<duckdb::Result<_>>()
@@ -794,7 +802,7 @@ mod tests {
         for (i, owner) in owners.iter().enumerate().rev() {
             let print = FilesPrint {
                 files: i as u64,
-                xor: [i as u64, 0],
+                xor: i as u64,
             };
             builder.push(owner, print, None);
         }
@@ -817,10 +825,7 @@ mod tests {
     /// each label is held once.
     #[test]
     fn a_stored_owner_is_found_by_its_path() {
-        let print = |files| FilesPrint {
-            files,
-            xor: [files, !files],
-        };
+        let print = |files| FilesPrint { files, xor: !files };
         let mut builder = StoredOwnersBuilder::default();
         let rows = [
             ("/t/run-2", 2, Some("v1")),

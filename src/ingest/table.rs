@@ -13,6 +13,8 @@ use duckdb::types::{TimeUnit, Value};
 pub enum Kind {
     Text,
     Int,
+    /// Unsigned 64-bit (UBIGINT): a file's print.
+    UInt,
     Float,
     Bool,
     Timestamp,
@@ -91,6 +93,7 @@ cell!(
     |v| v.map_or(Value::Null, Value::Text)
 );
 cell!(i64, Int, false, |v| Value::BigInt(*v));
+cell!(u64, UInt, false, |v| Value::UBigInt(*v));
 cell!(Option<i64>, Int, true, |v| v
     .map_or(Value::Null, Value::BigInt));
 cell!(Option<f64>, Float, true, |v| v

@@ -62,15 +62,24 @@ impl PyRandom {
         self.mt[0] = 0x8000_0000;
     }
 
+    /// The next 624 words (the reference twist, its wrap-around split out so
+    /// the loops index without a modulo: the bootstrap draws millions).
     fn generate(&mut self) {
         const UPPER: u32 = 0x8000_0000;
         const LOWER: u32 = 0x7fff_ffff;
         const MATRIX_A: u32 = 0x9908_b0df;
-        for k in 0..N {
-            let y = (self.mt[k] & UPPER) | (self.mt[(k + 1) % N] & LOWER);
-            let mag = if y & 1 == 1 { MATRIX_A } else { 0 };
-            self.mt[k] = self.mt[(k + M) % N] ^ (y >> 1) ^ mag;
+        let twist = |this: u32, next: u32, far: u32| {
+            let y = (this & UPPER) | (next & LOWER);
+            far ^ (y >> 1) ^ (MATRIX_A & (y & 1).wrapping_neg())
+        };
+        let mt = &mut self.mt;
+        for k in 0..N - M {
+            mt[k] = twist(mt[k], mt[k + 1], mt[k + M]);
         }
+        for k in N - M..N - 1 {
+            mt[k] = twist(mt[k], mt[k + 1], mt[k + M - N]);
+        }
+        mt[N - 1] = twist(mt[N - 1], mt[0], mt[M - 1]);
         self.index = 0;
     }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use duckdb::arrow::array::{
     ArrayRef, BooleanBuilder, Float64Builder, Int64Builder, StringBuilder,
-    TimestampMicrosecondBuilder,
+    TimestampMicrosecondBuilder, UInt64Builder,
 };
 use duckdb::arrow::datatypes::{DataType, Field, Schema, TimeUnit as ArrowTimeUnit};
 use duckdb::arrow::record_batch::RecordBatch;
@@ -39,6 +39,17 @@ fn column(rows: &[Row], col: usize, column: &Column) -> Result<(DataType, ArrayR
                 }
             }
             (DataType::Int64, Arc::new(b.finish()))
+        }
+        Kind::UInt => {
+            let mut b = UInt64Builder::with_capacity(n);
+            for v in values {
+                match v {
+                    Value::UBigInt(i) => b.append_value(*i),
+                    Value::Null => b.append_null(),
+                    other => return Err(mismatch(column, other)),
+                }
+            }
+            (DataType::UInt64, Arc::new(b.finish()))
         }
         Kind::Float => {
             let mut b = Float64Builder::with_capacity(n);

@@ -462,7 +462,10 @@ fn touched_releases(tx: &Connection, batch_id: i64) -> Result<Vec<String>> {
 }
 
 fn update_mtimes(conn: &Connection, touched: &[(String, i64)]) -> Result<()> {
-    let mut stmt = conn.prepare("UPDATE source_file SET mtime_ns = ? WHERE path = ?")?;
+    // The print moves with the mtime (its row's size and path are as stored).
+    let mut stmt = conn.prepare(
+        "UPDATE source_file SET mtime_ns = $1, print = liftdb_file_print(size_bytes, $1, path) WHERE path = $2",
+    )?;
     for (path, mtime) in touched {
         stmt.execute(params![mtime, path])?;
     }

@@ -17,6 +17,7 @@ fn accepts(sql_type: &str, kind: Kind) -> bool {
             sql_type == "VARCHAR" || sql_type == "JSON" || sql_type.starts_with("DECIMAL")
         }
         Kind::Int => sql_type == "BIGINT" || sql_type == "INTEGER",
+        Kind::UInt => sql_type == "UBIGINT",
         Kind::Float => sql_type == "DOUBLE",
         Kind::Bool => sql_type == "BOOLEAN",
         Kind::Timestamp => sql_type == "TIMESTAMP",

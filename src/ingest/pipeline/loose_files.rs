@@ -8,6 +8,7 @@ use crate::ingest::formats::seh::benchmark_stream::stream_from_bytes;
 use crate::ingest::formats::Format;
 use crate::ingest::json;
 use crate::ingest::loose::{self, LooseKind, LooseParse};
+use crate::ingest::state::file_print;
 use crate::store::writer::SourceFileRec;
 
 /// One loose file, parsed.
@@ -84,6 +85,7 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
         }
         out.errors.append(&mut parse.records.errors);
         let mut files = vec![SourceFileRec {
+            print: file_print(&path, info.size as i64, info.mtime_ns),
             path: path.clone(),
             sha256: sha.clone(),
             size_bytes: info.size as i64,
@@ -92,14 +94,18 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
             source_format: parse.source_format.into(),
             owner_key: path.clone(),
         }];
-        files.extend(parse.declared.iter().map(|d| SourceFileRec {
-            path: d.path.display().to_string(),
-            sha256: d.sha256.clone(),
-            size_bytes: d.size as i64,
-            mtime_ns: d.mtime_ns,
-            kind: "declared".into(),
-            source_format: parse.source_format.into(),
-            owner_key: path.clone(),
+        files.extend(parse.declared.iter().map(|d| {
+            let declared = d.path.display().to_string();
+            SourceFileRec {
+                print: file_print(&declared, d.size as i64, d.mtime_ns),
+                path: declared,
+                sha256: d.sha256.clone(),
+                size_bytes: d.size as i64,
+                mtime_ns: d.mtime_ns,
+                kind: "declared".into(),
+                source_format: parse.source_format.into(),
+                owner_key: path.clone(),
+            }
         }));
         out.parsed.push(ParsedLoose { path, files, parse });
     }

@@ -22,7 +22,7 @@ use crate::store::writer::{self, BatchWriter, SourceFileRec, TableRows};
 use crate::Result;
 use duckdb::Connection;
 
-use crate::ingest::state::file_key;
+use crate::ingest::state::{file_key, file_print};
 
 /// Run directories parsed per chunk: enough to keep both cores busy, small
 /// enough that the two chunks in flight (one parsed while the other is
@@ -503,8 +503,10 @@ fn collect_chunk(
                 continue;
             };
             let name = info.name().to_string_lossy();
+            let path = path.display().to_string();
             files.push(SourceFileRec {
-                path: path.display().to_string(),
+                print: file_print(&path, info.size as i64, info.mtime_ns),
+                path,
                 sha256: sha.clone(),
                 size_bytes: info.size as i64,
                 mtime_ns: info.mtime_ns,
