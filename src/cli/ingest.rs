@@ -61,8 +61,7 @@ pub struct IngestArgs {
     pub memory_mb: u64,
 }
 
-/// The default budget: the 1 GiB a million-run ingest is held to (#16).
-const DEFAULT_MEMORY_MB: u64 = 1024;
+use liftdb::store::budget::DEFAULT_MEMORY_MB;
 
 pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
     let wait = std::time::Duration::from_secs(args.wait);

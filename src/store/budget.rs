@@ -18,6 +18,11 @@ pub struct MemoryBudget {
     duckdb_mib: u64,
 }
 
+/// The default budget: the 1 GiB a million-run ingest is held to (#16),
+/// and what the refill of every stored aggregate after a views change is
+/// held to when a store is opened.
+pub const DEFAULT_MEMORY_MB: u64 = 1024;
+
 /// The least DuckDB is ever held to (the floor `--memory-mb` has had since it was added).
 const DUCKDB_FLOOR_MIB: u64 = 64;
 
