@@ -741,12 +741,14 @@ mod tests {
         conn.execute_batch(
             "CREATE TABLE ingest_batch (batch_id BIGINT, release_label VARCHAR);
              INSERT INTO ingest_batch VALUES (1, 'v1'), (2, 'v2'), (3, NULL);
-             CREATE TABLE source_file (path VARCHAR, owner_key VARCHAR, size_bytes UBIGINT, mtime_ns BIGINT, batch_id BIGINT);
-             INSERT INTO source_file VALUES
+             -- source_file as migration 0013 left it
+             CREATE TABLE source_file (path VARCHAR NOT NULL, sha256 VARCHAR NOT NULL, size_bytes BIGINT NOT NULL, mtime_ns BIGINT, kind VARCHAR NOT NULL, source_format VARCHAR NOT NULL, owner_key VARCHAR NOT NULL, batch_id BIGINT NOT NULL);
+             INSERT INTO source_file (path, owner_key, size_bytes, mtime_ns, batch_id, sha256, kind, source_format)
+             SELECT *, '', '', '' FROM (VALUES
                ('/t/run-1/outputs/ré''sumé.md', '/t/run-1', 12, 1700000000123456789, 2),
                ('/t/run-1/metadata.json', '/t/run-1', 0, NULL, 1),
                ('/t/case.json', '/t/run-1', 4096, -5, 3),
-               ('/t/report.json', '/t/report.json', 7, 3, 3);",
+               ('/t/report.json', '/t/report.json', 7, 3, 3));",
         )
         .unwrap();
         conn.execute_batch(include_str!("../../sql/migrations/0014_file_prints.sql"))
