@@ -539,7 +539,7 @@ impl StoredState {
                     files: files.value(i),
                     // NULL only for a row written outside liftdb: the
                     // owner then goes to the exact check.
-                    xor: xors.is_valid(i).then(|| xors.value(i)).unwrap_or_default(),
+                    xor: if xors.is_valid(i) { xors.value(i) } else { 0 },
                 };
                 let release = (!releases.is_null(i)).then(|| releases.value(i));
                 owners.push(paths.value(i), print, release);
