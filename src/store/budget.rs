@@ -26,6 +26,18 @@ pub const DEFAULT_MEMORY_MB: u64 = 1024;
 /// The least DuckDB is ever held to (the floor `--memory-mb` has had since it was added).
 const DUCKDB_FLOOR_MIB: u64 = 64;
 
+/// Run work that reads every release at once (the refill after a views
+/// change, `liftdb check`) under the default budget's refill share on one
+/// thread, then give DuckDB back its own limits; the work's error first.
+pub fn under_default_refill<T>(conn: &Connection, work: impl FnOnce() -> Result<T>) -> Result<T> {
+    let mut budget = MemoryBudget::start(conn, Some(DEFAULT_MEMORY_MB))?;
+    let done = budget.refill(conn, work);
+    let reset = conn.execute_batch("RESET memory_limit");
+    let done = done?;
+    reset?;
+    Ok(done)
+}
+
 impl MemoryBudget {
     /// Hold DuckDB to half the budget while runs are parsed (None: DuckDB's
     /// own limit, 80% of RAM, and nothing is rebalanced).

@@ -7,7 +7,6 @@
 
 use duckdb::Connection;
 
-use super::budget::{MemoryBudget, DEFAULT_MEMORY_MB};
 use crate::Result;
 
 /// One thing checked: a table or a view, and what was found.
@@ -37,12 +36,7 @@ fn quoted(name: &str) -> String {
 /// million-run store's check peaked at 6.0 GB); DuckDB's own limits are
 /// back afterwards.
 pub fn check(conn: &Connection) -> Result<Vec<Checked>> {
-    let mut budget = MemoryBudget::start(conn, Some(DEFAULT_MEMORY_MB))?;
-    let found = budget.refill(conn, || check_all(conn));
-    let reset = conn.execute_batch("RESET memory_limit");
-    let found = found?;
-    reset?;
-    Ok(found)
+    super::budget::under_default_refill(conn, || check_all(conn))
 }
 
 fn check_all(conn: &Connection) -> Result<Vec<Checked>> {

@@ -4,7 +4,6 @@
 
 use duckdb::Connection;
 
-use super::budget::{MemoryBudget, DEFAULT_MEMORY_MB};
 use crate::sqlfiles::VIEWS;
 use crate::{Error, Result};
 
@@ -59,11 +58,7 @@ pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<()> {
     // a migration that re-created a table) refills them, every release at
     // once, under the default budget (left to DuckDB, a million-run store's
     // refill peaked at 3.7 GB). DuckDB's own limits are back afterwards.
-    let mut budget = MemoryBudget::start(&tx, Some(DEFAULT_MEMORY_MB))?;
-    let refilled = budget.refill(&tx, || crate::stats::refresh_all(&tx));
-    let reset = tx.execute_batch("RESET memory_limit");
-    refilled?;
-    reset?;
+    super::budget::under_default_refill(&tx, || crate::stats::refresh_all(&tx))?;
     let now = format!("{}:{}", views_sha256(), view_count(&tx)?);
     tx.execute(
         "INSERT OR REPLACE INTO liftdb_settings VALUES ('views_sha256', ?)",
