@@ -127,6 +127,23 @@ mod tests {
     }
 
     #[test]
+    fn secrets_spelled_with_unicode_case_folds_or_token_keys_are_replaced() {
+        // The case-blind patterns fold case by Unicode: the long s and the
+        // Kelvin sign are an s and a k to them.
+        for (text, secret) in [
+            ("paſſword=hunter2", "hunter2"),
+            ("client_ſecret: s3cr3t-value", "s3cr3t-value"),
+            ("{\"api_\u{212A}ey\": \"live-123\"}", "live-123"),
+            ("{\"session_to\u{212A}en\": \"abc-123\"}", "abc-123"),
+            (r#"{"refresh_token":"rt-456", "input_tokens": 12}"#, "rt-456"),
+            ("AUTH-TOKEN = t0k3n", "t0k3n"),
+        ] {
+            let out = redact(text);
+            assert!(!out.contains(secret), "{text} -> {out}");
+        }
+    }
+
+    #[test]
     fn ordinary_text_is_untouched() {
         for text in [
             "Severity: Blocking — add the column nullable",
