@@ -135,7 +135,10 @@ mod tests {
             ("client_ſecret: s3cr3t-value", "s3cr3t-value"),
             ("{\"api_\u{212A}ey\": \"live-123\"}", "live-123"),
             ("{\"session_to\u{212A}en\": \"abc-123\"}", "abc-123"),
-            (r#"{"refresh_token":"rt-456", "input_tokens": 12}"#, "rt-456"),
+            (
+                r#"{"refresh_token":"rt-456", "input_tokens": 12}"#,
+                "rt-456",
+            ),
             ("AUTH-TOKEN = t0k3n", "t0k3n"),
         ] {
             let out = redact(text);
