@@ -28,6 +28,10 @@ pub enum Error {
     #[error("store {path}: DuckDB ran out of the memory it was given ({detail}); nothing was written and the store is as it was; give the ingest a larger budget: --memory-mb N (LIFTDB_MEMORY_MB), 0 for DuckDB's own limit (80% of RAM)")]
     OutOfMemory { path: String, detail: String },
 
+    /// The batch committed; the refill after it did not finish (refill.rs).
+    #[error("batch {batch_id} is stored, but refilling the aggregates reports read failed ({detail}); the next liftdb command to open the store refills them (`liftdb check` does it now)")]
+    AggregatesWaiting { batch_id: i64, detail: String },
+
     #[error("store {path} is damaged (DuckDB: {detail}); `liftdb check` says what is affected, and the run trees it was ingested from can rebuild it: liftdb --db {path} rebuild --out NEW.duckdb")]
     Corrupt { path: String, detail: String },
 

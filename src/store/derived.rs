@@ -1,5 +1,5 @@
 //! Derived tables: views stored as rows, refilled at the end of every batch
-//! inside its transaction, so reports read a few stored aggregates instead of
+//! once its rows are committed (refill.rs), so reports read a few stored aggregates instead of
 //! recomputing every run and pair of the store (at a million runs a report
 //! over the live views took seconds). Each table is created beside its view
 //! (`CREATE TABLE t AS SELECT * FROM v LIMIT 0` in the view's .sql file), so
@@ -27,6 +27,11 @@ pub struct Derived {
     /// The view whose column comments the table and the view are given
     /// when the view holds another's rows (None: the view's own comments).
     pub comments_from: Option<&'static str>,
+    /// Refilled on two threads under a memory budget (refill.rs): measured
+    /// to fit the refill's share at a million runs on two threads, in half
+    /// the time. The others keep ordered list aggregates, whose state per
+    /// thread DuckDB cannot spill: they run on one.
+    pub two_threads: bool,
 }
 
 /// In refill order: a later view reads an earlier table (the aggregates
@@ -37,60 +42,70 @@ pub const DERIVED: &[Derived] = &[
         view: "runs",
         of_releases: "runs_in",
         comments_from: None,
+        two_threads: true,
     },
     Derived {
         table: "run_total_rows",
         view: "run_totals",
         of_releases: "run_totals_in",
         comments_from: None,
+        two_threads: false,
     },
     Derived {
         table: "blocked_pair_rows",
         view: "blocked_pairs",
         of_releases: "blocked_pairs_in",
         comments_from: Some("pairs"),
+        two_threads: false,
     },
     Derived {
         table: "lift_unit_rows",
         view: "lift_units",
         of_releases: "lift_units_in",
         comments_from: None,
+        two_threads: false,
     },
     Derived {
         table: "reliability_lift_pooled_rows",
         view: "reliability_lift_pooled",
         of_releases: "reliability_lift_pooled_in",
         comments_from: Some("reliability_lift"),
+        two_threads: false,
     },
     Derived {
         table: "lift_rows",
         view: "lift",
         of_releases: "lift_in",
         comments_from: None,
+        two_threads: false,
     },
     Derived {
         table: "case_flag_rows",
         view: "case_flags",
         of_releases: "case_flags_in",
         comments_from: None,
+        two_threads: false,
     },
     Derived {
         table: "failing_assertion_rows",
         view: "failing_assertions",
         of_releases: "failing_assertions_in",
         comments_from: None,
+        two_threads: false,
     },
     Derived {
         table: "cost_per_lift_rows",
         view: "cost_per_lift",
         of_releases: "cost_per_lift_in",
         comments_from: None,
+        two_threads: true,
     },
     Derived {
         table: "cost_per_lift_case_rows",
         view: "cost_per_lift_cases",
         of_releases: "cost_per_lift_cases_in",
         comments_from: None,
+        two_threads: false,
     },
 ];
 
@@ -138,17 +153,25 @@ pub fn refresh(
     mut refilled: impl FnMut(&'static str),
 ) -> Result<()> {
     for d in DERIVED {
-        conn.execute_batch(&format!(
-            "DELETE FROM {table} WHERE {filter};
-             INSERT INTO {table} BY NAME SELECT * FROM {macro_}({argument});",
-            table = d.table,
-            filter = scope.filter("release_label"),
-            macro_ = d.of_releases,
-            argument = scope.argument(),
-        ))?;
+        d.refresh(conn, scope)?;
         refilled(d.table);
     }
     Ok(())
+}
+
+impl Derived {
+    /// This table's rows of `scope`, replaced by its view's.
+    pub fn refresh(&self, conn: &Connection, scope: Scope) -> Result<()> {
+        conn.execute_batch(&format!(
+            "DELETE FROM {table} WHERE {filter};
+             INSERT INTO {table} BY NAME SELECT * FROM {macro_}({argument});",
+            table = self.table,
+            filter = scope.filter("release_label"),
+            macro_ = self.of_releases,
+            argument = scope.argument(),
+        ))?;
+        Ok(())
+    }
 }
 
 /// Give each derived table's columns (and its view's, when they are

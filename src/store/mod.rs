@@ -8,6 +8,7 @@ pub mod check;
 pub mod derived;
 mod migrate;
 mod open;
+pub mod refill;
 mod views;
 pub mod writer;
 

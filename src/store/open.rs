@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use duckdb::{AccessMode, Config, Connection};
 
-use super::{migrate, views};
+use super::{migrate, refill, views};
 use crate::{Error, Result};
 
 /// An open store: the connection plus the path it came from (for messages).
@@ -65,6 +65,13 @@ pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
         });
     }
     views::ensure_views(&conn, migrated).map_err(|e| in_store(path, e))?;
+    if refill::waiting(&conn)? != refill::Waiting::Nothing {
+        eprintln!(
+            "liftdb: {}: the last batch's stored aggregates were not refilled (its ingest stopped first): refilling them now",
+            path.display()
+        );
+        refill::finish_waiting(&conn).map_err(|e| in_store(path, e))?;
+    }
     crate::stats::sql_functions::register(&conn)?;
     Ok(Store {
         conn,
@@ -84,18 +91,23 @@ pub fn open_read(path: &Path) -> Result<Store> {
     let conn = connect_read(path)?;
     // A report's SQL is this binary's and may read a table that an older
     // liftdb's views never made (run_rows): such a store is brought up to
-    // date once, as the next ingest would. If it cannot be written (a
+    // date once, as the next ingest would; so is a store whose last batch's
+    // refill did not finish (refill.rs). If it cannot be written (a
     // read-only file, a writer holding it), it is read as it is.
-    let conn = match views::current(&conn).unwrap_or(true) {
+    let views_current = views::current(&conn).unwrap_or(true);
+    let refilled = refill::waiting(&conn).map_or(true, |w| w == refill::Waiting::Nothing);
+    let conn = match views_current && refilled {
         true => conn,
         false => {
             drop(conn);
-            eprintln!(
-                "liftdb: {} was written by another liftdb version: bringing its views and stored aggregates up to date (once)",
-                path.display()
-            );
+            if !views_current {
+                eprintln!(
+                    "liftdb: {} was written by another liftdb version: bringing its views and stored aggregates up to date (once)",
+                    path.display()
+                );
+            }
             if let Err(e) = open_write(path) {
-                eprintln!("liftdb: left as it is ({e}); a report may fail until the next ingest");
+                eprintln!("liftdb: left as it is ({e}); until the next ingest a report may fail, or miss the last batch");
             }
             connect_read(path)?
         }
@@ -221,6 +233,12 @@ fn classify_open_error(path: &Path, e: duckdb::Error, writing: bool) -> Error {
         };
     }
     classify_db_error(path, e)
+}
+
+/// Did DuckDB run out of the memory it was given? (The refill then tries a
+/// step again on fewer threads.) Decided here, beside the classifying.
+pub fn is_out_of_memory(e: &Error) -> bool {
+    matches!(e, Error::Db(db) if crate::error::duckdb_text(db).contains("Out of Memory Error"))
 }
 
 /// A DuckDB failure while opening the store, in liftdb's words.

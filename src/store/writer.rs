@@ -1,6 +1,8 @@
 //! Writing one ingest batch: delete the rows of every changed unit, append
 //! the new rows through DuckDB appenders, record files and the batch, all in
 //! one transaction. Any failure rolls back and leaves the store unchanged.
+//! Once it commits, the stored aggregates of the releases it touched are
+//! refilled (refill.rs).
 
 use duckdb::{params, Connection, Transaction};
 
@@ -213,6 +215,8 @@ pub struct BatchWriter<'c> {
     /// goes into the transaction being rolled back, not after it.
     appenders: Appenders<'c>,
     tx: Transaction<'c>,
+    /// The store, for the refill after `tx` commits.
+    conn: &'c Connection,
     batch_id: i64,
     redact: bool,
     counts: WriteCounts,
@@ -266,6 +270,7 @@ impl<'c> BatchWriter<'c> {
         Ok(BatchWriter {
             appenders: Appenders::new(conn),
             tx,
+            conn,
             batch_id,
             redact,
             counts: WriteCounts::default(),
@@ -365,7 +370,8 @@ impl<'c> BatchWriter<'c> {
         Ok(rows.len() as u64)
     }
 
-    /// Write the errors, refresh the statistics, close the batch and commit.
+    /// Write the errors, close the batch and commit; then refill the
+    /// aggregates of the releases it touched (refill.rs).
     pub fn finish(
         mut self,
         batch: &BatchInfo,
@@ -395,15 +401,8 @@ impl<'c> BatchWriter<'c> {
         update_mtimes(tx, touched)?;
         register_run_releases(tx)?;
         clock.mark("errors + mtimes");
-        // What the parse and these checks freed, handed back before the
-        // refill's share is used (at a million runs some 350 MiB).
-        super::budget::return_freed_memory();
         let touched = touched_releases(tx, self.batch_id)?;
-        let scope = crate::store::derived::Scope::Releases(&touched);
-        match self.budget.as_mut() {
-            Some(budget) => budget.refill(tx, || refill(tx, scope, clock))?,
-            None => refill(tx, scope, clock)?,
-        }
+        super::refill::mark_waiting(tx, &touched)?;
         tx.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
                     files_unchanged = ?, runs_written = ?, errors = ? WHERE batch_id = ?",
@@ -420,34 +419,33 @@ impl<'c> BatchWriter<'c> {
             batch_id: self.batch_id,
             ..self.counts
         };
-        let BatchWriter { appenders, tx, .. } = self;
+        let BatchWriter {
+            appenders,
+            tx,
+            conn,
+            mut budget,
+            ..
+        } = self;
         drop(appenders);
         tx.commit()?;
         clock.mark("commit");
+        // What the parse and the checks freed, handed back before the
+        // refill's share is used (at a million runs some 350 MiB).
+        super::budget::return_freed_memory();
+        // The batch is stored: a failure from here leaves it so, its
+        // releases' aggregates waiting for the next open to refill them.
+        let scope = crate::store::derived::Scope::Releases(&touched);
+        super::refill::run(conn, scope, budget.as_mut(), clock).map_err(|e| {
+            Error::AggregatesWaiting {
+                batch_id: counts.batch_id,
+                detail: match e {
+                    Error::Db(db) => crate::error::duckdb_text(&db),
+                    other => other.to_string(),
+                },
+            }
+        })?;
         Ok(counts)
     }
-}
-
-/// The stored aggregates and statistics of the releases in `scope`, refilled.
-fn refill(
-    tx: &Connection,
-    scope: crate::store::derived::Scope,
-    clock: &mut crate::ingest::timings::Timings,
-) -> Result<()> {
-    // Each step's freed memory returned before the next one needs its own.
-    use super::budget::return_freed_memory;
-    crate::store::derived::refresh(tx, scope, |table| {
-        return_freed_memory();
-        clock.mark(table)
-    })?;
-    crate::stats::materialize::refresh(tx, scope)?;
-    return_freed_memory();
-    clock.mark("lift_stats");
-    crate::stats::ablation::refresh(tx, scope)?;
-    crate::stats::trend::refresh(tx, scope)?;
-    return_freed_memory();
-    clock.mark("ablation + trend stats");
-    Ok(())
 }
 
 /// Every release whose rows this batch deleted or wrote, sorted.

@@ -445,3 +445,63 @@ fn statistics_refilled_per_release_equal_a_whole_refresh() {
         assert!(ours == theirs, "{table} differs from a whole refresh");
     }
 }
+
+/// A batch commits before its aggregates are refilled (store/refill.rs): an
+/// ingest killed between the two leaves its releases recorded as waiting,
+/// and the next open, for reading or writing, refills them before anything
+/// reads them. The state a kill there leaves is made by hand: aggregates
+/// emptied, their releases recorded (or the record unreadable: every
+/// release). The live views are the independent computation.
+#[test]
+fn aggregates_left_waiting_are_refilled_by_the_next_open() {
+    use liftdb::store::refill::{self, Waiting};
+    let ts = corpus();
+    let runs = f(&scalar(&ts.store, "SELECT count(*) FROM runs"));
+    let releases: Vec<String> = rows(&ts.store, "SELECT DISTINCT release_label FROM run")
+        .iter()
+        .map(|r| r["release_label"].as_str().unwrap().to_string())
+        .collect();
+    let TestStore { _dir, db, store } = ts;
+    drop(store);
+    let waiting_record = [
+        Some(releases),
+        None, // unreadable: "every release"
+    ];
+    for (open, record) in [("read", &waiting_record[0]), ("write", &waiting_record[1])] {
+        {
+            let store = liftdb::store::open_write(&db).unwrap();
+            store
+                .conn
+                .execute_batch(
+                    "DELETE FROM run_rows; DELETE FROM lift_rows; DELETE FROM lift_stats",
+                )
+                .unwrap();
+            match record {
+                Some(labels) => refill::mark_waiting(&store.conn, labels).unwrap(),
+                None => store
+                    .conn
+                    .execute_batch("INSERT OR REPLACE INTO liftdb_settings VALUES ('refill_pending', 'every release')")
+                    .unwrap(),
+            }
+            assert_ne!(refill::waiting(&store.conn).unwrap(), Waiting::Nothing);
+        }
+        let reopened = match open {
+            "read" => liftdb::store::open_read(&db).unwrap(),
+            _ => liftdb::store::open_write(&db).unwrap(),
+        };
+        assert_eq!(
+            refill::waiting(&reopened.conn).unwrap(),
+            Waiting::Nothing,
+            "{open}"
+        );
+        assert_eq!(
+            f(&scalar(&reopened, "SELECT count(*) FROM run_rows")),
+            runs,
+            "{open}"
+        );
+        assert!(f(&scalar(&reopened, "SELECT count(*) FROM lift_stats")) > 0.0);
+        drop(reopened);
+        let writable = liftdb::store::open_write(&db).unwrap();
+        assert_aggregates_current(&writable);
+    }
+}
