@@ -84,8 +84,10 @@ pub fn finish_waiting(conn: &Connection) -> Result<bool> {
         Waiting::Every => None,
     };
     let scope = labels.as_deref().map_or(Scope::Every, Scope::Releases);
+    let scope = widest(conn, scope)?;
     let mut clock = Timings::from_env();
     super::budget::under_default_refill(conn, || steps(conn, scope, true, &mut clock))?;
+    clock.report();
     Ok(true)
 }
 
@@ -97,6 +99,7 @@ pub fn run(
     budget: Option<&mut MemoryBudget>,
     clock: &mut Timings,
 ) -> Result<()> {
+    let scope = widest(conn, scope)?;
     match budget {
         Some(budget) if budget.refill_share().is_some() => {
             budget.refill(conn, || steps(conn, scope, true, clock))
@@ -105,23 +108,43 @@ pub fn run(
     }
 }
 
+/// `scope`, or every release when it names every release the store has:
+/// the same rows, from a plan that lists no release's runs (the semi-join
+/// on a million run ids such a list makes ran out of 640 MiB where the
+/// whole store's plan fit).
+fn widest<'s>(conn: &Connection, scope: Scope<'s>) -> Result<Scope<'s>> {
+    if let Scope::Every = scope {
+        return Ok(scope);
+    }
+    let others: i64 = conn.query_row(
+        &format!(
+            "SELECT count(*) FROM releases WHERE NOT {}",
+            scope.filter("release_label")
+        ),
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(if others == 0 { Scope::Every } else { scope })
+}
+
 /// Each derived table, then the statistics, in a transaction each; the
 /// record of what waits removed last. `budgeted`: DuckDB is held to the
 /// refill's share on one thread (MemoryBudget::refill), and the steps
 /// marked for two threads get two.
 fn steps(conn: &Connection, scope: Scope, budgeted: bool, clock: &mut Timings) -> Result<()> {
     for d in DERIVED {
-        step(conn, budgeted && d.two_threads, |tx| d.refresh(tx, scope))?;
+        let tries = tries(budgeted && d.two_threads, scope);
+        step(conn, &tries, clock, |tx, scope| d.refresh(tx, scope))?;
         // Each step's freed memory returned before the next one needs its own.
         return_freed_memory();
         clock.mark(d.table);
     }
-    step(conn, false, |tx| {
+    step(conn, &tries(false, scope), clock, |tx, scope| {
         crate::stats::materialize::refresh(tx, scope).map(drop)
     })?;
     return_freed_memory();
     clock.mark("lift_stats");
-    step(conn, false, |tx| {
+    step(conn, &tries(false, scope), clock, |tx, scope| {
         crate::stats::ablation::refresh(tx, scope)?;
         crate::stats::trend::refresh(tx, scope)?;
         clear(tx)
@@ -131,32 +154,64 @@ fn steps(conn: &Connection, scope: Scope, budgeted: bool, clock: &mut Timings) -
     Ok(())
 }
 
-/// `work` in a transaction of its own, committed. On two threads when
-/// `two_threads`; if DuckDB runs out of memory there, once more on one
-/// (the thread count the budget set before), rather than fail the refill.
+/// One way to run a step: on two threads (else on the thread count set
+/// before), for these releases.
+#[derive(Debug, Clone, Copy)]
+struct Try<'s> {
+    two_threads: bool,
+    scope: Scope<'s>,
+}
+
+/// The ways a step is tried, in order, while DuckDB runs out of memory: on
+/// two threads when marked, then on one; then, when only some releases are
+/// asked for, every release (never wrong, only longer; see `widest`).
+fn tries(two_threads: bool, scope: Scope) -> Vec<Try> {
+    let mut tries = vec![Try { two_threads, scope }];
+    if two_threads {
+        tries.push(Try {
+            two_threads: false,
+            scope,
+        });
+    }
+    if let Scope::Releases(_) = scope {
+        tries.push(Try {
+            two_threads: false,
+            scope: Scope::Every,
+        });
+    }
+    tries
+}
+
+/// `work` in a transaction of its own, committed, tried each way of `tries`
+/// in turn while DuckDB runs out of memory (a failed try is rolled back).
 fn step(
     conn: &Connection,
-    two_threads: bool,
-    work: impl Fn(&Connection) -> Result<()>,
+    tries: &[Try],
+    clock: &mut Timings,
+    work: impl Fn(&Connection, Scope) -> Result<()>,
 ) -> Result<()> {
-    let committed = || -> Result<()> {
+    let committed = |scope| -> Result<()> {
         let tx = conn.unchecked_transaction()?;
-        work(&tx)?;
+        work(&tx, scope)?;
         Ok(tx.commit()?)
     };
-    if !two_threads {
-        return committed();
-    }
-    conn.execute_batch("SET threads = 2")?;
-    let first = committed();
-    conn.execute_batch("SET threads = 1")?;
-    match first {
-        Err(e) if super::open::is_out_of_memory(&e) => {
-            return_freed_memory();
-            committed()
+    for (n, way) in tries.iter().enumerate() {
+        if way.two_threads {
+            conn.execute_batch("SET threads = 2")?;
         }
-        other => other,
+        let done = committed(way.scope);
+        if way.two_threads {
+            conn.execute_batch("SET threads = 1")?;
+        }
+        match done {
+            Err(e) if super::open::is_out_of_memory(&e) && n + 1 < tries.len() => {
+                clock.mark("out of memory, tried again");
+                return_freed_memory();
+            }
+            other => return other,
+        }
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -171,46 +226,104 @@ mod tests {
     }
 
     /// A step marked for two threads runs on two; out of memory there, it
-    /// is run again on one, its first try rolled back. Any other failure
-    /// is not retried, and a step not marked stays on the budget's one.
+    /// runs again on one, then for every release, each failed try rolled
+    /// back. Any other failure is not tried again; a step not marked, for
+    /// every release, is tried once on the thread count set before.
     #[test]
-    fn a_step_out_of_memory_on_two_threads_runs_again_on_one() {
+    fn a_step_out_of_memory_is_tried_on_one_thread_then_for_every_release() {
         let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch("CREATE TABLE t (threads BIGINT); SET threads = 1")
+        conn.execute_batch("CREATE TABLE t (threads BIGINT, every BOOLEAN); SET threads = 1")
             .unwrap();
-        let tries = std::cell::RefCell::new(Vec::new());
-        let work = |fail: Option<fn() -> Error>| {
-            let tries = &tries;
-            move |tx: &Connection| -> Result<()> {
+        let seen = std::cell::RefCell::new(Vec::new());
+        let work = |failures: usize, error: fn() -> Error| {
+            let seen = &seen;
+            move |tx: &Connection, scope: Scope| -> Result<()> {
                 let threads: i64 =
                     tx.query_row("SELECT current_setting('threads')", [], |r| r.get(0))?;
-                tx.execute("INSERT INTO t VALUES (?)", [threads])?;
-                tries.borrow_mut().push(threads);
-                match (tries.borrow().len(), fail) {
-                    (1, Some(error)) => Err(error()),
-                    _ => Ok(()),
+                let every = matches!(scope, Scope::Every);
+                tx.execute(
+                    "INSERT INTO t VALUES (?, ?)",
+                    duckdb::params![threads, every],
+                )?;
+                seen.borrow_mut().push((threads, every));
+                match seen.borrow().len() <= failures {
+                    true => Err(error()),
+                    false => Ok(()),
                 }
             }
         };
-        step(&conn, true, work(Some(out_of_memory))).unwrap();
-        assert_eq!(*tries.borrow(), [2, 1]);
-        let kept: Vec<i64> = conn
-            .prepare("SELECT threads FROM t")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<duckdb::Result<_>>()
-            .unwrap();
-        assert_eq!(kept, [1], "the first try's row rolled back");
+        let kept = || -> Vec<(i64, bool)> {
+            let rows = conn
+                .prepare("SELECT threads, every FROM t")
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<duckdb::Result<_>>()
+                .unwrap();
+            conn.execute_batch("DELETE FROM t").unwrap();
+            rows
+        };
+        let clock = &mut Timings::from_env();
+        let some = ["v1".to_string()];
+        let asked = Scope::Releases(&some);
 
-        tries.borrow_mut().clear();
-        let refused = step(&conn, true, work(Some(|| Error::Invalid("no".into()))));
+        step(&conn, &tries(true, asked), clock, work(2, out_of_memory)).unwrap();
+        assert_eq!(*seen.borrow(), [(2, false), (1, false), (1, true)]);
+        assert_eq!(kept(), [(1, true)], "the failed tries rolled back");
+
+        seen.borrow_mut().clear();
+        let failed = step(&conn, &tries(true, asked), clock, work(3, out_of_memory));
+        assert!(failed.is_err(), "out of ways");
+        assert_eq!(seen.borrow().len(), 3);
+        assert_eq!(kept(), []);
+
+        seen.borrow_mut().clear();
+        let refused = step(
+            &conn,
+            &tries(true, asked),
+            clock,
+            work(1, || Error::Invalid("no".into())),
+        );
         assert!(refused.is_err());
-        assert_eq!(*tries.borrow(), [2], "not retried");
+        assert_eq!(*seen.borrow(), [(2, false)], "not tried again");
 
-        tries.borrow_mut().clear();
-        step(&conn, false, work(None)).unwrap();
-        assert_eq!(*tries.borrow(), [1]);
+        seen.borrow_mut().clear();
+        step(
+            &conn,
+            &tries(false, Scope::Every),
+            clock,
+            work(0, out_of_memory),
+        )
+        .unwrap();
+        assert_eq!(*seen.borrow(), [(1, true)]);
+        assert_eq!(
+            current_threads(&conn),
+            1,
+            "the thread count set before, again"
+        );
+    }
+
+    fn current_threads(conn: &Connection) -> i64 {
+        conn.query_row("SELECT current_setting('threads')", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// A list naming every release of the store is refilled as every
+    /// release; a list leaving one out stays as asked.
+    #[test]
+    fn a_scope_naming_every_release_is_every_release() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE releases (release_label VARCHAR); INSERT INTO releases VALUES ('v1'), ('v2')")
+            .unwrap();
+        let both = ["v1".to_string(), "v2".to_string()];
+        assert!(matches!(
+            widest(&conn, Scope::Releases(&both)).unwrap(),
+            Scope::Every
+        ));
+        let one = ["v2".to_string()];
+        assert!(
+            matches!(widest(&conn, Scope::Releases(&one)).unwrap(), Scope::Releases(l) if l == one)
+        );
     }
 
     #[test]
