@@ -137,6 +137,12 @@ fn write_family(appender: &mut Appender, batches: &[RecordBatch]) -> Result<u64>
         .collect();
     let mut inputs: Vec<(TestInput, usize)> = distinct.into_iter().collect();
     inputs.sort_unstable_by_key(|(_, slot)| *slot);
+    super::sign_table::SignTable::prepare(
+        inputs
+            .iter()
+            .map(|(input, _)| input.deltas.len())
+            .filter(|&n| n > super::sign_flip::EXACT_MAX_N),
+    );
     let tested: Vec<(Row, Option<f64>)> =
         inputs.par_iter().map(|(input, _)| input.test()).collect();
     drop(inputs);
