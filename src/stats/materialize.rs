@@ -143,9 +143,17 @@ fn write_family(appender: &mut Appender, batches: &[RecordBatch]) -> Result<u64>
             .map(|(input, _)| input.deltas.len())
             .filter(|&n| n > super::sign_flip::EXACT_MAX_N),
     );
-    let tested: Vec<(Row, Option<f64>)> =
+    let mut tested: Vec<(Row, Option<f64>)> =
         inputs.par_iter().map(|(input, _)| input.test()).collect();
+    let clusters: Vec<_> = inputs
+        .par_iter()
+        .map(|(input, _)| input.clusters())
+        .collect();
     drop(inputs);
+    let boots = bootstrap::intervals(&clusters, rayon::current_num_threads());
+    for ((row, _), boot) in tested.iter_mut().zip(boots) {
+        row.extend([float(boot.map(|b| b.0)), float(boot.map(|b| b.1))]);
+    }
     let q = case_q_values(rows().zip(&slots), &tested);
     for (((batch, i), slot), q) in rows().zip(&slots).zip(q) {
         let keys = (0..KEYS).map(|k| text(string(batch.column(k).as_ref(), i)));
@@ -217,15 +225,21 @@ impl TestInput {
         }
     }
 
-    /// The stats columns of a `lift_stats` row (test, interval, noise check,
-    /// bootstrap), and the unrounded p the q-values start from.
+    fn deltas(&self) -> Vec<f64> {
+        self.deltas.iter().map(|b| f64::from_bits(*b)).collect()
+    }
+
+    /// The stats columns of a `lift_stats` row before the bootstrap's (test,
+    /// interval, noise check), and the unrounded p the q-values start from.
     fn test(&self) -> (Row, Option<f64>) {
-        let d: Vec<f64> = self.deltas.iter().map(|b| f64::from_bits(*b)).collect();
         let without: Vec<f64> = self.without.iter().map(|b| f64::from_bits(*b)).collect();
-        let (mut row, p) = stats_columns(&d, &without);
-        let boot = bootstrap::case_bootstrap(&d, &self.cases);
-        row.extend([float(boot.map(|b| b.0)), float(boot.map(|b| b.1))]);
-        (row, p)
+        stats_columns(&self.deltas(), &without)
+    }
+
+    /// The bootstrap's clusters: rows with as many are resampled together
+    /// (`bootstrap::intervals`).
+    fn clusters(&self) -> Option<bootstrap::Clusters> {
+        bootstrap::clusters(&self.deltas(), &self.cases)
     }
 }
 
