@@ -143,12 +143,8 @@ fn write_family(appender: &mut Appender, batches: &[RecordBatch]) -> Result<u64>
             .map(|(input, _)| input.deltas.len())
             .filter(|&n| n > super::sign_flip::EXACT_MAX_N),
     );
-    let mut tested: Vec<(Row, Option<f64>)> =
-        inputs.par_iter().map(|(input, _)| input.test()).collect();
-    let clusters: Vec<_> = inputs
-        .par_iter()
-        .map(|(input, _)| input.clusters())
-        .collect();
+    let (mut tested, clusters): (Vec<(Row, Option<f64>)>, Vec<_>) =
+        inputs.par_iter().map(|(input, _)| input.test()).unzip();
     drop(inputs);
     let boots = bootstrap::intervals(&clusters, rayon::current_num_threads());
     for ((row, _), boot) in tested.iter_mut().zip(boots) {
@@ -225,21 +221,17 @@ impl TestInput {
         }
     }
 
-    fn deltas(&self) -> Vec<f64> {
-        self.deltas.iter().map(|b| f64::from_bits(*b)).collect()
-    }
-
     /// The stats columns of a `lift_stats` row before the bootstrap's (test,
-    /// interval, noise check), and the unrounded p the q-values start from.
-    fn test(&self) -> (Row, Option<f64>) {
-        let without: Vec<f64> = self.without.iter().map(|b| f64::from_bits(*b)).collect();
-        stats_columns(&self.deltas(), &without)
-    }
-
-    /// The bootstrap's clusters: rows with as many are resampled together
+    /// interval, noise check), the unrounded p the q-values start from, and
+    /// the bootstrap's clusters: rows with as many are resampled together
     /// (`bootstrap::intervals`).
-    fn clusters(&self) -> Option<bootstrap::Clusters> {
-        bootstrap::clusters(&self.deltas(), &self.cases)
+    fn test(&self) -> ((Row, Option<f64>), Option<bootstrap::Clusters>) {
+        let d: Vec<f64> = self.deltas.iter().map(|b| f64::from_bits(*b)).collect();
+        let without: Vec<f64> = self.without.iter().map(|b| f64::from_bits(*b)).collect();
+        (
+            stats_columns(&d, &without),
+            bootstrap::clusters(&d, &self.cases),
+        )
     }
 }
 

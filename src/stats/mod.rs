@@ -20,15 +20,5 @@ pub mod trend;
 
 pub use interval::{interval, noise_check, Interval, NoiseCheck};
 
-/// Refill every derived table (the stored views, lift_stats, ablation_stats,
-/// trend_stats), inside the caller's transaction.
-#[cfg(feature = "store")]
-pub fn refresh_all(conn: &duckdb::Connection) -> crate::Result<()> {
-    crate::store::derived::refresh(conn, crate::store::derived::Scope::Every, |_| {})?;
-    materialize::refresh(conn, crate::store::derived::Scope::Every)?;
-    ablation::refresh(conn, crate::store::derived::Scope::Every)?;
-    trend::refresh(conn, crate::store::derived::Scope::Every)?;
-    Ok(())
-}
 pub use rounding::py_round;
 pub use sign_flip::{sign_flip, SignFlip};

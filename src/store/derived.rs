@@ -145,21 +145,6 @@ fn sql_list(labels: &[String]) -> String {
     format!("[{}]::VARCHAR[]", quoted.join(", "))
 }
 
-/// Refill every derived table's rows of `scope`, in the caller's transaction;
-/// `refilled` is told each table as it is done (a batch's timings name the
-/// one a failed refill stopped after).
-pub fn refresh(
-    conn: &Connection,
-    scope: Scope,
-    mut refilled: impl FnMut(&'static str),
-) -> Result<()> {
-    for d in DERIVED {
-        d.refresh(conn, scope)?;
-        refilled(d.table);
-    }
-    Ok(())
-}
-
 impl Derived {
     /// This table's rows of `scope`, replaced by its view's.
     pub fn refresh(&self, conn: &Connection, scope: Scope) -> Result<()> {

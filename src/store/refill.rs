@@ -1,8 +1,9 @@
 //! The closing refill of a batch: the stored aggregates (derived.rs) and
 //! statistics of the releases it touched, recomputed once its rows are
-//! committed. Inside the batch's transaction its uncommitted rows weighed
-//! on DuckDB's memory: at a million runs the refill fit only on one
-//! thread. Committed, its heaviest steps fit on two (BENCHMARKS.md).
+//! committed, a step at a time, each step in a transaction of its own: a
+//! step that runs out of memory is tried again with less (`tries`) without
+//! undoing the batch or the steps before it (BENCHMARKS.md, twenty-first
+//! session).
 //!
 //! All or nothing as users see it: the batch's transaction records which
 //! releases wait for their refill (`liftdb_settings.refill_pending`), each
@@ -14,7 +15,7 @@
 use duckdb::{Connection, OptionalExt};
 
 use super::budget::{return_freed_memory, MemoryBudget};
-use super::derived::{Scope, DERIVED};
+use super::derived::{Derived, Scope, DERIVED};
 use crate::ingest::timings::Timings;
 use crate::{Error, Result};
 
@@ -137,30 +138,81 @@ fn widest<'s>(conn: &Connection, scope: Scope<'s>) -> Result<Scope<'s>> {
     Ok(if others == 0 { Scope::Every } else { scope })
 }
 
-/// Each derived table, then the statistics, in a transaction each; the
-/// record of what waits removed last. `budgeted`: DuckDB is held to the
-/// refill's share on one thread (MemoryBudget::refill), and the steps
-/// marked for two threads get two.
+/// What one step of the refill fills.
+#[derive(Clone, Copy)]
+enum Fill {
+    Derived(&'static Derived),
+    LiftStats,
+    AblationAndTrend,
+}
+
+impl Fill {
+    /// The steps in refill order: each stored view (a later one reads an
+    /// earlier table), then lift_stats (it reads lift_rows), then the
+    /// ablation and trend statistics.
+    fn in_order() -> impl Iterator<Item = Fill> {
+        DERIVED
+            .iter()
+            .map(Fill::Derived)
+            .chain([Fill::LiftStats, Fill::AblationAndTrend])
+    }
+
+    /// Its name in the timings.
+    fn name(self) -> &'static str {
+        match self {
+            Fill::Derived(d) => d.table,
+            Fill::LiftStats => "lift_stats",
+            Fill::AblationAndTrend => "ablation + trend stats",
+        }
+    }
+
+    /// Marked for two threads under a budget (derived.rs says which).
+    fn two_threads(self) -> bool {
+        matches!(self, Fill::Derived(d) if d.two_threads)
+    }
+
+    /// Replace the rows of `scope`, in the caller's transaction.
+    fn run(self, conn: &Connection, scope: Scope) -> Result<()> {
+        match self {
+            Fill::Derived(d) => d.refresh(conn, scope),
+            Fill::LiftStats => crate::stats::materialize::refresh(conn, scope).map(drop),
+            Fill::AblationAndTrend => {
+                crate::stats::ablation::refresh(conn, scope)?;
+                crate::stats::trend::refresh(conn, scope).map(drop)
+            }
+        }
+    }
+}
+
+/// Every stored aggregate and statistic of every release, refilled in the
+/// caller's transaction (after a views change: views.rs); nothing waits
+/// afterwards.
+pub fn everything(conn: &Connection) -> Result<()> {
+    for fill in Fill::in_order() {
+        fill.run(conn, Scope::Every)?;
+    }
+    clear(conn)
+}
+
+/// Each step in a transaction of its own, the record of what waits emptied
+/// in the last. `budgeted`: DuckDB is held to the refill's share on one
+/// thread (MemoryBudget::refill), and the steps marked for two threads get
+/// two.
 fn steps(conn: &Connection, scope: Scope, budgeted: bool, clock: &mut Timings) -> Result<()> {
-    for d in DERIVED {
-        let tries = tries(budgeted && d.two_threads, scope);
-        step(conn, &tries, clock, |tx, scope| d.refresh(tx, scope))?;
+    let last = Fill::in_order().count() - 1;
+    for (n, fill) in Fill::in_order().enumerate() {
+        let tries = tries(budgeted && fill.two_threads(), scope);
+        step(conn, &tries, clock, |tx, scope| {
+            fill.run(tx, scope)?;
+            if n == last {
+                clear(tx)?;
+            }
+            Ok(())
+        })?;
         // Each step's freed memory returned before the next one needs its own.
         return_freed_memory();
-        clock.mark(d.table);
+        clock.mark(fill.name());
     }
-    step(conn, &tries(false, scope), clock, |tx, scope| {
-        crate::stats::materialize::refresh(tx, scope).map(drop)
-    })?;
-    return_freed_memory();
-    clock.mark("lift_stats");
-    step(conn, &tries(false, scope), clock, |tx, scope| {
-        crate::stats::ablation::refresh(tx, scope)?;
-        crate::stats::trend::refresh(tx, scope)?;
-        clear(tx)
-    })?;
-    return_freed_memory();
-    clock.mark("ablation + trend stats");
     Ok(())
 }
 

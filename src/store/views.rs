@@ -58,9 +58,8 @@ pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<()> {
     // a migration that re-created a table) refills them, every release at
     // once, under the default budget (left to DuckDB, a million-run store's
     // refill peaked at 3.7 GB). DuckDB's own limits are back afterwards.
-    super::budget::under_default_refill(&tx, || crate::stats::refresh_all(&tx))?;
     // Every release refilled: a batch's refill left waiting is done too.
-    super::refill::clear(&tx)?;
+    super::budget::under_default_refill(&tx, || super::refill::everything(&tx))?;
     let now = format!("{}:{}", views_sha256(), view_count(&tx)?);
     tx.execute(
         "INSERT OR REPLACE INTO liftdb_settings VALUES ('views_sha256', ?)",

@@ -437,7 +437,7 @@ fn statistics_refilled_per_release_equal_a_whole_refresh() {
         .collect();
     assert!(releases.contains(&("b".into(), "a".into())), "{releases:?}");
     let tx = ts.store.conn.unchecked_transaction().unwrap();
-    liftdb::stats::refresh_all(&tx).unwrap();
+    liftdb::store::refill::everything(&tx).unwrap();
     tx.commit().unwrap();
     let whole = snapshot(&ts);
     for ((table, ours), theirs) in tables.iter().zip(&incremental).zip(&whole) {
