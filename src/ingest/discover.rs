@@ -448,8 +448,14 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
         walked.append(walk(&root));
     }
     out.errors.append(&mut walked.errors);
-    let listings = walked.listings;
+    group(walked.listings, &FastMap::default(), &mut out);
+    out
+}
 
+/// The walk's listings as units, added to `out`: loose files in walk order,
+/// then run directories in path order. `above`: loose files found before
+/// these listings, above them (a run directory's adapter may read them).
+fn group(listings: Vec<Listing>, above: &FastMap<PathBuf, FileInfo>, out: &mut Discovery) {
     let mut runs = RunDirs::of(&listings);
     let mut loose_files: FastMap<PathBuf, FileInfo> = FastMap::default();
     let mut nested_names = Interner::default();
@@ -484,6 +490,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
     }
     let mut context = ContextFiles {
         walked: &loose_files,
+        above,
         roots: &out.dir_roots,
         last: None,
     };
@@ -509,7 +516,174 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
     // is one pass over a sorted list.
     run_units.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     out.units.extend(run_units);
-    out
+}
+
+/// How a walk is cut into slices.
+#[derive(Clone, Copy)]
+struct SliceSizes {
+    /// The files a slice aims at: the walk's lists of one slice are held at
+    /// once (some 100 bytes a file), its units only until their change
+    /// check. A million runs' five million files make some twenty slices.
+    files: usize,
+    /// A directory this deep or less with fewer subdirectories than this is
+    /// sliced into them one by one; others have their subdirectories
+    /// walked a share at a time, each whole.
+    depth: usize,
+    few_subdirs: usize,
+}
+
+const SLICES: SliceSizes = SliceSizes {
+    files: 1 << 18,
+    depth: 3,
+    few_subdirs: 16,
+};
+
+/// One slice of a discovery: units found under one directory given
+/// (`root`, its place among the roots walked), with the errors of its walk.
+pub struct Slice {
+    pub root: usize,
+    pub found: Discovery,
+}
+
+/// The directories given and their errors (those that cannot be opened),
+/// after every slice was handed on.
+pub struct SlicedRoots {
+    pub dir_roots: Vec<PathBuf>,
+    pub errors: Vec<IngestErrorRec>,
+}
+
+/// `discover`, a slice at a time: each slice is grouped into units and
+/// handed to `each` before the next is walked, so that what the walk holds
+/// is bounded by a slice, not the tree. The units are those `discover`
+/// finds: a slice is a whole subtree, cut only at directories that cannot
+/// be (or lie inside) a run directory: no marker among their files and no
+/// outputs/ folder. Their own files are loose, and looked up as the context
+/// files of the runs below them.
+pub fn discover_in_slices(
+    paths: &[PathBuf],
+    each: &mut dyn FnMut(Slice) -> crate::Result<()>,
+) -> crate::Result<SlicedRoots> {
+    sliced(paths, SLICES, each)
+}
+
+fn sliced(
+    paths: &[PathBuf],
+    sizes: SliceSizes,
+    each: &mut dyn FnMut(Slice) -> crate::Result<()>,
+) -> crate::Result<SlicedRoots> {
+    let mut head = Discovery::default();
+    let roots = roots_to_walk(paths, &mut head);
+    let mut slicer = Slicer {
+        dir_roots: head.dir_roots.clone(),
+        above: FastMap::default(),
+        files_per_dir: 256.0,
+        sizes,
+        root: 0,
+        each,
+    };
+    for (at, root) in roots.iter().enumerate() {
+        slicer.root = at;
+        match std::fs::symlink_metadata(root) {
+            Ok(meta) if meta.is_dir() => slicer.slice(root, 0)?,
+            _ => slicer.emit(walk(root))?,
+        }
+    }
+    Ok(SlicedRoots {
+        dir_roots: head.dir_roots,
+        errors: head.errors,
+    })
+}
+
+struct Slicer<'e> {
+    dir_roots: Vec<PathBuf>,
+    /// The loose JSON files of the directories sliced so far: the context
+    /// files of the runs below them.
+    above: FastMap<PathBuf, FileInfo>,
+    /// Files a subdirectory held in the last share walked: how many to walk next.
+    files_per_dir: f64,
+    sizes: SliceSizes,
+    root: usize,
+    each: &'e mut dyn FnMut(Slice) -> crate::Result<()>,
+}
+
+impl Slicer<'_> {
+    fn slice(&mut self, dir: &Path, depth: usize) -> crate::Result<()> {
+        let entries = match read_sorted(dir) {
+            Ok(entries) => entries,
+            Err(err) => {
+                return self.emit(Walked {
+                    listings: Vec::new(),
+                    errors: vec![err],
+                })
+            }
+        };
+        let may_be_run = entries.iter().any(|met| match met {
+            Met::File(name, ..) => marks_run_dir(&name.to_string_lossy()),
+            Met::Dir(sub) => sub.file_name().is_some_and(|n| n == "outputs"),
+            _ => false,
+        });
+        if may_be_run {
+            // Its files and folders may all belong to it: walked whole.
+            return self.emit(super::readers::install(|| split_walk(dir, 2)));
+        }
+        let listed: Arc<Path> = Arc::from(dir);
+        let mut own = Walked::default();
+        let mut names = Interner::default();
+        let mut subdirs = Vec::new();
+        for met in entries {
+            match met {
+                Met::Dir(sub) => subdirs.push(sub),
+                other => names.take(&mut own, &listed, other),
+            }
+        }
+        for file in own.listings.iter().flat_map(|l| &l.files) {
+            let path = file.path();
+            if is_json_like(&path) {
+                self.above.insert(path, file.clone());
+            }
+        }
+        self.emit(own)?;
+        if depth < self.sizes.depth && subdirs.len() < self.sizes.few_subdirs {
+            for sub in &subdirs {
+                self.slice(sub, depth + 1)?;
+            }
+            return Ok(());
+        }
+        let mut rest = &subdirs[..];
+        while !rest.is_empty() {
+            let wanted = (self.sizes.files as f64 / self.files_per_dir).ceil() as usize;
+            let (share, after) = rest.split_at(wanted.clamp(1, rest.len()));
+            let parts: Vec<Walked> = super::readers::install(|| {
+                share.par_iter().map(|sub| split_walk(sub, 1)).collect()
+            });
+            let mut walked = Walked::default();
+            for part in parts {
+                walked.append(part);
+            }
+            let files: usize = walked.listings.iter().map(|l| l.files.len()).sum();
+            self.files_per_dir = (files as f64 / share.len() as f64).max(1.0);
+            self.emit(walked)?;
+            rest = after;
+        }
+        Ok(())
+    }
+
+    /// Group what a slice's walk found and hand it on (nothing for an empty one).
+    fn emit(&mut self, walked: Walked) -> crate::Result<()> {
+        if walked.listings.is_empty() && walked.errors.is_empty() {
+            return Ok(());
+        }
+        let mut found = Discovery {
+            dir_roots: self.dir_roots.clone(),
+            errors: walked.errors,
+            ..Discovery::default()
+        };
+        group(walked.listings, &self.above, &mut found);
+        (self.each)(Slice {
+            root: self.root,
+            found,
+        })
+    }
 }
 
 /// The run directories of a walk, in the order it met them: a directory
@@ -601,6 +775,8 @@ pub fn run_dir_again(dir: &Path) -> Option<Unit> {
 /// up once per parent (a million runs had looked them up three million times).
 struct ContextFiles<'a> {
     walked: &'a FastMap<PathBuf, FileInfo>,
+    /// Loose files of directories walked before, above these runs.
+    above: &'a FastMap<PathBuf, FileInfo>,
     roots: &'a [PathBuf],
     /// The last parent looked up, with its files.
     last: Option<(PathBuf, Vec<FileInfo>)>,
@@ -626,7 +802,7 @@ impl ContextFiles<'_> {
                 let ups = rel.matches("../").count();
                 let name = rel.trim_start_matches("../");
                 let path = dir.ancestors().nth(ups)?.join(name);
-                if let Some(info) = self.walked.get(&path) {
+                if let Some(info) = self.walked.get(&path).or_else(|| self.above.get(&path)) {
                     return Some(info.clone());
                 }
                 if self.roots.iter().any(|r| path.starts_with(r)) {
@@ -730,6 +906,170 @@ mod tests {
         assert!(one.errors.is_empty());
         let special = walk(&fifo);
         assert_eq!(special.errors[0].kind, ErrorKind::SpecialFile);
+    }
+
+    /// A unit as compared: kind, path, and each file's path, size and mtime.
+    fn described(unit: &Unit) -> (UnitKind, PathBuf, Vec<(PathBuf, u64, i64)>) {
+        let files = unit.files.iter();
+        let files = files.map(|f| (f.path(), f.size, f.mtime_ns)).collect();
+        (unit.kind, unit.path.to_path_buf(), files)
+    }
+
+    #[test]
+    fn a_walk_in_slices_finds_what_one_walk_of_the_whole_tree_finds() {
+        // Runs at every depth, marked by their own files or by outputs/,
+        // turn-N folders inside a run and alone, a run inside a run, context
+        // files above runs (in the slice and above it), loose files and
+        // others between, a link and a FIFO, many subdirectories (walked a
+        // share at a time), a root that is a run directory, a file by name.
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap().join("tree");
+        let mut rels = vec![
+            "top.json",
+            "README.md",
+            "eval_metadata.json",
+            "x/run-1/timing.json",
+            "a/eval_metadata.json",
+            "a/with_skill/case.json",
+            "a/with_skill/run-1/output.md",
+            "a/with_skill/run-1/trace.jsonl",
+            "a/with_skill/run-2/outputs/metrics.json",
+            "a/with_skill/run-2/outputs/answer.md",
+            "a/with_skill/run-2/zz.txt",
+            "a/zz-report.json",
+            "b/deep/deeper/deepest/run-1/outputs/metrics.json",
+            "b/deep/deeper/deepest/run-1/grading.json",
+            "b/deep/deeper/deepest/case.json",
+            "b/deep/deeper/notes.txt",
+            "f/run-3/timing.json",
+            "f/run-3/turn-1/timing.json",
+            "f/run-3/turn-1/output.md",
+            "g/turn-1/timing.json",
+            "h/run-4/timing.json",
+            "h/run-4/sub/timing.json",
+            "h/run-4/sub/output.md",
+        ];
+        let many: Vec<String> = (0..9)
+            .flat_map(|i| {
+                [
+                    format!("many/s{i}/with_skill/run-1/metadata.json"),
+                    format!("many/s{i}/with_skill/run-1/output.md"),
+                    format!("many/s{i}/case.json"),
+                    format!("many/s{i}/with_skill/case.json"),
+                ]
+            })
+            .collect();
+        rels.extend(many.iter().map(String::as_str));
+        let run_root = std::fs::canonicalize(tmp.path()).unwrap().join("run-9");
+        let mut paths: Vec<PathBuf> = rels.iter().map(|rel| root.join(rel)).collect();
+        paths.extend(
+            ["timing.json", "outputs/answer.md", "turn-2/output.md"].map(|r| run_root.join(r)),
+        );
+        let by_name = std::fs::canonicalize(tmp.path())
+            .unwrap()
+            .join("given.json");
+        paths.push(by_name.clone());
+        for (i, path) in paths.iter().enumerate() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x".repeat(i)).unwrap();
+        }
+        std::os::unix::fs::symlink(root.join("a"), root.join("a/with_skill/link")).unwrap();
+        std::os::unix::fs::symlink(root.join("top.json"), root.join("link.json")).unwrap();
+        let fifo = root.join("many/s3/with_skill/run-1/trace.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success(), "mkfifo");
+        let given = [
+            root.clone(),
+            run_root.clone(),
+            by_name,
+            tmp.path().join("gone"),
+        ];
+
+        let whole = discover(&given);
+        // Slices of one file (a share is one subdirectory): the root's seven
+        // folders sliced one by one, many/'s nine a share at a time.
+        let sizes = SliceSizes {
+            files: 1,
+            depth: 2,
+            few_subdirs: 8,
+        };
+        let mut slices = 0;
+        let mut loose = Vec::new();
+        let mut runs = Vec::new();
+        let mut ignored = Vec::new();
+        let mut errors = Vec::new();
+        let head = sliced(&given, sizes, &mut |slice| {
+            slices += 1;
+            assert_eq!(slice.found.dir_roots, whole.dir_roots);
+            for unit in &slice.found.units {
+                match unit.kind {
+                    UnitKind::LooseFile => loose.push((slice.root, described(unit))),
+                    _ => runs.push(described(unit)),
+                }
+            }
+            ignored.extend(slice.found.ignored.into_iter().map(|p| (slice.root, p)));
+            let walked = slice.found.errors.into_iter();
+            errors.extend(walked.map(|e| (slice.root, PathBuf::from(&e.path), e.kind)));
+            Ok(())
+        })
+        .unwrap();
+        assert!(slices > 12, "{slices} slices");
+        assert_eq!(head.dir_roots, whole.dir_roots);
+        // In the order one walk gives: by root, then path (runs by path).
+        loose.sort_by(|a, b| (a.0, &a.1 .1).cmp(&(b.0, &b.1 .1)));
+        ignored.sort();
+        runs.sort_by(|a, b| a.1.cmp(&b.1));
+        errors.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        let mut sliced_units: Vec<_> = loose.into_iter().map(|(_, u)| u).collect();
+        sliced_units.extend(runs);
+        let whole_units: Vec<_> = whole.units.iter().map(described).collect();
+        assert_eq!(sliced_units, whole_units);
+        let ignored: Vec<PathBuf> = ignored.into_iter().map(|(_, p)| p).collect();
+        assert_eq!(ignored, whole.ignored);
+        let mut sliced_errors: Vec<(PathBuf, ErrorKind)> = head
+            .errors
+            .iter()
+            .map(|e| (PathBuf::from(&e.path), e.kind))
+            .collect();
+        sliced_errors.extend(errors.into_iter().map(|(_, p, k)| (p, k)));
+        let whole_errors: Vec<(PathBuf, ErrorKind)> = whole
+            .errors
+            .iter()
+            .map(|e| (PathBuf::from(&e.path), e.kind))
+            .collect();
+        assert_eq!(sliced_errors, whole_errors);
+
+        // What the tree holds, so the comparison above compares something:
+        // the runs (nested parts inside theirs, a run inside a run, a lone
+        // turn-1), their context files, the errors.
+        let run_paths: Vec<&Path> = whole
+            .units
+            .iter()
+            .filter(|u| u.kind == UnitKind::RunDir)
+            .map(|u| &*u.path)
+            .collect();
+        assert_eq!(run_paths.len(), 9 + 9, "{run_paths:?}");
+        for run in ["g/turn-1", "h/run-4", "h/run-4/sub", "x/run-1", "f/run-3"] {
+            assert!(run_paths.contains(&root.join(run).as_path()), "{run}");
+        }
+        assert!(run_paths.contains(&run_root.as_path()));
+        assert!(!run_paths.contains(&root.join("f/run-3/turn-1").as_path()));
+        let x_run = whole
+            .units
+            .iter()
+            .find(|u| *u.path == *root.join("x/run-1"))
+            .unwrap();
+        let context: Vec<PathBuf> = x_run.files.iter().map(FileInfo::path).collect();
+        assert_eq!(
+            context,
+            [
+                root.join("x/run-1/timing.json"),
+                root.join("eval_metadata.json")
+            ]
+        );
+        let kinds: Vec<ErrorKind> = whole.errors.iter().map(|e| e.kind).collect();
+        assert_eq!(kinds.len(), 4, "{:?}", whole.errors);
+        assert!(kinds.contains(&ErrorKind::SpecialFile));
     }
 
     #[test]

@@ -123,34 +123,56 @@ pub(crate) fn plan(
     opts: &IngestOptions,
     clock: &mut Timings,
 ) -> Result<Plan> {
-    let mut found = discover::discover(paths);
-    let loose_owners: Vec<String> = found
-        .units
-        .iter()
-        .filter(|u| u.kind == UnitKind::LooseFile)
-        .map(|u| u.path.display().to_string())
-        .filter(|owner| known.owners.contains(owner))
-        .collect();
-    let loose_stored = state::owner_files(conn, &loose_owners)?;
-    for unit in found
-        .units
-        .iter_mut()
-        .filter(|u| u.kind == UnitKind::LooseFile)
-    {
-        let owner = unit.path.display().to_string();
-        add_declared_files(unit, loose_stored.get(owner.as_str()));
-    }
-    drop(loose_stored);
-    clock.mark("discover");
-    let mut errors = found.errors;
-    let mut skipped_files = Vec::new();
     // Files named on the command line, canonicalized once.
     let explicit_files: HashSet<PathBuf> = paths
         .iter()
         .filter(|p| p.is_file())
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
-    for path in &found.ignored {
+    let checker = Checker {
+        known,
+        conn,
+        opts,
+        held: HeldBytes::default(),
+        bar: progress_bar(opts.progress, 0, "reading"),
+    };
+    // Each slice of the walk is checked as it is found: an unchanged run
+    // directory's file list is let go at once, so what the walk holds is a
+    // slice's, not the tree's (a million runs' lists were some 700 MiB).
+    let mut found = Found::default();
+    let roots = discover::discover_in_slices(paths, &mut |slice| {
+        clock.mark("discover");
+        found.take(slice, &checker)?;
+        clock.mark("change check");
+        Ok(())
+    })?;
+    checker.bar.finish_and_clear();
+    let Found {
+        mut loose,
+        mut loose_unit_paths,
+        mut runs,
+        mut unchanged_runs,
+        touched,
+        counts,
+        mut ignored,
+        mut walk_errors,
+        owners_found,
+    } = found;
+    // In the order one walk of the whole tree gives: loose files and what
+    // the walk met by root, then path; run directories by path.
+    loose.sort_by(|a, b| (a.0, &a.1.unit.path).cmp(&(b.0, &b.1.unit.path)));
+    loose_unit_paths.sort();
+    ignored.sort();
+    runs.sort_by(|a, b| a.path.cmp(&b.path));
+    unchanged_runs.sort_by(|a, b| a.path.cmp(&b.path));
+    walk_errors.sort_by(|a, b| (a.0, Path::new(&a.1.path)).cmp(&(b.0, Path::new(&b.1.path))));
+    let mut errors = roots.errors;
+    errors.extend(walk_errors.into_iter().map(|(_, e)| e));
+    let loose: Vec<ReadUnit> = loose.into_iter().map(|(_, read)| read).collect();
+    let loose_unit_paths: Vec<Arc<Path>> = loose_unit_paths.into_iter().map(|(_, p)| p).collect();
+
+    let mut skipped_files = Vec::new();
+    for (_, path) in &ignored {
         // A promptfoo CSV alone cannot be read faithfully: say so instead of skipping it.
         if promptfoo::is_results_csv(path) && !promptfoo::has_json_sibling(path) {
             errors.push(IngestErrorRec::new(
@@ -169,31 +191,192 @@ pub(crate) fn plan(
             skipped_files.push(path.display().to_string());
         }
     }
-    let loose_unit_paths: Vec<Arc<Path>> = found
-        .units
-        .iter()
-        .filter(|u| u.kind == UnitKind::LooseFile)
-        .map(|u| u.path.clone())
-        .collect();
-    let roots_with_runs: HashSet<PathBuf> = found
+    let run_paths = || {
+        runs.iter()
+            .map(|u| &*u.path)
+            .chain(unchanged_runs.iter().map(|u| &*u.path))
+    };
+    let roots_with_runs: HashSet<PathBuf> = roots
         .dir_roots
         .iter()
-        .filter(|root| {
-            found
-                .units
-                .iter()
-                .any(|u| u.kind == UnitKind::RunDir && u.path.starts_with(root))
-        })
+        .filter(|root| run_paths().any(|p| p.starts_with(root)))
         .cloned()
         .collect();
-    let units_missing = missing_units(known, &found.units, &found.dir_roots, conn)?;
-    let mut counts = UnitCounts {
-        files_seen: found.units.iter().map(|u| u.files.len()).sum(),
-        ..Default::default()
+    let units_missing = match owners_found == known.owners.len() {
+        // A re-ingest finds every stored owner: none is missing.
+        true => Vec::new(),
+        false => {
+            let found_paths = loose_unit_paths.iter().map(|p| &**p).chain(run_paths());
+            missing_units(found_paths, &roots.dir_roots, conn)?
+        }
     };
+    // The file lists were made on the reading threads: they take back
+    // what this one freed only when asked.
+    crate::memory::give_back_now();
+    let release = match &opts.release {
+        Some(label) => Release {
+            label: label.clone(),
+            source: "--release",
+        },
+        None => {
+            let (label, source) = release::derive(&loose, &runs, &unchanged_runs, known, conn);
+            Release { label, source }
+        }
+    };
+    // A loose file that could not be read stays out, with an error row (run
+    // directories are read again, and reported, when parsed).
+    for read in &loose {
+        for (info, reason) in &read.unreadable {
+            errors.push(IngestErrorRec::unreadable(
+                info.path().display().to_string(),
+                reason,
+            ));
+        }
+    }
+    Ok(Plan {
+        paths: paths.iter().map(|p| p.display().to_string()).collect(),
+        explicit_files,
+        dir_roots: roots.dir_roots,
+        loose_unit_paths,
+        roots_with_runs,
+        loose,
+        runs,
+        unchanged_runs,
+        stale_phantoms: Vec::new(),
+        release,
+        counts,
+        units_missing,
+        touched,
+        skipped_files,
+        errors,
+        limits: opts.limits,
+    })
+}
 
-    let held = HeldBytes::default();
-    let bar = progress_bar(opts.progress, found.units.len(), "reading");
+/// What the change check of every slice found, by kind; the loose files
+/// and what the walk met tagged with their root, to be put in walk order.
+#[derive(Default)]
+struct Found {
+    /// Changed manifests and reports.
+    loose: Vec<(usize, ReadUnit)>,
+    /// Every loose file found, changed or not.
+    loose_unit_paths: Vec<(usize, Arc<Path>)>,
+    /// Changed run directories (a million of them at a first ingest).
+    runs: Vec<Unit>,
+    unchanged_runs: Vec<UnchangedRun>,
+    touched: Vec<(String, i64)>,
+    counts: UnitCounts,
+    ignored: Vec<(usize, PathBuf)>,
+    walk_errors: Vec<(usize, IngestErrorRec)>,
+    /// Units found that the store holds: all of them, when none went missing.
+    owners_found: usize,
+}
+
+/// What a slice's change check reads from.
+struct Checker<'a> {
+    known: &'a StoredState,
+    conn: &'a duckdb::Connection,
+    opts: &'a IngestOptions,
+    held: HeldBytes,
+    bar: indicatif::ProgressBar,
+}
+
+impl Found {
+    /// Check one slice's units and keep what the later stages need of them.
+    fn take(&mut self, slice: discover::Slice, checker: &Checker) -> Result<()> {
+        let discover::Slice {
+            root,
+            found: mut discovery,
+        } = slice;
+        let known = checker.known;
+        let loose_owners: Vec<String> = discovery
+            .units
+            .iter()
+            .filter(|u| u.kind == UnitKind::LooseFile)
+            .map(|u| u.path.display().to_string())
+            .filter(|owner| known.owners.contains(owner))
+            .collect();
+        if !loose_owners.is_empty() {
+            let loose_stored = state::owner_files(checker.conn, &loose_owners)?;
+            for unit in discovery
+                .units
+                .iter_mut()
+                .filter(|u| u.kind == UnitKind::LooseFile)
+            {
+                let owner = unit.path.display().to_string();
+                add_declared_files(unit, loose_stored.get(owner.as_str()));
+            }
+        }
+        self.walk_errors
+            .extend(discovery.errors.into_iter().map(|e| (root, e)));
+        self.ignored
+            .extend(discovery.ignored.into_iter().map(|p| (root, p)));
+        self.loose_unit_paths.extend(
+            discovery
+                .units
+                .iter()
+                .filter(|u| u.kind == UnitKind::LooseFile)
+                .map(|u| (root, u.path.clone())),
+        );
+        self.owners_found += discovery
+            .units
+            .par_iter()
+            .filter(|u| known.owners.contains(&u.path.display().to_string()))
+            .count();
+        self.counts.files_seen += discovery.units.iter().map(|u| u.files.len()).sum::<usize>();
+        checker.bar.inc_length(discovery.units.len() as u64);
+
+        let checks = check_units(discovery.units, checker)?;
+        let changed_runs = checks
+            .iter()
+            .filter(|c| matches!(c, ChangeCheck::Changed(read) if read.unit.kind != UnitKind::LooseFile))
+            .count();
+        self.runs.reserve_exact(changed_runs);
+        for check in checks {
+            match check {
+                ChangeCheck::Changed(read) => {
+                    let owner = read.unit.path.display().to_string();
+                    match known.owners.contains(&owner) {
+                        true => self.counts.replaced += 1,
+                        false => self.counts.added += 1,
+                    }
+                    match read.unit.kind {
+                        UnitKind::LooseFile => self.loose.push((root, read)),
+                        _ => self.runs.push(read.unit),
+                    }
+                }
+                ChangeCheck::Unchanged {
+                    unit,
+                    touched: moved,
+                } => {
+                    self.counts.unchanged += 1;
+                    self.counts.files_unchanged += unit.files.len();
+                    if unit.kind == UnitKind::RunDir {
+                        self.unchanged_runs.push(UnchangedRun {
+                            files: unit.files.len(),
+                            path: unit.path,
+                        });
+                    }
+                    self.touched.extend(moved);
+                }
+            }
+        }
+        // The slice's file lists were made on the reading threads: they
+        // take back what this one freed only when asked.
+        crate::memory::give_back_now();
+        Ok(())
+    }
+}
+
+/// Each unit's change check, in the units' order.
+fn check_units(units: Vec<Unit>, checker: &Checker) -> Result<Vec<ChangeCheck>> {
+    let Checker {
+        known,
+        conn,
+        opts,
+        held,
+        bar,
+    } = checker;
     // A manifest ingested before, for other releases than the one
     // --release names now, defines this release's cases too: read it again
     // (its rows of the other releases stay).
@@ -207,8 +390,7 @@ pub(crate) fn plan(
     };
     // The quick check: a unit whose files print as the stored ones is
     // unchanged, with nothing per file held or looked up.
-    let mut checks: Vec<Option<Result<ChangeCheck, Unit>>> = found
-        .units
+    let mut checks: Vec<Option<std::result::Result<ChangeCheck, Unit>>> = units
         .into_par_iter()
         .map(|unit| {
             let owner = unit.path.to_string_lossy();
@@ -248,7 +430,7 @@ pub(crate) fn plan(
                 let owner = unit.path.display().to_string();
                 let force = new_release(&owner);
                 let check =
-                    read_if_changed(unit, stored.get(owner.as_str()), force, &opts.limits, &held);
+                    read_if_changed(unit, stored.get(owner.as_str()), force, &opts.limits, held);
                 bar.inc(1);
                 (at, check)
             })
@@ -257,93 +439,7 @@ pub(crate) fn plan(
             checks[at] = Some(Ok(check));
         }
     }
-    // Each unit's check in the walk's order, read where it is (a million
-    // collected again were some 100 MB more).
-    let each_check = || checks.iter().flatten().flatten();
-    bar.finish_and_clear();
-    clock.mark("change check");
-
-    // Changed run directories kept as their units alone, in a list sized
-    // once (a million of them, grown by pushes, held up to twice their size).
-    let changed_runs = each_check()
-        .filter(
-            |c| matches!(c, ChangeCheck::Changed(read) if read.unit.kind != UnitKind::LooseFile),
-        )
-        .count();
-    let mut runs: Vec<Unit> = Vec::with_capacity(changed_runs);
-    let mut loose = Vec::new();
-    let mut unchanged_runs = Vec::new();
-    let mut touched = Vec::new();
-    for check in checks.into_iter().flatten().flatten() {
-        match check {
-            ChangeCheck::Changed(read) => {
-                let owner = read.unit.path.display().to_string();
-                match known.owners.contains(&owner) {
-                    true => counts.replaced += 1,
-                    false => counts.added += 1,
-                }
-                match read.unit.kind {
-                    UnitKind::LooseFile => loose.push(read),
-                    _ => runs.push(read.unit),
-                }
-            }
-            ChangeCheck::Unchanged {
-                unit,
-                touched: moved,
-            } => {
-                counts.unchanged += 1;
-                counts.files_unchanged += unit.files.len();
-                if unit.kind == UnitKind::RunDir {
-                    unchanged_runs.push(UnchangedRun {
-                        files: unit.files.len(),
-                        path: unit.path,
-                    });
-                }
-                touched.extend(moved);
-            }
-        }
-    }
-    // The file lists were made on the reading threads: they take back
-    // what this one freed only when asked.
-    crate::memory::give_back_now();
-    let release = match &opts.release {
-        Some(label) => Release {
-            label: label.clone(),
-            source: "--release",
-        },
-        None => {
-            let (label, source) = release::derive(&loose, &runs, &unchanged_runs, known, conn);
-            Release { label, source }
-        }
-    };
-    // A loose file that could not be read stays out, with an error row (run
-    // directories are read again, and reported, when parsed).
-    for read in &loose {
-        for (info, reason) in &read.unreadable {
-            errors.push(IngestErrorRec::unreadable(
-                info.path().display().to_string(),
-                reason,
-            ));
-        }
-    }
-    Ok(Plan {
-        paths: paths.iter().map(|p| p.display().to_string()).collect(),
-        explicit_files,
-        dir_roots: found.dir_roots,
-        loose_unit_paths,
-        roots_with_runs,
-        loose,
-        runs,
-        unchanged_runs,
-        stale_phantoms: Vec::new(),
-        release,
-        counts,
-        units_missing,
-        touched,
-        skipped_files,
-        errors,
-        limits: opts.limits,
-    })
+    Ok(checks.into_iter().flatten().flatten().collect())
 }
 
 impl Plan {
@@ -549,22 +645,14 @@ fn add_declared_files(unit: &mut Unit, stored: Option<&OwnerFiles>) {
 }
 
 /// Units ingested before from under the given directories that are no
-/// longer on disk. Only asked of the store when fewer stored owners were
-/// found than it holds under the paths given (a re-ingest finds them all).
-fn missing_units(
-    known: &StoredState,
-    units: &[Unit],
+/// longer on disk (`found`: every unit found). Only asked of the store when
+/// fewer stored owners were found than it holds under the paths given.
+fn missing_units<'a>(
+    found: impl Iterator<Item = &'a Path>,
     roots: &[PathBuf],
     conn: &duckdb::Connection,
 ) -> Result<Vec<String>> {
-    let found_stored = units
-        .par_iter()
-        .filter(|u| known.owners.contains(&u.path.display().to_string()))
-        .count();
-    if found_stored == known.owners.len() {
-        return Ok(Vec::new());
-    }
-    let seen: HashSet<&Path> = units.iter().map(|u| &*u.path).collect();
+    let seen: HashSet<&Path> = found.collect();
     let mut missing = Vec::new();
     state::each_owner_under(conn, roots, |owner| {
         let path = Path::new(owner);
