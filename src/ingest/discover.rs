@@ -448,14 +448,21 @@ pub fn discover(paths: &[PathBuf]) -> Discovery {
         walked.append(walk(&root));
     }
     out.errors.append(&mut walked.errors);
-    group(walked.listings, &FastMap::default(), &mut out);
+    let roots = out.dir_roots.clone();
+    group(walked.listings, &FastMap::default(), &roots, &mut out);
     out
 }
 
 /// The walk's listings as units, added to `out`: loose files in walk order,
 /// then run directories in path order. `above`: loose files found before
-/// these listings, above them (a run directory's adapter may read them).
-fn group(listings: Vec<Listing>, above: &FastMap<PathBuf, FileInfo>, out: &mut Discovery) {
+/// these listings, above them (a run directory's adapter may read them);
+/// `roots`: the directories walked (a file in them not found is not there).
+fn group(
+    listings: Vec<Listing>,
+    above: &FastMap<PathBuf, FileInfo>,
+    roots: &[PathBuf],
+    out: &mut Discovery,
+) {
     let mut runs = RunDirs::of(&listings);
     let mut loose_files: FastMap<PathBuf, FileInfo> = FastMap::default();
     let mut nested_names = Interner::default();
@@ -491,7 +498,7 @@ fn group(listings: Vec<Listing>, above: &FastMap<PathBuf, FileInfo>, out: &mut D
     let mut context = ContextFiles {
         walked: &loose_files,
         above,
-        roots: &out.dir_roots,
+        roots,
         last: None,
     };
     let mut run_units: Vec<Unit> = runs
@@ -678,7 +685,7 @@ impl Slicer<'_> {
             errors: walked.errors,
             ..Discovery::default()
         };
-        group(walked.listings, &self.above, &mut found);
+        group(walked.listings, &self.above, &self.dir_roots, &mut found);
         (self.each)(Slice {
             root: self.root,
             found,
@@ -766,6 +773,66 @@ pub fn run_dir_again(dir: &Path) -> Option<Unit> {
         .units
         .into_iter()
         .find(|unit| unit.kind == UnitKind::RunDir && *unit.path == *dir)
+}
+
+/// Run directories a walk of `roots` found, whose file lists were let go
+/// after their change check, listed again on the reading threads, in the
+/// order given: each as that walk found it, with the files above it its
+/// adapter reads (what the walk refused is not said again). One gone since,
+/// or no longer a run directory, comes back with no files.
+pub fn run_dirs_again(dirs: &[Arc<Path>], roots: &[PathBuf]) -> Vec<Unit> {
+    let walked: Vec<Walked> = super::readers::install(|| {
+        dirs.par_iter()
+            .map(|dir| {
+                let mut walked = Walked::default();
+                walk_into(dir, &mut walked, &mut Interner::default());
+                walked
+            })
+            .collect()
+    });
+    // The files above them, stat'ed once per parent (runs of one parent are
+    // given one after another) as the walk met them: a link or a FIFO is
+    // not a file there.
+    let mut above: FastMap<PathBuf, FileInfo> = FastMap::default();
+    let mut last_parent = None;
+    for dir in dirs {
+        if dir.parent() == last_parent {
+            continue;
+        }
+        last_parent = dir.parent();
+        for rel in CONTEXT_FILES {
+            let ups = rel.matches("../").count();
+            let Some(base) = dir.ancestors().nth(ups) else {
+                continue;
+            };
+            let path = base.join(rel.trim_start_matches("../"));
+            let walked_there = roots.iter().any(|r| path.starts_with(r));
+            if !walked_there || above.contains_key(&path) {
+                continue;
+            }
+            if let Ok(meta) = std::fs::symlink_metadata(&path) {
+                if meta.is_file() {
+                    above.insert(path.clone(), FileInfo::of(&path, &meta));
+                }
+            }
+        }
+    }
+    dirs.iter()
+        .zip(walked)
+        .map(|(dir, walked)| {
+            let mut found = Discovery::default();
+            group(walked.listings, &above, roots, &mut found);
+            let unit = found
+                .units
+                .into_iter()
+                .find(|u| u.kind == UnitKind::RunDir && u.path == *dir);
+            unit.unwrap_or_else(|| Unit {
+                kind: UnitKind::RunDir,
+                path: dir.clone(),
+                files: Vec::new(),
+            })
+        })
+        .collect()
 }
 
 /// The files above run directories that their adapter reads with them
@@ -915,13 +982,13 @@ mod tests {
         (unit.kind, unit.path.to_path_buf(), files)
     }
 
-    #[test]
-    fn a_walk_in_slices_finds_what_one_walk_of_the_whole_tree_finds() {
-        // Runs at every depth, marked by their own files or by outputs/,
-        // turn-N folders inside a run and alone, a run inside a run, context
-        // files above runs (in the slice and above it), loose files and
-        // others between, a link and a FIFO, many subdirectories (walked a
-        // share at a time), a root that is a run directory, a file by name.
+    /// A tree with runs at every depth, marked by their own files or by
+    /// outputs/, turn-N folders inside a run and alone, a run inside a run,
+    /// context files above runs (in a slice and above it), loose files and
+    /// others between, a link and a FIFO, many subdirectories; and beside it
+    /// a root that is a run directory, a file given by name and a path that
+    /// is not there. (The tree, the paths given, the first root.)
+    fn mixed_tree() -> (tempfile::TempDir, [PathBuf; 4], PathBuf) {
         let tmp = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(tmp.path()).unwrap().join("tree");
         let mut rels = vec![
@@ -978,13 +1045,14 @@ mod tests {
         let fifo = root.join("many/s3/with_skill/run-1/trace.jsonl");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         assert!(made.unwrap().success(), "mkfifo");
-        let given = [
-            root.clone(),
-            run_root.clone(),
-            by_name,
-            tmp.path().join("gone"),
-        ];
+        let given = [root.clone(), run_root, by_name, tmp.path().join("gone")];
+        (tmp, given, root)
+    }
 
+    #[test]
+    fn a_walk_in_slices_finds_what_one_walk_of_the_whole_tree_finds() {
+        let (_tmp, given, root) = mixed_tree();
+        let run_root = given[1].clone();
         let whole = discover(&given);
         // Slices of one file (a share is one subdirectory): the root's seven
         // folders sliced one by one, many/'s nine a share at a time.
@@ -1070,6 +1138,36 @@ mod tests {
         let kinds: Vec<ErrorKind> = whole.errors.iter().map(|e| e.kind).collect();
         assert_eq!(kinds.len(), 4, "{:?}", whole.errors);
         assert!(kinds.contains(&ErrorKind::SpecialFile));
+    }
+
+    #[test]
+    fn run_directories_listed_again_are_the_units_the_walk_found() {
+        let (tmp, given, root) = mixed_tree();
+        let whole = discover(&given);
+        let runs: Vec<&Unit> = whole
+            .units
+            .iter()
+            .filter(|u| u.kind == UnitKind::RunDir)
+            .collect();
+        let mut dirs: Vec<Arc<Path>> = runs.iter().map(|u| u.path.clone()).collect();
+        let gone: Arc<Path> = Arc::from(tmp.path().join("tree/x/run-gone"));
+        dirs.push(gone.clone());
+        let again = run_dirs_again(&dirs, &whole.dir_roots);
+        assert_eq!(again.len(), runs.len() + 1);
+        for (unit, found) in again.iter().zip(&runs) {
+            assert_eq!(described(unit), described(found));
+        }
+        // Context files came from above (x/run-1 reads the root's own).
+        let x_run = again
+            .iter()
+            .find(|u| *u.path == *root.join("x/run-1"))
+            .unwrap();
+        assert_eq!(x_run.files.len(), 2);
+        let last = again.last().unwrap();
+        assert_eq!(
+            (last.kind, &last.path, last.files.len()),
+            (UnitKind::RunDir, &gone, 0)
+        );
     }
 
     #[test]

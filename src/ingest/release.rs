@@ -13,10 +13,10 @@ use std::sync::OnceLock;
 use regex::bytes::Regex;
 use serde_json::Value;
 
-use super::discover::{FileInfo, Unit};
+use super::discover::FileInfo;
 use super::formats::seh::benchmark_stream::stream_from_bytes;
 use super::json::{parse_lenient, Get};
-use super::pipeline::{ReadUnit, UnchangedRun};
+use super::pipeline::{ChangedRun, ReadUnit, UnchangedRun};
 use super::state::{self, StoredState};
 use duckdb::Connection;
 
@@ -158,44 +158,67 @@ fn release_by_path_suffix(run_base: &Path, conn: &Connection) -> crate::Result<O
 #[derive(Clone, Copy)]
 enum Changed<'a> {
     Loose(&'a ReadUnit),
-    Run(&'a Unit),
+    Run(&'a ChangedRun),
 }
 
 impl<'a> Changed<'a> {
     fn path(self) -> &'a Path {
         match self {
             Changed::Loose(read) => &read.unit.path,
-            Changed::Run(unit) => &unit.path,
+            Changed::Run(run) => run.path(),
         }
     }
 
-    /// Its files, each with the bytes kept (empty when none were).
-    fn listed(self) -> Box<dyn Iterator<Item = (&'a FileInfo, &'a [u8])> + 'a> {
+    /// Its files, each with the bytes kept (none for a run directory, whose
+    /// files are listed again if they were let go).
+    fn listed(self, roots: &[PathBuf]) -> Vec<(FileInfo, &'a [u8])> {
         match self {
-            Changed::Loose(read) if !read.contents.is_empty() => {
-                Box::new(read.contents.iter().map(|(f, b, _)| (f, b.as_slice())))
-            }
-            Changed::Loose(read) => Box::new(read.unit.files.iter().map(|f| (f, &[][..]))),
-            Changed::Run(unit) => Box::new(unit.files.iter().map(|f| (f, &[][..]))),
+            Changed::Loose(read) if !read.contents.is_empty() => read
+                .contents
+                .iter()
+                .map(|(f, b, _)| (f.clone(), b.as_slice()))
+                .collect(),
+            Changed::Loose(read) => read
+                .unit
+                .files
+                .iter()
+                .map(|f| (f.clone(), &[][..]))
+                .collect(),
+            Changed::Run(run) => run.files(roots).into_iter().map(|f| (f, &[][..])).collect(),
         }
     }
+
+    /// Whether a file of it can tell a release by its bytes alone (its
+    /// run_base or generated_at): a run directory's files are not kept, so
+    /// only one too large to have been read whole is read here (`witness`).
+    fn may_witness(self) -> bool {
+        match self {
+            Changed::Loose(_) => true,
+            Changed::Run(run) => run.has_file_of(stream_from_bytes()),
+        }
+    }
+}
+
+/// What a batch without --release derives its release from.
+pub struct Given<'a> {
+    pub loose: &'a [ReadUnit],
+    pub runs: &'a [ChangedRun],
+    pub unchanged_runs: &'a [UnchangedRun],
+    /// The directories walked.
+    pub roots: &'a [PathBuf],
 }
 
 /// The release of a batch without --release: the first rule that finds
 /// one, over the changed units in plan order (loose files, then run
 /// directories).
-pub fn derive(
-    loose: &[ReadUnit],
-    runs: &[Unit],
-    unchanged_runs: &[UnchangedRun],
-    known: &StoredState,
-    conn: &Connection,
-) -> (String, &'static str) {
+pub fn derive(given: &Given, known: &StoredState, conn: &Connection) -> (String, &'static str) {
+    let roots = given.roots;
     let changed = || {
-        loose
+        given
+            .loose
             .iter()
             .map(Changed::Loose)
-            .chain(runs.iter().map(Changed::Run))
+            .chain(given.runs.iter().map(Changed::Run))
     };
     for unit in changed() {
         let owner = unit.path().display().to_string();
@@ -203,9 +226,9 @@ pub fn derive(
             return (release.to_string(), "previous ingest");
         }
     }
-    for unit in changed() {
-        for (info, bytes) in unit.listed() {
-            let bytes = witness(info, bytes);
+    for unit in changed().filter(|u| u.may_witness()) {
+        for (info, bytes) in unit.listed(roots) {
+            let bytes = witness(&info, bytes);
             if let Some(release) = graded_runs_release(&info.path(), &bytes, conn) {
                 return (release, "graded runs");
             }
@@ -219,7 +242,7 @@ pub fn derive(
         if !in_treatment {
             continue;
         }
-        for (info, _) in unit.listed() {
+        for (info, _) in unit.listed(roots) {
             if info.name() == "metadata.json" {
                 // Run directory bytes are not kept after the change check.
                 let Ok(bytes) = std::fs::read(info.path()) else {
@@ -237,8 +260,8 @@ pub fn derive(
             }
         }
     }
-    for unit in changed() {
-        for (info, bytes) in unit.listed() {
+    for unit in changed().filter(|u| u.may_witness()) {
+        for (info, bytes) in unit.listed(roots) {
             let name = info.name().to_string_lossy();
             if !(name.ends_with(".json") || name.ends_with(".json.gz")) {
                 continue;
@@ -246,14 +269,15 @@ pub fn derive(
             let date = match bytes.is_empty() {
                 false => parse_lenient(bytes).ok().as_ref().and_then(date_of),
                 // A report too large to hold: its generated_at from the head.
-                true => streamed_generated_at(&witness(info, bytes)),
+                true => streamed_generated_at(&witness(&info, bytes)),
             };
             if let Some(date) = date {
                 return (format!("run-{date}"), "generated_at");
             }
         }
     }
-    let given_runs_release = unchanged_runs
+    let given_runs_release = given
+        .unchanged_runs
         .iter()
         .find_map(|u| known.owners.release(&u.path.display().to_string()));
     if let Some(release) = given_runs_release {

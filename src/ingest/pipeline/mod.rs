@@ -22,7 +22,7 @@ use crate::store::Store;
 use crate::Result;
 
 pub use super::release::DEFAULT_RELEASE;
-pub(crate) use plan::{ReadUnit, UnchangedRun};
+pub(crate) use plan::{ChangedRun, ReadUnit, UnchangedRun};
 pub use summary::{ErrorLine, GradingCounts, IngestSummary, LayoutCounts};
 
 #[derive(Debug, Clone, Default)]

@@ -33,6 +33,67 @@ pub(crate) struct ReadUnit {
     pub(crate) unreadable: Vec<(FileInfo, crate::ingest::errors::ReadError)>,
 }
 
+/// A changed run directory as the plan holds it until its chunk is parsed.
+pub(crate) enum ChangedRun {
+    /// Found by the walk: its file list let go after the change check (a
+    /// first ingest of a million runs held 600 bytes a run), made again a
+    /// chunk ahead of its parse (`discover::run_dirs_again`).
+    Found {
+        path: Arc<Path>,
+        /// Bytes of its files, and of the largest one.
+        bytes: u64,
+        largest: u64,
+    },
+    /// Listed already: graded again (listed anew), or a phantom (no files).
+    Listed(Unit),
+}
+
+impl ChangedRun {
+    pub(crate) fn path(&self) -> &Arc<Path> {
+        match self {
+            ChangedRun::Found { path, .. } => path,
+            ChangedRun::Listed(unit) => &unit.path,
+        }
+    }
+
+    /// Its files, listed again if they were let go.
+    pub(crate) fn files(&self, roots: &[PathBuf]) -> Vec<FileInfo> {
+        match self {
+            ChangedRun::Found { path, .. } => {
+                let again = discover::run_dirs_again(std::slice::from_ref(path), roots);
+                again.into_iter().flat_map(|unit| unit.files).collect()
+            }
+            ChangedRun::Listed(unit) => unit.files.clone(),
+        }
+    }
+
+    /// Whether a file of it may be too large to have been read whole.
+    pub(crate) fn has_file_of(&self, bytes: u64) -> bool {
+        match self {
+            ChangedRun::Found { largest, .. } => *largest >= bytes,
+            ChangedRun::Listed(unit) => unit.files.iter().any(|f| f.size >= bytes),
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        match self {
+            ChangedRun::Found { bytes, .. } => *bytes,
+            ChangedRun::Listed(unit) => unit.files.iter().map(|f| f.size).sum(),
+        }
+    }
+}
+
+impl From<Unit> for ChangedRun {
+    /// A changed run directory found by the walk, its files let go.
+    fn from(unit: Unit) -> ChangedRun {
+        ChangedRun::Found {
+            bytes: unit.files.iter().map(|f| f.size).sum(),
+            largest: unit.files.iter().map(|f| f.size).max().unwrap_or(0),
+            path: unit.path,
+        }
+    }
+}
+
 /// A run directory unchanged on disk: its file list is let go after the
 /// change check (5.3M files at a million runs) and made again for the few
 /// graded again.
@@ -83,9 +144,9 @@ pub(crate) struct Plan {
     pub(crate) roots_with_runs: HashSet<PathBuf>,
     /// Changed manifests and reports (with the bytes the change check read).
     pub(crate) loose: Vec<ReadUnit>,
-    /// Changed run directories: their files are read when their chunk is
-    /// parsed, so a unit is all a million of them hold here.
-    pub(crate) runs: Vec<Unit>,
+    /// Changed run directories: their files are listed and read when their
+    /// chunk is parsed, so a path is all a million of them hold here.
+    pub(crate) runs: Vec<ChangedRun>,
     /// Run directories unchanged on disk (they may still need grading again).
     pub(crate) unchanged_runs: Vec<UnchangedRun>,
     /// Stored phantom runs whose variant now has a directory or is no longer requested.
@@ -106,13 +167,8 @@ impl Plan {
     /// Bytes on disk of the changed units' files: what this batch writes
     /// rows from (the store grows by less than this).
     pub(crate) fn changed_bytes(&self) -> u64 {
-        self.loose
-            .iter()
-            .map(|read| &read.unit)
-            .chain(&self.runs)
-            .flat_map(|unit| &unit.files)
-            .map(|f| f.size)
-            .sum()
+        let loose = self.loose.iter().flat_map(|read| &read.unit.files);
+        loose.map(|f| f.size).sum::<u64>() + self.runs.iter().map(ChangedRun::bytes).sum::<u64>()
     }
 }
 
@@ -163,7 +219,7 @@ pub(crate) fn plan(
     loose.sort_by(|a, b| (a.0, &a.1.unit.path).cmp(&(b.0, &b.1.unit.path)));
     loose_unit_paths.sort();
     ignored.sort();
-    runs.sort_by(|a, b| a.path.cmp(&b.path));
+    runs.sort_by(|a, b| a.path().cmp(b.path()));
     unchanged_runs.sort_by(|a, b| a.path.cmp(&b.path));
     walk_errors.sort_by(|a, b| (a.0, Path::new(&a.1.path)).cmp(&(b.0, Path::new(&b.1.path))));
     let mut errors = roots.errors;
@@ -193,7 +249,7 @@ pub(crate) fn plan(
     }
     let run_paths = || {
         runs.iter()
-            .map(|u| &*u.path)
+            .map(|u| &**u.path())
             .chain(unchanged_runs.iter().map(|u| &*u.path))
     };
     let roots_with_runs: HashSet<PathBuf> = roots
@@ -219,7 +275,13 @@ pub(crate) fn plan(
             source: "--release",
         },
         None => {
-            let (label, source) = release::derive(&loose, &runs, &unchanged_runs, known, conn);
+            let given = release::Given {
+                loose: &loose,
+                runs: &runs,
+                unchanged_runs: &unchanged_runs,
+                roots: &roots.dir_roots,
+            };
+            let (label, source) = release::derive(&given, known, conn);
             Release { label, source }
         }
     };
@@ -262,7 +324,7 @@ struct Found {
     /// Every loose file found, changed or not.
     loose_unit_paths: Vec<(usize, Arc<Path>)>,
     /// Changed run directories (a million of them at a first ingest).
-    runs: Vec<Unit>,
+    runs: Vec<ChangedRun>,
     unchanged_runs: Vec<UnchangedRun>,
     touched: Vec<(String, i64)>,
     counts: UnitCounts,
@@ -342,7 +404,8 @@ impl Found {
                     }
                     match read.unit.kind {
                         UnitKind::LooseFile => self.loose.push((root, read)),
-                        _ => self.runs.push(read.unit),
+                        // Its list let go: made again a chunk ahead of its parse.
+                        _ => self.runs.push(ChangedRun::from(read.unit)),
                     }
                 }
                 ChangeCheck::Unchanged {
@@ -448,7 +511,7 @@ impl Plan {
     /// `runs`: the changed run directories, taken from the plan.
     pub(crate) fn doomed_units<'a>(
         &'a self,
-        runs: &'a [Unit],
+        runs: &'a [ChangedRun],
         replaced_loose: &'a [String],
         prune: bool,
     ) -> impl Iterator<Item = String> + 'a {
@@ -459,7 +522,7 @@ impl Plan {
         replaced_loose
             .iter()
             .cloned()
-            .chain(runs.iter().map(|unit| unit.path.display().to_string()))
+            .chain(runs.iter().map(|run| run.path().display().to_string()))
             .chain(self.stale_phantoms.iter().cloned())
             .chain(missing.iter().cloned())
     }
@@ -526,8 +589,9 @@ impl Plan {
                     self.counts.unchanged -= 1;
                     self.counts.files_unchanged -= run.files;
                     self.counts.regraded += 1;
-                    // Read (and hashed) when its chunk is parsed, like a new directory.
-                    self.runs.push(unit);
+                    // Listed and read (and hashed) when its chunk is parsed,
+                    // like a new directory.
+                    self.runs.push(ChangedRun::from(unit));
                 }
                 None => keep.push(run),
             }
@@ -545,7 +609,7 @@ impl Plan {
         let paths = self
             .runs
             .iter()
-            .map(|unit| &*unit.path)
+            .map(|run| &**run.path())
             .chain(self.unchanged_runs.iter().map(|u| &*u.path));
         // A variant's runs come one after another and share their root:
         // worked out once for them (a million runs have 200,000 variants).
@@ -580,7 +644,8 @@ impl Plan {
             }
         }
         self.counts.phantoms += phantoms.len();
-        self.runs.append(&mut phantoms);
+        self.runs
+            .extend(phantoms.into_iter().map(ChangedRun::Listed));
         let unrequested = known.phantoms.iter().filter(|p| {
             let p = Path::new(p);
             p.parent().is_some_and(|root| roots.contains(root))

@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::plan::Plan;
+use super::plan::{ChangedRun, Plan};
 use super::progress::progress_bar;
 use super::IngestOptions;
-use crate::ingest::discover::{Unit, UnitKind};
+use crate::ingest::discover::{self, Unit, UnitKind};
 use crate::ingest::errors::{ErrorKind, IngestErrorRec};
 use crate::ingest::formats;
 use crate::ingest::json;
@@ -132,18 +132,32 @@ struct Chunks<T> {
     rest: Vec<T>,
 }
 
-impl Chunks<Unit> {
-    /// The files of the `n` directories `next` would give, where they are
-    /// (with their sizes).
-    fn files_of_next(&self, n: usize) -> Vec<(std::path::PathBuf, u64)> {
-        let ahead = &self.rest[self.rest.len().saturating_sub(n)..];
-        ahead
-            .iter()
-            .rev()
-            .flat_map(|unit| &unit.files)
-            .map(|f| (f.path(), f.size))
-            .collect()
-    }
+/// A chunk's run directories with their files, those let go after the
+/// change check listed again (on the reading threads), in plan order.
+fn listed(chunk: Vec<ChangedRun>, roots: &[std::path::PathBuf]) -> Vec<Unit> {
+    let found: Vec<Arc<Path>> = chunk
+        .iter()
+        .filter(|run| matches!(run, ChangedRun::Found { .. }))
+        .map(|run| run.path().clone())
+        .collect();
+    let mut again = discover::run_dirs_again(&found, roots).into_iter();
+    chunk
+        .into_iter()
+        .map(|run| match run {
+            ChangedRun::Listed(unit) => unit,
+            ChangedRun::Found { path, .. } => again.next().unwrap_or(Unit {
+                kind: UnitKind::RunDir,
+                path,
+                files: Vec::new(),
+            }),
+        })
+        .collect()
+}
+
+/// Every file of `units`, where it is, with its size.
+fn files_of(units: &[Unit]) -> Vec<(std::path::PathBuf, u64)> {
+    let files = units.iter().flat_map(|unit| &unit.files);
+    files.map(|f| (f.path(), f.size)).collect()
 }
 
 impl<T> Chunks<T> {
@@ -168,7 +182,7 @@ impl<T> Chunks<T> {
 /// chunk's units (paths, file lists) are freed once it is written.
 pub(super) fn parse_and_append(
     plan: &Plan,
-    runs: Vec<Unit>,
+    runs: Vec<ChangedRun>,
     ctx: &RunContext,
     conn: &Connection,
     mut batch: Option<&mut BatchWriter>,
@@ -198,7 +212,7 @@ pub(super) fn parse_and_append(
     let mut out = RunDirs::default();
     let mut replaced: HashSet<u64> = runs
         .iter()
-        .map(|unit| dir_hash(&unit.path.display().to_string()))
+        .map(|run| dir_hash(&run.path().display().to_string()))
         .collect();
     replaced.extend(plan.stale_phantoms.iter().map(|p| dir_hash(p)));
     if opts.prune {
@@ -215,15 +229,30 @@ pub(super) fn parse_and_append(
         stored_dirs: HashMap::new(),
         named: HashSet::new(),
     };
+    let roots = &plan.dir_roots[..];
     std::thread::scope(|scope| -> Result<()> {
         let mut units = Chunks::new(runs);
         let parse_chunk = &parse_chunk;
+        let mut listing_ahead: Option<std::thread::ScopedJoinHandle<Vec<Unit>>> = None;
         let mut spawn_next = || {
-            let chunk = units.next(RUN_CHUNK);
-            // The chunk after it is read into the page cache meanwhile, on
-            // the reading threads: its parse then waits on no disk.
-            let ahead = units.files_of_next(RUN_CHUNK);
-            scope.spawn(move || crate::ingest::readers::prefetch(&ahead));
+            let chunk = match listing_ahead.take() {
+                Some(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                None => listed(units.next(RUN_CHUNK), roots),
+            };
+            // The chunk after it is listed again and read into the page
+            // cache meanwhile, on the reading threads: its parse then waits
+            // on no disk (and on the reading ahead not at all).
+            let next = units.next(RUN_CHUNK);
+            if !next.is_empty() {
+                listing_ahead = Some(scope.spawn(move || {
+                    let ahead = listed(next, roots);
+                    let files = files_of(&ahead);
+                    scope.spawn(move || crate::ingest::readers::prefetch(&files));
+                    ahead
+                }));
+            }
             (!chunk.is_empty()).then(|| {
                 scope.spawn(move || {
                     let parsed = parse_chunk(&chunk);
@@ -272,6 +301,20 @@ fn parse_one(
     redact: bool,
     limits: &json::ReadLimits,
 ) -> ParsedRun {
+    if unit.kind == UnitKind::RunDir && unit.files.is_empty() {
+        // The walk found it with a file at least: it was gone, or no longer
+        // a run directory, when listed again to be read.
+        return ParsedRun {
+            shas: HashMap::new(),
+            read_errors: Vec::new(),
+            outcome: Parsed::Rejected(vec![IngestErrorRec::new(
+                unit.path.display().to_string(),
+                ErrorKind::Unreadable,
+                "this run directory was gone, or held no run's files, when it was read after the walk found it; its rows stored before are removed: ingest again once it is back",
+            )]),
+            rows: Vec::new(),
+        };
+    }
     let (files, shas, read_errors) = load_run_files(unit, limits);
     let outcome = match unit.kind {
         UnitKind::Phantom => formats::seh::run_dir::parse_phantom(&unit.path, ctx),
