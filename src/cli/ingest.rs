@@ -54,7 +54,7 @@ pub struct IngestArgs {
     /// Memory budget (MiB) for the whole process: while runs are parsed DuckDB is held to what
     /// liftdb's own lists leave of it, at most half (the open batch spills to disk past that),
     /// and to five eighths for the refill of the aggregates once the batch commits (run_rows on
-    /// two threads, the rest on one). The default held a million-run ingest to 982 MiB; at
+    /// two threads, the rest on one). The default held a million-run ingest to 960 MiB; at
     /// 100,000 runs it takes the wall of no budget at 0.37x the peak. 0 leaves DuckDB's own limit (80% of RAM). Out of its share, the
     /// batch rolls back (store unchanged) and says so.
     #[arg(long, default_value_t = DEFAULT_MEMORY_MB, env = "LIFTDB_MEMORY_MB")]

@@ -566,18 +566,19 @@ pub struct SlicedRoots {
 /// be (or lie inside) a run directory: no marker among their files and no
 /// outputs/ folder. Their own files are loose, and looked up as the context
 /// files of the runs below them.
-pub fn discover_in_slices(
+/// `each` may fail with an error of its own: the walk then stops with it.
+pub fn discover_in_slices<E>(
     paths: &[PathBuf],
-    each: &mut dyn FnMut(Slice) -> crate::Result<()>,
-) -> crate::Result<SlicedRoots> {
+    each: &mut dyn FnMut(Slice) -> Result<(), E>,
+) -> Result<SlicedRoots, E> {
     sliced(paths, SLICES, each)
 }
 
-fn sliced(
+fn sliced<E>(
     paths: &[PathBuf],
     sizes: SliceSizes,
-    each: &mut dyn FnMut(Slice) -> crate::Result<()>,
-) -> crate::Result<SlicedRoots> {
+    each: &mut dyn FnMut(Slice) -> Result<(), E>,
+) -> Result<SlicedRoots, E> {
     let mut head = Discovery::default();
     let roots = roots_to_walk(paths, &mut head);
     let mut slicer = Slicer {
@@ -601,7 +602,7 @@ fn sliced(
     })
 }
 
-struct Slicer<'e> {
+struct Slicer<'e, E> {
     dir_roots: Vec<PathBuf>,
     /// The loose JSON files of the directories sliced so far: the context
     /// files of the runs below them.
@@ -610,11 +611,11 @@ struct Slicer<'e> {
     files_per_dir: f64,
     sizes: SliceSizes,
     root: usize,
-    each: &'e mut dyn FnMut(Slice) -> crate::Result<()>,
+    each: &'e mut dyn FnMut(Slice) -> Result<(), E>,
 }
 
-impl Slicer<'_> {
-    fn slice(&mut self, dir: &Path, depth: usize) -> crate::Result<()> {
+impl<E> Slicer<'_, E> {
+    fn slice(&mut self, dir: &Path, depth: usize) -> Result<(), E> {
         let entries = match read_sorted(dir) {
             Ok(entries) => entries,
             Err(err) => {
@@ -676,7 +677,7 @@ impl Slicer<'_> {
     }
 
     /// Group what a slice's walk found and hand it on (nothing for an empty one).
-    fn emit(&mut self, walked: Walked) -> crate::Result<()> {
+    fn emit(&mut self, walked: Walked) -> Result<(), E> {
         if walked.listings.is_empty() && walked.errors.is_empty() {
             return Ok(());
         }
@@ -1066,7 +1067,7 @@ mod tests {
         let mut runs = Vec::new();
         let mut ignored = Vec::new();
         let mut errors = Vec::new();
-        let head = sliced(&given, sizes, &mut |slice| {
+        let head = sliced::<()>(&given, sizes, &mut |slice| {
             slices += 1;
             assert_eq!(slice.found.dir_roots, whole.dir_roots);
             for unit in &slice.found.units {

@@ -196,7 +196,7 @@ pub(crate) fn plan(
     // directory's file list is let go at once, so what the walk holds is a
     // slice's, not the tree's (a million runs' lists were some 700 MiB).
     let mut found = Found::default();
-    let roots = discover::discover_in_slices(paths, &mut |slice| {
+    let roots = discover::discover_in_slices::<crate::Error>(paths, &mut |slice| {
         clock.mark("discover");
         found.take(slice, &checker)?;
         clock.mark("change check");
