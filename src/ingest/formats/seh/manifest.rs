@@ -1,6 +1,8 @@
 //! The suite manifest `evals/shared-benchmark.json` (docs/harnesses.md §C.1): the
 //! skill, its arms, and each case's split, kind and assertions.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::SOURCE_FORMAT;
@@ -137,13 +139,19 @@ pub fn parse(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut
 /// case per dataset row, id `<id>-<row id or 1-based index>`, every `{key}`
 /// in its strings replaced by the row's cells (plain replace, in row order).
 /// A template naming no usable dataset is an error for that case alone (the
-/// harness stops there).
-fn materialize_dataset_cases(doc: &Value, path: &str, records: &mut Records) -> Vec<Value> {
+/// harness stops there). A case with no template is the document's own (a
+/// copy of every case was as large as the parsed manifest again: 33,334
+/// cases at a million runs).
+fn materialize_dataset_cases<'d>(
+    doc: &'d Value,
+    path: &str,
+    records: &mut Records,
+) -> Vec<Cow<'d, Value>> {
     use crate::grade::pyvalue::str_of;
     let cases = doc
         .get("cases")
         .and_then(Value::as_array)
-        .cloned()
+        .map(Vec::as_slice)
         .unwrap_or_default();
     let datasets = doc.get("datasets").and_then(Value::as_object);
     let mut out = Vec::with_capacity(cases.len());
@@ -152,7 +160,7 @@ fn materialize_dataset_cases(doc: &Value, path: &str, records: &mut Records) -> 
             .get("template")
             .filter(|t| crate::ingest::json::truthy(Some(t)))
         else {
-            out.push(case);
+            out.push(Cow::Borrowed(case));
             continue;
         };
         let dataset_id = str_of(template);
@@ -171,7 +179,7 @@ fn materialize_dataset_cases(doc: &Value, path: &str, records: &mut Records) -> 
         };
         for (i, row) in rows.iter().enumerate() {
             let row = row.as_object().expect("rows are objects");
-            let Value::Object(fields) = &case else {
+            let Value::Object(fields) = case else {
                 continue;
             };
             let mut materialized: serde_json::Map<String, Value> = fields
@@ -186,7 +194,7 @@ fn materialize_dataset_cases(doc: &Value, path: &str, records: &mut Records) -> 
             let case_id = case.get("id").map(str_of).unwrap_or_else(|| "None".into());
             materialized.insert("id".into(), Value::String(format!("{case_id}-{row_id}")));
             materialized.insert("dataset".into(), Value::String(dataset_id.clone()));
-            out.push(Value::Object(materialized));
+            out.push(Cow::Owned(Value::Object(materialized)));
         }
     }
     out
