@@ -441,7 +441,9 @@ fn roots_to_walk(paths: &[PathBuf], out: &mut Discovery) -> Vec<PathBuf> {
 /// them (foldhash: hashbrown's own hasher; no adversary picks these keys).
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-pub fn discover(paths: &[PathBuf]) -> Discovery {
+/// One walk of the whole tree: what the sliced walk is held to.
+#[cfg(test)]
+fn discover(paths: &[PathBuf]) -> Discovery {
     let mut out = Discovery::default();
     let mut walked = Walked::default();
     for root in roots_to_walk(paths, &mut out) {
@@ -766,16 +768,6 @@ impl RunDirs {
     }
 }
 
-/// A run directory found before, listed again (its file list was let go):
-/// its files as a walk of the tree finds them, those above it its adapter
-/// reads included. None if it is no longer a run directory.
-pub fn run_dir_again(dir: &Path) -> Option<Unit> {
-    discover(&[dir.to_path_buf()])
-        .units
-        .into_iter()
-        .find(|unit| unit.kind == UnitKind::RunDir && *unit.path == *dir)
-}
-
 /// Run directories a walk of `roots` found, whose file lists were let go
 /// after their change check, listed again on the reading threads, in the
 /// order given: each as that walk found it, with the files above it its
@@ -801,12 +793,7 @@ pub fn run_dirs_again(dirs: &[Arc<Path>], roots: &[PathBuf]) -> Vec<Unit> {
             continue;
         }
         last_parent = dir.parent();
-        for rel in CONTEXT_FILES {
-            let ups = rel.matches("../").count();
-            let Some(base) = dir.ancestors().nth(ups) else {
-                continue;
-            };
-            let path = base.join(rel.trim_start_matches("../"));
+        for path in context_paths(dir) {
             let walked_there = roots.iter().any(|r| path.starts_with(r));
             if !walked_there || above.contains_key(&path) {
                 continue;
@@ -834,6 +821,19 @@ pub fn run_dirs_again(dirs: &[Arc<Path>], roots: &[PathBuf]) -> Vec<Unit> {
             })
         })
         .collect()
+}
+
+/// Where the files above a run directory that its adapter reads would be
+/// (`CONTEXT_FILES`).
+fn context_paths(dir: &Path) -> impl Iterator<Item = PathBuf> + '_ {
+    CONTEXT_FILES.iter().filter_map(|rel| {
+        let ups = rel.matches("../").count();
+        Some(
+            dir.ancestors()
+                .nth(ups)?
+                .join(rel.trim_start_matches("../")),
+        )
+    })
 }
 
 /// The files above run directories that their adapter reads with them
@@ -864,12 +864,8 @@ impl ContextFiles<'_> {
     }
 
     fn look_up(&self, dir: &Path) -> Vec<FileInfo> {
-        CONTEXT_FILES
-            .iter()
-            .filter_map(|rel| {
-                let ups = rel.matches("../").count();
-                let name = rel.trim_start_matches("../");
-                let path = dir.ancestors().nth(ups)?.join(name);
+        context_paths(dir)
+            .filter_map(|path| {
                 if let Some(info) = self.walked.get(&path).or_else(|| self.above.get(&path)) {
                     return Some(info.clone());
                 }

@@ -97,6 +97,7 @@ impl From<Unit> for ChangedRun {
 /// A run directory unchanged on disk: its file list is let go after the
 /// change check (5.3M files at a million runs) and made again for the few
 /// graded again.
+#[derive(Clone)]
 pub(crate) struct UnchangedRun {
     pub(crate) path: Arc<Path>,
     /// How many files it was found with.
@@ -388,13 +389,7 @@ impl Found {
         self.counts.files_seen += discovery.units.iter().map(|u| u.files.len()).sum::<usize>();
         checker.bar.inc_length(discovery.units.len() as u64);
 
-        let checks = check_units(discovery.units, checker)?;
-        let changed_runs = checks
-            .iter()
-            .filter(|c| matches!(c, ChangeCheck::Changed(read) if read.unit.kind != UnitKind::LooseFile))
-            .count();
-        self.runs.reserve_exact(changed_runs);
-        for check in checks {
+        for check in check_units(discovery.units, checker)? {
             match check {
                 ChangeCheck::Changed(read) => {
                     let owner = read.unit.path.display().to_string();
@@ -574,26 +569,23 @@ impl Plan {
             std::mem::take(&mut self.unchanged_runs)
                 .into_iter()
                 .partition(|run| moved.contains(&run.path.display().to_string()));
-        // Listed again, as the walk found them (all of them when a
-        // manifest's every case moved); one gone since is left as stored.
-        let listed: Vec<(UnchangedRun, Option<Unit>)> = regrade
-            .into_par_iter()
-            .map(|run| {
-                let unit = discover::run_dir_again(&run.path);
-                (run, unit)
-            })
-            .collect();
-        for (run, unit) in listed {
-            match unit {
-                Some(unit) => {
-                    self.counts.unchanged -= 1;
-                    self.counts.files_unchanged -= run.files;
-                    self.counts.regraded += 1;
-                    // Listed and read (and hashed) when its chunk is parsed,
-                    // like a new directory.
-                    self.runs.push(ChangedRun::from(unit));
+        // Listed again as the walk found them, a share at a time (all of
+        // them when a manifest's every case moved); one gone since, or no
+        // longer a run directory, is left as stored.
+        for share in regrade.chunks(REGRADES_LISTED_AT_ONCE) {
+            let paths: Vec<Arc<Path>> = share.iter().map(|run| run.path.clone()).collect();
+            let listed = discover::run_dirs_again(&paths, &self.dir_roots);
+            for (run, unit) in share.iter().zip(listed) {
+                if unit.files.is_empty() {
+                    keep.push(run.clone());
+                    continue;
                 }
-                None => keep.push(run),
+                self.counts.unchanged -= 1;
+                self.counts.files_unchanged -= run.files;
+                self.counts.regraded += 1;
+                // Listed and read (and hashed) when its chunk is parsed,
+                // like a new directory.
+                self.runs.push(ChangedRun::from(unit));
             }
         }
         self.unchanged_runs = keep;
@@ -728,6 +720,10 @@ fn missing_units<'a>(
     missing.sort();
     Ok(missing)
 }
+
+/// Run directories graded again that are listed at once to see they are
+/// still there (their lists are let go before the next share).
+const REGRADES_LISTED_AT_ONCE: usize = 4096;
 
 /// Units whose stored files are loaded at once for the exact check.
 const OWNERS_CHECKED_AT_ONCE: usize = 65_536;
