@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::dir_entries::{classify, kind_of, read_sorted, Met, OpenAt};
 use super::errors::{ErrorKind, IngestErrorRec};
 use super::kernel::run_files::{marks_run_dir, CONTEXT_FILES};
 
@@ -68,12 +69,6 @@ fn is_json_like(path: &Path) -> bool {
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
     name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".jsonl")
-}
-
-/// A FIFO, socket or device node.
-fn is_special(kind: std::fs::FileType) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    kind.is_fifo() || kind.is_socket() || kind.is_block_device() || kind.is_char_device()
 }
 
 fn is_nested_run_part(dir: &Path) -> bool {
@@ -195,12 +190,15 @@ impl Walked {
 fn walk(root: &Path) -> Walked {
     let mut out = Walked::default();
     match std::fs::symlink_metadata(root) {
-        Ok(meta) if meta.is_dir() => return super::readers::install(|| split_walk(root, 2)),
+        Ok(meta) if meta.is_dir() => {
+            return super::readers::install(|| split_walk(root, OpenAt::Path, 2))
+        }
         // A file given by name.
         Ok(meta) => {
             let parent: Arc<Path> = Arc::from(root.parent().unwrap_or(Path::new("")));
             let name = root.file_name().unwrap_or(root.as_os_str()).to_os_string();
-            let met = classify(&parent, name, meta.file_type(), || Ok(meta));
+            let stat = |_: &OsStr| Ok((meta.len(), mtime_ns(&meta)));
+            let met = classify(&parent, name, kind_of(meta.file_type()), stat);
             Interner::default().take(&mut out, &parent, met);
         }
         Err(err) => out.errors.push(IngestErrorRec::new(
@@ -212,120 +210,31 @@ fn walk(root: &Path) -> Walked {
     out
 }
 
-/// What a walk meets in a directory.
-enum Met {
-    /// A regular file: its name, size and modification time.
-    File(OsString, u64, i64),
-    Dir(PathBuf),
-    /// What liftdb will not open, with the reason.
-    Refused(IngestErrorRec),
-    /// Anything else (a kind of entry no filesystem here has): passed over.
-    Other,
-}
-
-/// The entries of `dir` in name order, each file stat'ed by its name in the
-/// open directory (`DirEntry::metadata` is `statx(dirfd, name)`), as `find`
-/// does: a stat by whole path looks every component up again, and a warm
-/// walk spent most of its time there (1.6x `find` on a million runs). All
-/// are read before any subdirectory is walked, so a walk holds one
-/// directory open at a time however deep the tree.
-fn read_sorted(dir: &Path) -> Result<Vec<Met>, IngestErrorRec> {
-    let entries = std::fs::read_dir(dir).map_err(|err| {
-        IngestErrorRec::new(
-            dir.display().to_string(),
-            ErrorKind::Unreadable,
-            format!("cannot list this directory: {err}"),
-        )
-    })?;
-    let mut named = Vec::new();
-    let mut refused = Vec::new();
-    for entry in entries {
-        match entry {
-            Ok(entry) => named.push((entry.file_name(), entry)),
-            Err(err) => refused.push(Met::Refused(IngestErrorRec::new(
-                dir.display().to_string(),
-                ErrorKind::Unreadable,
-                format!("cannot list an entry of this directory: {err}"),
-            ))),
-        }
-    }
-    named.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let mut met: Vec<Met> = named
-        .into_iter()
-        .map(|(name, entry)| match entry.file_type() {
-            Ok(kind) => classify(dir, name, kind, || entry.metadata()),
-            Err(err) => refused_for(&dir.join(name), ErrorKind::Unreadable, err.to_string()),
-        })
-        .collect();
-    met.append(&mut refused);
-    Ok(met)
-}
-
-/// An entry `name` of `dir` by its kind: a file stat'ed (`stat`), a
-/// directory to walk, or the error row of what liftdb will not open. The
-/// entry's whole path is made only for the last two (not five million times).
-fn classify(
-    dir: &Path,
-    name: OsString,
-    kind: std::fs::FileType,
-    stat: impl FnOnce() -> std::io::Result<std::fs::Metadata>,
-) -> Met {
-    let path = || dir.join(&name);
-    if kind.is_file() {
-        match stat() {
-            Ok(meta) => Met::File(name, meta.len(), mtime_ns(&meta)),
-            Err(err) => refused_for(&path(), ErrorKind::Unreadable, err.to_string()),
-        }
-    } else if kind.is_dir() {
-        Met::Dir(path())
-    } else if is_special(kind) {
-        refused_for(
-            &path(),
-            ErrorKind::SpecialFile,
-            "not a regular file (a FIFO, socket or device): never opened, since reading one can block forever",
-        )
-    } else if kind.is_symlink() {
-        refused_for(
-            &path(),
-            ErrorKind::SymlinkNotFollowed,
-            "symbolic link not followed: liftdb reads only the files inside the paths it is given (link the target's directory in explicitly to ingest it)",
-        )
-    } else {
-        Met::Other
-    }
-}
-
-fn refused_for(path: &Path, kind: ErrorKind, reason: impl Into<String>) -> Met {
-    Met::Refused(IngestErrorRec::new(
-        path.display().to_string(),
-        kind,
-        reason,
-    ))
-}
-
 /// The files under `dir` in name order: a directory `levels` deep or less
 /// has its entries walked in parallel, each part in name order.
-fn split_walk(dir: &Path, levels: usize) -> Walked {
+fn split_walk(dir: &Path, at: OpenAt, levels: usize) -> Walked {
     let mut out = Walked::default();
     if levels == 0 {
-        walk_into(dir, &mut out, &mut Interner::default());
+        walk_into(dir, at, &mut out, &mut Interner::default());
         return out;
     }
-    let entries = match read_sorted(dir) {
-        Ok(entries) => entries,
+    let mut listed = match read_sorted(dir, at) {
+        Ok(listed) => listed,
         Err(err) => {
             out.errors.push(err);
             return out;
         }
     };
-    let listed: Arc<Path> = Arc::from(dir);
+    let entries = std::mem::take(&mut listed.entries);
+    let fd = listed.fd();
+    let here: Arc<Path> = Arc::from(dir);
     let parts: Vec<Walked> = entries
         .into_par_iter()
         .map(|met| match met {
-            Met::Dir(sub) => split_walk(&sub, levels - 1),
+            Met::Dir(sub) => split_walk(&sub, OpenAt::Parent(fd), levels - 1),
             other => {
                 let mut one = Walked::default();
-                Interner::default().take(&mut one, &listed, other);
+                Interner::default().take(&mut one, &here, other);
                 one
             }
         })
@@ -337,16 +246,16 @@ fn split_walk(dir: &Path, levels: usize) -> Walked {
 }
 
 /// The files under `dir` in name order, on this thread.
-fn walk_into(dir: &Path, out: &mut Walked, names: &mut Interner) {
-    let entries = match read_sorted(dir) {
-        Ok(entries) => entries,
+fn walk_into(dir: &Path, at: OpenAt, out: &mut Walked, names: &mut Interner) {
+    let mut listed = match read_sorted(dir, at) {
+        Ok(listed) => listed,
         Err(err) => return out.errors.push(err),
     };
-    let listed: Arc<Path> = Arc::from(dir);
-    for met in entries {
+    let here: Arc<Path> = Arc::from(dir);
+    for met in std::mem::take(&mut listed.entries) {
         match met {
-            Met::Dir(sub) => walk_into(&sub, out, names),
-            other => names.take(out, &listed, other),
+            Met::Dir(sub) => walk_into(&sub, OpenAt::Parent(listed.fd()), out, names),
+            other => names.take(out, &here, other),
         }
     }
 }
@@ -594,7 +503,7 @@ fn sliced<E>(
     for (at, root) in roots.iter().enumerate() {
         slicer.root = at;
         match std::fs::symlink_metadata(root) {
-            Ok(meta) if meta.is_dir() => slicer.slice(root, 0)?,
+            Ok(meta) if meta.is_dir() => slicer.slice(root, OpenAt::Path, 0)?,
             _ => slicer.emit(walk(root))?,
         }
     }
@@ -617,9 +526,9 @@ struct Slicer<'e, E> {
 }
 
 impl<E> Slicer<'_, E> {
-    fn slice(&mut self, dir: &Path, depth: usize) -> Result<(), E> {
-        let entries = match read_sorted(dir) {
-            Ok(entries) => entries,
+    fn slice(&mut self, dir: &Path, at: OpenAt, depth: usize) -> Result<(), E> {
+        let mut listed = match read_sorted(dir, at) {
+            Ok(listed) => listed,
             Err(err) => {
                 return self.emit(Walked {
                     listings: Vec::new(),
@@ -627,6 +536,7 @@ impl<E> Slicer<'_, E> {
                 })
             }
         };
+        let entries = std::mem::take(&mut listed.entries);
         let may_be_run = entries.iter().any(|met| match met {
             Met::File(name, ..) => marks_run_dir(&name.to_string_lossy()),
             Met::Dir(sub) => sub.file_name().is_some_and(|n| n == "outputs"),
@@ -634,16 +544,16 @@ impl<E> Slicer<'_, E> {
         });
         if may_be_run {
             // Its files and folders may all belong to it: walked whole.
-            return self.emit(super::readers::install(|| split_walk(dir, 2)));
+            return self.emit(super::readers::install(|| split_walk(dir, at, 2)));
         }
-        let listed: Arc<Path> = Arc::from(dir);
+        let here: Arc<Path> = Arc::from(dir);
         let mut own = Walked::default();
         let mut names = Interner::default();
         let mut subdirs = Vec::new();
         for met in entries {
             match met {
                 Met::Dir(sub) => subdirs.push(sub),
-                other => names.take(&mut own, &listed, other),
+                other => names.take(&mut own, &here, other),
             }
         }
         for file in own.listings.iter().flat_map(|l| &l.files) {
@@ -655,16 +565,20 @@ impl<E> Slicer<'_, E> {
         self.emit(own)?;
         if depth < self.sizes.depth && subdirs.len() < self.sizes.few_subdirs {
             for sub in &subdirs {
-                self.slice(sub, depth + 1)?;
+                self.slice(sub, OpenAt::Parent(listed.fd()), depth + 1)?;
             }
             return Ok(());
         }
+        let fd = listed.fd();
         let mut rest = &subdirs[..];
         while !rest.is_empty() {
             let wanted = (self.sizes.files as f64 / self.files_per_dir).ceil() as usize;
             let (share, after) = rest.split_at(wanted.clamp(1, rest.len()));
             let parts: Vec<Walked> = super::readers::install(|| {
-                share.par_iter().map(|sub| split_walk(sub, 1)).collect()
+                share
+                    .par_iter()
+                    .map(|sub| split_walk(sub, OpenAt::Parent(fd), 1))
+                    .collect()
             });
             let mut walked = Walked::default();
             for part in parts {
@@ -778,7 +692,7 @@ pub fn run_dirs_again(dirs: &[Arc<Path>], roots: &[PathBuf]) -> Vec<Unit> {
         dirs.par_iter()
             .map(|dir| {
                 let mut walked = Walked::default();
-                walk_into(dir, &mut walked, &mut Interner::default());
+                walk_into(dir, OpenAt::Path, &mut walked, &mut Interner::default());
                 walked
             })
             .collect()

@@ -2,6 +2,7 @@
 //! records (available without the store, for fuzzing), and with the `store`
 //! feature the pipeline that writes them as one batch per call.
 
+mod dir_entries;
 pub mod discover;
 pub mod errors;
 pub mod formats;
