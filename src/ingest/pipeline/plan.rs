@@ -381,19 +381,14 @@ impl Found {
                 .filter(|u| u.kind == UnitKind::LooseFile)
                 .map(|u| (root, u.path.clone())),
         );
-        self.owners_found += discovery
-            .units
-            .par_iter()
-            .filter(|u| known.owners.contains(&u.path.display().to_string()))
-            .count();
         self.counts.files_seen += discovery.units.iter().map(|u| u.files.len()).sum::<usize>();
         checker.bar.inc_length(discovery.units.len() as u64);
 
-        for check in check_units(discovery.units, checker)? {
+        for Checked { check, stored } in check_units(discovery.units, checker)? {
+            self.owners_found += usize::from(stored);
             match check {
                 ChangeCheck::Changed(read) => {
-                    let owner = read.unit.path.display().to_string();
-                    match known.owners.contains(&owner) {
+                    match stored {
                         true => self.counts.replaced += 1,
                         false => self.counts.added += 1,
                     }
@@ -426,8 +421,15 @@ impl Found {
     }
 }
 
+/// A unit's change check, and whether the store holds it: looked up once
+/// (each lookup hashes the unit's path; a million runs were looked up twice).
+struct Checked {
+    check: ChangeCheck,
+    stored: bool,
+}
+
 /// Each unit's change check, in the units' order.
-fn check_units(units: Vec<Unit>, checker: &Checker) -> Result<Vec<ChangeCheck>> {
+fn check_units(units: Vec<Unit>, checker: &Checker) -> Result<Vec<Checked>> {
     let Checker {
         known,
         conn,
@@ -448,20 +450,25 @@ fn check_units(units: Vec<Unit>, checker: &Checker) -> Result<Vec<ChangeCheck>> 
     };
     // The quick check: a unit whose files print as the stored ones is
     // unchanged, with nothing per file held or looked up.
-    let mut checks: Vec<Option<std::result::Result<ChangeCheck, Unit>>> = units
+    let (mut checks, stored): (
+        Vec<Option<std::result::Result<ChangeCheck, Unit>>>,
+        Vec<bool>,
+    ) = units
         .into_par_iter()
         .map(|unit| {
             let owner = unit.path.to_string_lossy();
-            if new_release(&owner) || known.owners.print(&owner) != Some(print_of(&unit)) {
-                return Some(Err(unit));
+            let print = known.owners.print(&owner);
+            if new_release(&owner) || print != Some(print_of(&unit)) {
+                return (Some(Err(unit)), print.is_some());
             }
             bar.inc(1);
-            Some(Ok(ChangeCheck::Unchanged {
+            let unchanged = ChangeCheck::Unchanged {
                 unit,
                 touched: Vec::new(),
-            }))
+            };
+            (Some(Ok(unchanged)), true)
         })
-        .collect();
+        .unzip();
     // The others checked exactly against their stored files, loaded a
     // share of owners at a time, each result put in its unit's place.
     let mut pending: Vec<usize> = (0..checks.len())
@@ -478,8 +485,8 @@ fn check_units(units: Vec<Unit>, checker: &Checker) -> Result<Vec<ChangeCheck>> 
             .collect();
         let owners: Vec<String> = share
             .iter()
+            .filter(|(at, _)| stored[*at])
             .map(|(_, unit)| unit.path.display().to_string())
-            .filter(|owner| known.owners.contains(owner))
             .collect();
         let stored = state::owner_files(conn, &owners)?;
         let done: Vec<(usize, ChangeCheck)> = share
@@ -497,7 +504,13 @@ fn check_units(units: Vec<Unit>, checker: &Checker) -> Result<Vec<ChangeCheck>> 
             checks[at] = Some(Ok(check));
         }
     }
-    Ok(checks.into_iter().flatten().flatten().collect())
+    let checks = checks.into_iter().zip(stored);
+    Ok(checks
+        .filter_map(|(check, stored)| match check {
+            Some(Ok(check)) => Some(Checked { check, stored }),
+            _ => None,
+        })
+        .collect())
 }
 
 impl Plan {
