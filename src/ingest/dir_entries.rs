@@ -36,16 +36,13 @@ pub(super) enum Met {
     Other,
 }
 
-/// A directory read: its entries, and the directory kept open so that its
-/// subdirectories are opened from it (`OpenAt::Parent(listed.fd())`).
-pub(super) struct Listed {
-    open: Dir,
-    pub(super) entries: Vec<Met>,
-}
+/// A directory kept open while its subdirectories are walked, so that they
+/// are opened from it (`OpenAt::Parent(open.fd())`).
+pub(super) struct OpenDir(Dir);
 
-impl Listed {
+impl OpenDir {
     pub(super) fn fd(&self) -> BorrowedFd<'_> {
-        self.open.fd().expect("an open directory has a descriptor")
+        self.0.fd().expect("an open directory has a descriptor")
     }
 }
 
@@ -53,7 +50,7 @@ impl Listed {
 /// in the open directory). All are read before any subdirectory is walked;
 /// the directory stays open while the caller walks them, so a walk holds
 /// one directory open a level of the tree.
-pub(super) fn read_sorted(dir: &Path, at: OpenAt) -> Result<Listed, IngestErrorRec> {
+pub(super) fn read_sorted(dir: &Path, at: OpenAt) -> Result<(OpenDir, Vec<Met>), IngestErrorRec> {
     let cannot_list = |err: rustix::io::Errno| {
         IngestErrorRec::new(
             dir.display().to_string(),
@@ -115,7 +112,7 @@ pub(super) fn read_sorted(dir: &Path, at: OpenAt) -> Result<Listed, IngestErrorR
         })
         .collect();
     entries.append(&mut refused);
-    Ok(Listed { open, entries })
+    Ok((OpenDir(open), entries))
 }
 
 /// A file's size and modification time, by its name in the open directory.
@@ -136,7 +133,7 @@ fn stat_at(dir: BorrowedFd, name: &std::ffi::OsStr) -> std::io::Result<(u64, i64
 /// A modification time in ns since the epoch, as `FileInfo::of` makes it
 /// from std's `Metadata` (0 before the epoch): the change check compares the
 /// two.
-pub(super) fn nanos_since_epoch(secs: i64, nanos: u32) -> i64 {
+fn nanos_since_epoch(secs: i64, nanos: u32) -> i64 {
     match u64::try_from(secs) {
         Ok(secs) => (secs as u128 * 1_000_000_000 + nanos as u128) as i64,
         Err(_) => 0,
@@ -175,21 +172,6 @@ pub(super) fn classify(
     }
 }
 
-/// The kind of an entry std's metadata gives (a root given by name).
-pub(super) fn kind_of(kind: std::fs::FileType) -> FileType {
-    use std::os::unix::fs::FileTypeExt;
-    match () {
-        _ if kind.is_file() => FileType::RegularFile,
-        _ if kind.is_dir() => FileType::Directory,
-        _ if kind.is_symlink() => FileType::Symlink,
-        _ if kind.is_fifo() => FileType::Fifo,
-        _ if kind.is_socket() => FileType::Socket,
-        _ if kind.is_block_device() => FileType::BlockDevice,
-        _ if kind.is_char_device() => FileType::CharacterDevice,
-        _ => FileType::Unknown,
-    }
-}
-
 fn refused_for(path: &Path, kind: ErrorKind, reason: impl Into<String>) -> Met {
     Met::Refused(IngestErrorRec::new(
         path.display().to_string(),
@@ -210,14 +192,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("metadata.json");
         std::fs::write(&file, b"{\"a\": 1}").unwrap();
-        let listed = read_sorted(dir.path(), OpenAt::Path).unwrap();
+        let (_, entries) = read_sorted(dir.path(), OpenAt::Path).unwrap();
         let meta = std::fs::symlink_metadata(&file).unwrap();
         let since = meta
             .modified()
             .unwrap()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap();
-        match &listed.entries[..] {
+        match &entries[..] {
             [Met::File(name, size, mtime)] => {
                 assert_eq!(name, "metadata.json");
                 assert_eq!(*size, meta.len());
@@ -235,10 +217,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("run/outputs")).unwrap();
         std::fs::write(dir.path().join("run/outputs/answer.md"), b"x").unwrap();
-        let parent = read_sorted(dir.path(), OpenAt::Path).unwrap();
+        let (parent, _) = read_sorted(dir.path(), OpenAt::Path).unwrap();
         let run = dir.path().join("run");
-        let from_parent = read_sorted(&run, OpenAt::Parent(parent.fd())).unwrap();
-        assert!(matches!(&from_parent.entries[..], [Met::Dir(p)] if p.ends_with("run/outputs")));
+        let (_, entries) = read_sorted(&run, OpenAt::Parent(parent.fd())).unwrap();
+        assert!(matches!(&entries[..], [Met::Dir(p)] if p.ends_with("run/outputs")));
 
         std::fs::rename(&run, dir.path().join("elsewhere")).unwrap();
         std::os::unix::fs::symlink(dir.path().join("elsewhere"), &run).unwrap();

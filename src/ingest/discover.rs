@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rustix::fs::FileType;
 
-use super::dir_entries::{classify, kind_of, read_sorted, Met, OpenAt};
+use super::dir_entries::{classify, read_sorted, Met, OpenAt};
 use super::errors::{ErrorKind, IngestErrorRec};
 use super::kernel::run_files::{marks_run_dir, CONTEXT_FILES};
 
@@ -198,7 +199,8 @@ fn walk(root: &Path) -> Walked {
             let parent: Arc<Path> = Arc::from(root.parent().unwrap_or(Path::new("")));
             let name = root.file_name().unwrap_or(root.as_os_str()).to_os_string();
             let stat = |_: &OsStr| Ok((meta.len(), mtime_ns(&meta)));
-            let met = classify(&parent, name, kind_of(meta.file_type()), stat);
+            let kind = FileType::from_raw_mode(std::os::unix::fs::MetadataExt::mode(&meta));
+            let met = classify(&parent, name, kind, stat);
             Interner::default().take(&mut out, &parent, met);
         }
         Err(err) => out.errors.push(IngestErrorRec::new(
@@ -218,15 +220,14 @@ fn split_walk(dir: &Path, at: OpenAt, levels: usize) -> Walked {
         walk_into(dir, at, &mut out, &mut Interner::default());
         return out;
     }
-    let mut listed = match read_sorted(dir, at) {
+    let (open, entries) = match read_sorted(dir, at) {
         Ok(listed) => listed,
         Err(err) => {
             out.errors.push(err);
             return out;
         }
     };
-    let entries = std::mem::take(&mut listed.entries);
-    let fd = listed.fd();
+    let fd = open.fd();
     let here: Arc<Path> = Arc::from(dir);
     let parts: Vec<Walked> = entries
         .into_par_iter()
@@ -247,14 +248,14 @@ fn split_walk(dir: &Path, at: OpenAt, levels: usize) -> Walked {
 
 /// The files under `dir` in name order, on this thread.
 fn walk_into(dir: &Path, at: OpenAt, out: &mut Walked, names: &mut Interner) {
-    let mut listed = match read_sorted(dir, at) {
+    let (open, entries) = match read_sorted(dir, at) {
         Ok(listed) => listed,
         Err(err) => return out.errors.push(err),
     };
     let here: Arc<Path> = Arc::from(dir);
-    for met in std::mem::take(&mut listed.entries) {
+    for met in entries {
         match met {
-            Met::Dir(sub) => walk_into(&sub, OpenAt::Parent(listed.fd()), out, names),
+            Met::Dir(sub) => walk_into(&sub, OpenAt::Parent(open.fd()), out, names),
             other => names.take(out, &here, other),
         }
     }
@@ -527,7 +528,7 @@ struct Slicer<'e, E> {
 
 impl<E> Slicer<'_, E> {
     fn slice(&mut self, dir: &Path, at: OpenAt, depth: usize) -> Result<(), E> {
-        let mut listed = match read_sorted(dir, at) {
+        let (open, entries) = match read_sorted(dir, at) {
             Ok(listed) => listed,
             Err(err) => {
                 return self.emit(Walked {
@@ -536,7 +537,6 @@ impl<E> Slicer<'_, E> {
                 })
             }
         };
-        let entries = std::mem::take(&mut listed.entries);
         let may_be_run = entries.iter().any(|met| match met {
             Met::File(name, ..) => marks_run_dir(&name.to_string_lossy()),
             Met::Dir(sub) => sub.file_name().is_some_and(|n| n == "outputs"),
@@ -565,11 +565,11 @@ impl<E> Slicer<'_, E> {
         self.emit(own)?;
         if depth < self.sizes.depth && subdirs.len() < self.sizes.few_subdirs {
             for sub in &subdirs {
-                self.slice(sub, OpenAt::Parent(listed.fd()), depth + 1)?;
+                self.slice(sub, OpenAt::Parent(open.fd()), depth + 1)?;
             }
             return Ok(());
         }
-        let fd = listed.fd();
+        let fd = open.fd();
         let mut rest = &subdirs[..];
         while !rest.is_empty() {
             let wanted = (self.sizes.files as f64 / self.files_per_dir).ceil() as usize;
