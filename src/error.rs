@@ -32,6 +32,11 @@ pub enum Error {
     #[error("batch {batch_id} is stored, but refilling the aggregates reports read failed ({detail}); the next liftdb command to open the store refills them (`liftdb check` does it now)")]
     AggregatesWaiting { batch_id: i64, detail: String },
 
+    /// An open found the stored aggregates waiting (a batch's refill or a
+    /// views change's not done) and could not refill them (refill.rs).
+    #[error("store {path}: its stored aggregates wait for a refill, and refilling them failed ({detail}); its runs are kept, and the next liftdb command to open it tries again (`liftdb check` does it now); until then a report may miss rows")]
+    AggregatesNotRefilled { path: String, detail: String },
+
     #[error("store {path} is damaged (DuckDB: {detail}); `liftdb check` says what is affected, and the run trees it was ingested from can rebuild it: liftdb --db {path} rebuild --out NEW.duckdb")]
     Corrupt { path: String, detail: String },
 

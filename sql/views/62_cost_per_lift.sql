@@ -8,13 +8,10 @@ CREATE OR REPLACE MACRO cost_per_lift_in(releases) AS TABLE
 -- Each run's four quantities folded into one row, joined once per arm: no
 -- per-pair fold of cost_pairs (at a million runs that fold, keyed by a
 -- string per pair and quantity, needed 571 MB on one thread; this needs 350).
--- The pairs from the stored runs (run_rows), held once: left for the planner
--- to inline, the two joins below ran out of the refill's 640 MiB at a million
--- runs; held, they fit, and the pairs are not worked out anew from runs_in
--- (a million runs' refill step 28.7 -> 20.6 s).
-WITH p AS MATERIALIZED (
+WITH p AS (
     SELECT *, coalesce(with_scorable AND control_scorable, false) AS both_scorable
-    FROM pairs_in(releases) WHERE control_arm = 'without_skill'
+    -- The pairs worked out anew, not from run_rows (20_pairs.sql says why).
+    FROM pairs_over(releases, false) WHERE control_arm = 'without_skill'
 ),
 per_run AS MATERIALIZED (
     SELECT run_id,

@@ -10,7 +10,8 @@
 //! release's rows only, so a batch refills the releases it touched: each view
 //! is `SELECT * FROM <view>_in(NULL)`, and `<view>_in(releases)` reads only
 //! the runs of the releases listed. The runs are worked out once, into
-//! run_rows, and every later aggregate reads them there (`run_rows_in`):
+//! run_rows, and every later aggregate but cost_per_lift reads them there
+//! (`run_rows_in`; sql/views/20_pairs.sql says why not that one):
 //! recomputing them per aggregate was most of the end of a million-run batch.
 
 use duckdb::Connection;
@@ -28,9 +29,9 @@ pub struct Derived {
     pub comments_from: Option<&'static str>,
     /// Refilled on two threads under a memory budget (refill.rs): run_rows
     /// fit the refill's 640 MiB at a million runs on two, in a third of the
-    /// time. cost_per_lift_rows did not (it ran out after 13 s, then took 21
-    /// on one); the others' ordered list aggregates keep a state per thread
-    /// DuckDB cannot spill, and two threads saved them a few seconds at most.
+    /// time. cost_per_lift_rows did not; the others' ordered list
+    /// aggregates keep a state per thread DuckDB cannot spill, and two
+    /// threads saved them a few seconds at most.
     pub two_threads: bool,
 }
 

@@ -64,13 +64,17 @@ pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
             path: path.to_path_buf(),
         });
     }
-    views::ensure_views(&conn, migrated).map_err(|e| in_store(path, e))?;
+    let views_changed = views::ensure_views(&conn, migrated).map_err(|e| in_store(path, e))?;
     if refill::waiting(&conn)? != refill::Waiting::Nothing {
-        eprintln!(
-            "liftdb: {}: the last batch's stored aggregates were not refilled (its ingest stopped first): refilling them now",
-            path.display()
-        );
-        refill::finish_waiting(&conn).map_err(|e| in_store(path, e))?;
+        // After a views change every release waits, as expected: said only
+        // when a batch's (or an upgrade's) refill was left unfinished.
+        if !views_changed {
+            eprintln!(
+                "liftdb: {}: the stored aggregates wait for a refill (an ingest or an upgrade stopped before it was done): refilling them now",
+                path.display()
+            );
+        }
+        refill::finish_waiting(&conn).map_err(|e| refill_failed(path, e))?;
     }
     crate::stats::sql_functions::register(&conn)?;
     Ok(Store {
@@ -242,6 +246,22 @@ pub fn is_out_of_memory(e: &Error) -> bool {
 }
 
 /// A DuckDB failure while opening the store, in liftdb's words.
+/// A refill on open that failed: the steps done are committed, so not
+/// "nothing was written"; a full disk or a damaged file is still said so.
+fn refill_failed(path: &Path, e: Error) -> Error {
+    match in_store(path, e) {
+        Error::OutOfMemory { detail, .. } => Error::AggregatesNotRefilled {
+            path: path.display().to_string(),
+            detail,
+        },
+        Error::Db(db) => Error::AggregatesNotRefilled {
+            path: path.display().to_string(),
+            detail: crate::error::duckdb_text(&db),
+        },
+        other => other,
+    }
+}
+
 fn in_store(path: &Path, e: Error) -> Error {
     match e {
         Error::Db(db) => classify_db_error(path, db),

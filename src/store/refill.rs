@@ -62,14 +62,27 @@ pub fn mark_waiting(tx: &Connection, releases: &[String]) -> Result<()> {
         }
         Waiting::Every => None,
     };
-    let value = match labels {
-        Some(labels) => serde_json::to_string(&labels)
-            .map_err(|e| Error::Invalid(format!("recording the releases to refill: {e}")))?,
-        None => "every release".into(),
-    };
+    match labels {
+        Some(labels) => {
+            let value = serde_json::to_string(&labels)
+                .map_err(|e| Error::Invalid(format!("recording the releases to refill: {e}")))?;
+            record_waiting(tx, &value)
+        }
+        None => mark_every_waiting(tx),
+    }
+}
+
+/// In the caller's transaction: every release waits for its refill (the
+/// views were re-created, their tables empty).
+pub fn mark_every_waiting(tx: &Connection) -> Result<()> {
+    // Not a list of labels: `waiting` reads it as every release.
+    record_waiting(tx, "every release")
+}
+
+fn record_waiting(tx: &Connection, value: &str) -> Result<()> {
     tx.execute(
         "INSERT OR REPLACE INTO liftdb_settings VALUES (?, ?)",
-        [PENDING, value.as_str()],
+        [PENDING, value],
     )?;
     Ok(())
 }
@@ -86,8 +99,9 @@ pub fn clear(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// Refill what waits, if anything, under the default budget (as the
-/// refill after a views change): when a store is opened.
+/// Refill what waits, if anything (a batch's refill that did not finish,
+/// or every release after a views change), a step at a time under the
+/// default budget: when a store is opened.
 pub fn finish_waiting(conn: &Connection) -> Result<bool> {
     let labels = match waiting(conn)? {
         Waiting::Nothing => return Ok(false),
@@ -185,8 +199,8 @@ impl Fill {
 }
 
 /// Every stored aggregate and statistic of every release, refilled in the
-/// caller's transaction (after a views change: views.rs); nothing waits
-/// afterwards.
+/// caller's transaction (tests compare a batch's refill with it); nothing
+/// waits afterwards.
 pub fn everything(conn: &Connection) -> Result<()> {
     for fill in Fill::in_order() {
         fill.run(conn, Scope::Every)?;

@@ -38,35 +38,33 @@ pub fn current(conn: &Connection) -> Result<bool> {
     Ok(stored.as_deref() == Some(wanted.as_str()))
 }
 
-/// Re-create the views unless the store already holds exactly these.
-pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<()> {
+/// Re-create the views unless the store already holds exactly these;
+/// true when they were. The derived tables the view files re-create are
+/// left empty, every release recorded as waiting for its refill, in the
+/// same commit as the views' hash: the caller's open refills them a step at
+/// a time (refill.rs), as after a batch, and an open that stops before the
+/// refill is done leaves it waiting for the next.
+///
+/// Not one transaction with the refill: DuckDB 2.0 misreads a table
+/// replaced and refilled in one (past a row group or so a filtered scan of
+/// it found nothing: lift_rows, refilled from lift_unit_rows, came out
+/// empty at a million runs). Nor the refill in one second transaction: it
+/// held every step's rows uncommitted at once (86 s at a million runs; a
+/// step at a time 74 s; an open stopped in it leaves the refill waiting).
+pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<bool> {
     if !schema_changed && current(conn)? {
-        return Ok(());
+        return Ok(false);
     }
-    // Two transactions. The view files re-create the derived tables empty,
-    // and DuckDB 2.0 misreads a table replaced and refilled in one
-    // transaction: past a row group or so (600,000 rows here) a filtered
-    // scan of it finds nothing, so lift_rows, refilled from lift_unit_rows,
-    // came out empty on a million-run store. The refill therefore runs once
-    // the new tables are committed; the views' hash is stored only after
-    // it, so an open that stops between the two does both again.
     let tx = conn.unchecked_transaction()?;
     recreate_views(&tx)?;
-    tx.commit()?;
-    let tx = conn.unchecked_transaction()?;
-    // The statistics tables are derived from the views: a new definition (or
-    // a migration that re-created a table) refills them, every release at
-    // once, under the default budget (left to DuckDB, a million-run store's
-    // refill peaked at 3.7 GB). DuckDB's own limits are back afterwards.
-    // Every release refilled: a batch's refill left waiting is done too.
-    super::budget::under_default_refill(&tx, || super::refill::everything(&tx))?;
+    super::refill::mark_every_waiting(&tx)?;
     let now = format!("{}:{}", views_sha256(), view_count(&tx)?);
     tx.execute(
         "INSERT OR REPLACE INTO liftdb_settings VALUES ('views_sha256', ?)",
         [now],
     )?;
     tx.commit()?;
-    Ok(())
+    Ok(true)
 }
 
 pub fn recreate_views(conn: &Connection) -> Result<()> {
@@ -95,4 +93,38 @@ pub fn probe_views(conn: &Connection) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::refill::{waiting, Waiting};
+
+    /// A views change commits the new views and their hash with every
+    /// release recorded as waiting, and refills nothing itself: the open
+    /// refills a step at a time, and an open stopped before that is done
+    /// leaves the record for the next (which finds the views current).
+    #[test]
+    fn a_views_change_leaves_every_release_waiting_for_the_refill() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("store.duckdb");
+        drop(crate::store::open_write(&db).unwrap());
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "UPDATE liftdb_settings SET value = 'another liftdb' WHERE key = 'views_sha256'",
+        )
+        .unwrap();
+        assert!(!current(&conn).unwrap());
+        assert_eq!(waiting(&conn).unwrap(), Waiting::Nothing);
+
+        assert!(ensure_views(&conn, false).unwrap(), "re-created");
+        assert!(current(&conn).unwrap());
+        assert_eq!(waiting(&conn).unwrap(), Waiting::Every);
+        assert!(!ensure_views(&conn, false).unwrap(), "current: kept");
+        assert_eq!(waiting(&conn).unwrap(), Waiting::Every, "still waiting");
+        drop(conn);
+
+        let reopened = crate::store::open_write(&db).unwrap();
+        assert_eq!(waiting(&reopened.conn).unwrap(), Waiting::Nothing);
+    }
 }
