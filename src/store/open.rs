@@ -110,8 +110,11 @@ pub fn open_read(path: &Path) -> Result<Store> {
                     path.display()
                 );
             }
-            if let Err(e) = open_write(path) {
-                eprintln!("liftdb: left as it is ({e}); until the next ingest a report may fail, or miss the last batch");
+            match open_write(path) {
+                Ok(_) => {}
+                // Said whole: the steps before the failed one are stored.
+                Err(e @ Error::AggregatesNotRefilled { .. }) => eprintln!("liftdb: {e}"),
+                Err(e) => eprintln!("liftdb: left as it is ({e}); until the next ingest a report may fail, or miss the last batch"),
             }
             connect_read(path)?
         }

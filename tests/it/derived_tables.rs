@@ -505,3 +505,46 @@ fn aggregates_left_waiting_are_refilled_by_the_next_open() {
         assert_aggregates_current(&writable);
     }
 }
+
+/// An open that cannot finish a refill left waiting says so, without
+/// claiming nothing was written: the runs are kept, the record of what
+/// waits stays, and the next open tries again. The failure is made by
+/// hand: the statistics table of the refill's last step dropped, so that
+/// step fails after the others committed.
+#[test]
+fn a_refill_on_open_that_fails_keeps_the_runs_and_the_record() {
+    use liftdb::store::refill::{self, Waiting};
+    let ts = corpus();
+    let runs = f(&scalar(&ts.store, "SELECT count(*) FROM run"));
+    let TestStore { _dir, db, store } = ts;
+    store
+        .conn
+        .execute_batch(
+            "DROP TABLE ablation_stats;
+             INSERT OR REPLACE INTO liftdb_settings VALUES ('refill_pending', 'every release')",
+        )
+        .unwrap();
+    drop(store);
+    let told = match liftdb::store::open_write(&db) {
+        Ok(_) => panic!("the refill's last step cannot succeed"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        told.contains("wait for a refill") && told.contains("its runs are kept"),
+        "{told}"
+    );
+    assert!(told.contains("ablation_stats"), "DuckDB's reason: {told}");
+    assert!(!told.contains("nothing was written"), "{told}");
+    let conn = duckdb::Connection::open(&db).unwrap();
+    let kept: i64 = conn
+        .query_row("SELECT count(*) FROM run", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(kept as f64, runs);
+    assert_eq!(refill::waiting(&conn).unwrap(), Waiting::Every);
+    drop(conn);
+    // A report tries the refill, says why it failed once, and reads on.
+    let out = succeeded(liftdb_cmd(&db).args(["report", "runs", "--format", "csv"]));
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(said.contains("its runs are kept"), "{said}");
+    assert!(!said.contains("left as it is"), "{said}");
+}
