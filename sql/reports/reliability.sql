@@ -2,6 +2,8 @@
 -- description: pass@k and pass^k per case and arm (all models pooled), k = 1..n.
 -- params: release, skill, split, case, arm, experiment
 -- compact: case, arm, n, c, k, pass_at_k, pass_hat_k
+-- From reliability_rows, stored by every batch in this report's order: its
+-- sort of a million rows finds them sorted.
 SELECT
     release_label AS release,
     skill_name AS skill,
@@ -14,7 +16,7 @@ SELECT
     k,
     round(pass_at_k, 6) AS pass_at_k,
     round(pass_hat_k, 6) AS pass_hat_k
-FROM reliability_in(NULL)
+FROM reliability_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
   AND ($split IS NULL OR split = $split)

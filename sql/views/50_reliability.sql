@@ -44,3 +44,10 @@ COMMENT ON COLUMN reliability.c IS 'Of those, successes (rate >= 1 - 1e-12).';
 COMMENT ON COLUMN reliability.k IS 'Attempts, 1..n.';
 COMMENT ON COLUMN reliability.pass_at_k IS '1 - C(n-c, k)/C(n, k), rounded 6 (docs/metrics.md §M5).';
 COMMENT ON COLUMN reliability.pass_hat_k IS 'pass^k: C(c, k)/C(n, k), rounded 6.';
+
+-- reliability_rows: reliability stored, refilled at the end of every batch
+-- for the releases it changed, after run_total_rows (src/store/derived.rs),
+-- in the order report reliability lists them (its sort then finds them
+-- sorted): what that report reads.
+CREATE OR REPLACE TABLE reliability_rows AS SELECT * FROM reliability_in(NULL) LIMIT 0;
+COMMENT ON TABLE reliability_rows IS 'reliability stored by every batch for the releases it changed, in report order (what report reliability reads); equal to reliability (liftdb check verifies).';

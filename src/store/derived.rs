@@ -33,6 +33,12 @@ pub struct Derived {
     /// aggregates keep a state per thread DuckDB cannot spill, and two
     /// threads saved them a few seconds at most.
     pub two_threads: bool,
+    /// The order the report listing the table prints its rows in, as an
+    /// ORDER BY over the table's columns: the rows are stored in it, so
+    /// that the report's own sort (kept: it alone promises the order) finds
+    /// them sorted. A million reliability rows, DuckDB's COPY of the
+    /// report: 0.60 s stored in no order, 0.33 s stored in it.
+    pub listed_in: Option<&'static str>,
 }
 
 /// In refill order: a later view reads an earlier table (the aggregates
@@ -44,6 +50,7 @@ pub const DERIVED: &[Derived] = &[
         of_releases: "runs_in",
         comments_from: None,
         two_threads: true,
+        listed_in: None,
     },
     Derived {
         table: "run_total_rows",
@@ -51,6 +58,15 @@ pub const DERIVED: &[Derived] = &[
         of_releases: "run_totals_in",
         comments_from: None,
         two_threads: false,
+        listed_in: None,
+    },
+    Derived {
+        table: "reliability_rows",
+        view: "reliability",
+        of_releases: "reliability_in",
+        comments_from: None,
+        two_threads: false,
+        listed_in: Some("release_label, skill_name, experiment NULLS FIRST, case_id, arm, k"),
     },
     Derived {
         table: "blocked_pair_rows",
@@ -58,6 +74,7 @@ pub const DERIVED: &[Derived] = &[
         of_releases: "blocked_pairs_in",
         comments_from: Some("pairs"),
         two_threads: false,
+        listed_in: None,
     },
     Derived {
         table: "lift_unit_rows",
@@ -65,6 +82,7 @@ pub const DERIVED: &[Derived] = &[
         of_releases: "lift_units_in",
         comments_from: None,
         two_threads: false,
+        listed_in: None,
     },
     Derived {
         table: "reliability_lift_pooled_rows",
@@ -72,6 +90,7 @@ pub const DERIVED: &[Derived] = &[
         of_releases: "reliability_lift_pooled_in",
         comments_from: Some("reliability_lift"),
         two_threads: false,
+        listed_in: None,
     },
     Derived {
         table: "lift_rows",
@@ -79,6 +98,7 @@ pub const DERIVED: &[Derived] = &[
         of_releases: "lift_in",
         comments_from: None,
         two_threads: false,
+        listed_in: None,
     },
     Derived {
         table: "case_flag_rows",
@@ -86,6 +106,7 @@ pub const DERIVED: &[Derived] = &[
         of_releases: "case_flags_in",
         comments_from: None,
         two_threads: false,
+        listed_in: None,
     },
     Derived {
         table: "failing_assertion_rows",
@@ -93,6 +114,7 @@ pub const DERIVED: &[Derived] = &[
         of_releases: "failing_assertions_in",
         comments_from: None,
         two_threads: false,
+        listed_in: None,
     },
     Derived {
         table: "cost_per_lift_rows",
@@ -100,6 +122,7 @@ pub const DERIVED: &[Derived] = &[
         of_releases: "cost_per_lift_in",
         comments_from: None,
         two_threads: false,
+        listed_in: None,
     },
     Derived {
         table: "cost_per_lift_case_rows",
@@ -107,6 +130,7 @@ pub const DERIVED: &[Derived] = &[
         of_releases: "cost_per_lift_cases_in",
         comments_from: None,
         two_threads: false,
+        listed_in: None,
     },
 ];
 
@@ -150,11 +174,15 @@ impl Derived {
     pub fn refresh(&self, conn: &Connection, scope: Scope) -> Result<()> {
         conn.execute_batch(&format!(
             "DELETE FROM {table} WHERE {filter};
-             INSERT INTO {table} BY NAME SELECT * FROM {macro_}({argument});",
+             INSERT INTO {table} BY NAME SELECT * FROM {macro_}({argument}){order};",
             table = self.table,
             filter = scope.filter("release_label"),
             macro_ = self.of_releases,
             argument = scope.argument(),
+            order = self
+                .listed_in
+                .map(|order| format!(" ORDER BY {order}"))
+                .unwrap_or_default(),
         ))?;
         Ok(())
     }

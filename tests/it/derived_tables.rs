@@ -155,6 +155,56 @@ fn the_runs_and_ledger_listings_give_what_the_live_views_give() {
     }
 }
 
+/// Report reliability lists reliability_rows, which every batch stores in
+/// the report's order: the report gives, row for row, what the live view
+/// gives in that order, and each release's rows, scanned with no ORDER BY,
+/// come back in it (what makes the report's sort cheap at a million rows).
+#[test]
+fn the_reliability_listing_is_stored_in_its_order() {
+    let ts = corpus();
+    let order = "release_label, skill_name, experiment NULLS FIRST, case_id, arm, k";
+    let live = rows(
+        &ts.store,
+        &format!(
+            "SELECT release_label AS release, skill_name AS skill, experiment, split,
+                    case_id AS \"case\", arm, n, c, k,
+                    round(pass_at_k, 6) AS pass_at_k, round(pass_hat_k, 6) AS pass_hat_k
+             FROM reliability ORDER BY {order}"
+        ),
+    );
+    assert!(live.len() > 10, "the corpus has reliability rows");
+    let report = liftdb::report::find("reliability").unwrap();
+    let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
+    assert!(
+        result_rows(&rs) == live,
+        "reliability differs from its live view"
+    );
+    let releases = rows(
+        &ts.store,
+        "SELECT DISTINCT release_label FROM reliability_rows",
+    );
+    for release in releases {
+        let label = release["release_label"]
+            .as_str()
+            .unwrap()
+            .replace('\'', "''");
+        let stored = rows(
+            &ts.store,
+            &format!("SELECT * FROM reliability_rows WHERE release_label = '{label}'"),
+        );
+        let sorted = rows(
+            &ts.store,
+            &format!(
+                "SELECT * FROM reliability_rows WHERE release_label = '{label}' ORDER BY {order}"
+            ),
+        );
+        assert!(
+            stored == sorted,
+            "{label}: stored out of the report's order"
+        );
+    }
+}
+
 /// A store whose views an older liftdb wrote (no run_rows, its views' hash
 /// another's): the first reader brings them up to date, saying so once, and
 /// the report it runs reads what this binary's SQL expects.
