@@ -248,23 +248,21 @@ pub fn is_out_of_memory(e: &Error) -> bool {
     matches!(e, Error::Db(db) if crate::error::duckdb_text(db).contains("Out of Memory Error"))
 }
 
-/// A DuckDB failure while opening the store, in liftdb's words.
 /// A refill on open that failed: the steps done are committed, so not
 /// "nothing was written"; a full disk or a damaged file is still said so.
 fn refill_failed(path: &Path, e: Error) -> Error {
-    match in_store(path, e) {
-        Error::OutOfMemory { detail, .. } => Error::AggregatesNotRefilled {
-            path: path.display().to_string(),
-            detail,
-        },
-        Error::Db(db) => Error::AggregatesNotRefilled {
-            path: path.display().to_string(),
-            detail: crate::error::duckdb_text(&db),
-        },
-        other => other,
+    let detail = match in_store(path, e) {
+        Error::OutOfMemory { detail, .. } => detail,
+        Error::Db(db) => crate::error::duckdb_text(&db),
+        other => return other,
+    };
+    Error::AggregatesNotRefilled {
+        path: path.display().to_string(),
+        detail,
     }
 }
 
+/// A DuckDB failure while opening the store, in liftdb's words.
 fn in_store(path: &Path, e: Error) -> Error {
     match e {
         Error::Db(db) => classify_db_error(path, db),
