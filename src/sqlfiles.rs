@@ -86,6 +86,10 @@ pub const VIEWS: &[(&str, &str)] = &[
     ("macros", include_str!("../sql/views/00_macros.sql")),
     ("runs", include_str!("../sql/views/10_runs.sql")),
     ("run_totals", include_str!("../sql/views/15_run_totals.sql")),
+    (
+        "run_listing",
+        include_str!("../sql/views/16_run_listing.sql"),
+    ),
     ("pairs", include_str!("../sql/views/20_pairs.sql")),
     (
         "blocked_pairs",

@@ -2,8 +2,14 @@
 -- description: The cost ledger: one row per run with tokens, cost (USD) and time, each with availability and provenance; NULL where the tool did not measure.
 -- params: release, skill, split, model, case, arm, experiment
 -- compact: case, model, arm, rep, cost_usd
--- From run_rows, the runs view stored by every batch (the cost_ledger view's
--- rows, live, are the same columns): a million runs are listed, not worked out.
+-- lists: run_listing_rows
+-- From run_listing_rows, stored by every batch and kept in this listing's
+-- order (the cost_ledger view's rows, live, are the same columns):
+-- release, skill, experiment (NULL first), case, model (NULL first), arm,
+-- rep. No ORDER BY: DuckDB returns one table's rows, filtered, in the order
+-- they were stored (its documentation: SQL dialect, order preservation;
+-- `liftdb check` verifies the table's order). A million runs are listed,
+-- neither worked out nor sorted.
 SELECT
     release_label AS release,
     skill_name AS skill,
@@ -17,16 +23,15 @@ SELECT
     output_tokens,
     total_tokens,
     tokens_provenance,
-    CAST(cost_usd AS DECIMAL(18, 6)) AS cost_usd,
+    ledger_cost_usd AS cost_usd,
     cost_availability,
     cost_provenance,
     elapsed_ms
-FROM run_rows
+FROM run_listing_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
   AND ($split IS NULL OR split = $split)
   AND ($model IS NULL OR model = $model)
   AND ($case IS NULL OR case_id = $case)
   AND ($arm IS NULL OR arm = $arm)
-  AND ($experiment IS NULL OR experiment = $experiment)
-ORDER BY release, skill, experiment NULLS FIRST, "case", model NULLS FIRST, arm, rep;
+  AND ($experiment IS NULL OR experiment = $experiment);

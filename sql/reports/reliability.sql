@@ -2,8 +2,12 @@
 -- description: pass@k and pass^k per case and arm (all models pooled), k = 1..n.
 -- params: release, skill, split, case, arm, experiment
 -- compact: case, arm, n, c, k, pass_at_k, pass_hat_k
--- From reliability_rows, stored by every batch in this report's order: its
--- sort of a million rows finds them sorted.
+-- lists: reliability_rows
+-- From reliability_rows, stored by every batch and kept in this report's
+-- order: release, skill, experiment (NULL first), case, arm, k. No ORDER BY:
+-- DuckDB returns one table's rows, filtered, in the order they were stored
+-- (its documentation: SQL dialect, order preservation; `liftdb check`
+-- verifies the table's order).
 SELECT
     release_label AS release,
     skill_name AS skill,
@@ -22,5 +26,4 @@ WHERE ($release IS NULL OR release_label = $release)
   AND ($split IS NULL OR split = $split)
   AND ($case IS NULL OR case_id = $case)
   AND ($arm IS NULL OR arm = $arm)
-  AND ($experiment IS NULL OR experiment = $experiment)
-ORDER BY release, skill, experiment NULLS FIRST, "case", arm, k;
+  AND ($experiment IS NULL OR experiment = $experiment);

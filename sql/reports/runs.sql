@@ -2,8 +2,13 @@
 -- description: One line per run: identity, scorability, objective pass rate, tokens, cost, time.
 -- params: release, skill, split, model, case, arm, experiment
 -- compact: case, model, arm, objective_pass_rate
--- From run_rows, the runs view stored by every batch: a million runs are
--- listed, not worked out.
+-- lists: run_listing_rows
+-- From run_listing_rows, stored by every batch and kept in this listing's
+-- order: release, skill, experiment (NULL first),
+-- case, model (NULL first), arm, rep. No ORDER BY: DuckDB returns one
+-- table's rows, filtered, in the order they were stored (its documentation:
+-- SQL dialect, order preservation; `liftdb check` verifies the table's
+-- order). A million runs are listed, neither worked out nor sorted.
 SELECT
     release_label AS release,
     skill_name AS skill,
@@ -19,12 +24,11 @@ SELECT
     total_tokens,
     cost_usd,
     elapsed_ms
-FROM run_rows
+FROM run_listing_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
   AND ($split IS NULL OR split = $split)
   AND ($model IS NULL OR model = $model)
   AND ($case IS NULL OR case_id = $case)
   AND ($arm IS NULL OR arm = $arm)
-  AND ($experiment IS NULL OR experiment = $experiment)
-ORDER BY release, skill, experiment NULLS FIRST, "case", model NULLS FIRST, arm, rep;
+  AND ($experiment IS NULL OR experiment = $experiment);

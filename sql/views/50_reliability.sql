@@ -47,7 +47,8 @@ COMMENT ON COLUMN reliability.pass_hat_k IS 'pass^k: C(c, k)/C(n, k), rounded 6.
 
 -- reliability_rows: reliability stored, refilled at the end of every batch
 -- for the releases it changed, after run_total_rows (src/store/derived.rs),
--- in the order report reliability lists them (its sort then finds them
--- sorted): what that report reads.
+-- kept in the order report reliability lists them (a batch refills the
+-- releases it changed and every release sorting after the first of them):
+-- what that report reads, with no sort of its own.
 CREATE OR REPLACE TABLE reliability_rows AS SELECT * FROM reliability_in(NULL) LIMIT 0;
-COMMENT ON TABLE reliability_rows IS 'reliability stored by every batch for the releases it changed, in report order (what report reliability reads); equal to reliability (liftdb check verifies).';
+COMMENT ON TABLE reliability_rows IS 'reliability stored by every batch for the releases it changed, kept in report order (what report reliability reads); equal to reliability (liftdb check verifies).';

@@ -29,6 +29,10 @@ pub struct Report {
     /// A query giving one boolean: whether the report has rows to compute
     /// (`-- when:`); when false it is not run.
     pub when: Option<&'static str>,
+    /// The stored table the report lists in the order it is kept in, with
+    /// no sort or aggregate of its own (`-- lists:`): streamed, it runs on
+    /// one DuckDB thread while the other core makes its text.
+    pub lists: Option<&'static str>,
     pub sql: &'static str,
 }
 
@@ -56,6 +60,7 @@ fn parse(sql: &'static str) -> Report {
         compact: header_list(sql, "compact"),
         includes: header_list(sql, "includes"),
         when: header_value(sql, "when"),
+        lists: header_value(sql, "lists"),
         sql,
     }
 }
@@ -185,6 +190,28 @@ pub enum Streamed<'a> {
 /// million runs written as CSV held 1.2 GB materialized). `sink`'s own
 /// error (a closed pipe) ends it and is returned as it is.
 pub fn stream<E: From<Error>>(
+    conn: &Connection,
+    report: &Report,
+    filters: &Filters,
+    sink: impl FnMut(Streamed) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    if report.lists.is_none() {
+        return stream_parts(conn, report, filters, sink);
+    }
+    // A listing is a scan DuckDB hands over a chunk at a time: on one thread
+    // it does not wait on a second one, and the caller's text takes the
+    // other core. At a million runs, report runs: 0.54 s on two, 0.43 on one.
+    let threads: i64 = conn
+        .query_row("SELECT current_setting('threads')", [], |r| r.get(0))
+        .map_err(Error::from)?;
+    conn.execute_batch("SET threads = 1").map_err(Error::from)?;
+    let streamed = stream_parts(conn, report, filters, sink);
+    conn.execute_batch(&format!("SET threads = {threads}"))
+        .map_err(Error::from)?;
+    streamed
+}
+
+fn stream_parts<E: From<Error>>(
     conn: &Connection,
     report: &Report,
     filters: &Filters,

@@ -83,6 +83,24 @@ fn check_all(conn: &Connection) -> Result<Vec<Checked>> {
             format!("{differ} rows differ from the view; hint: written outside an ingest? the next ingest refills {table} for the releases it changes, `liftdb rebuild` writes the store anew")
         }));
     }
+    // A table its reports list with no sort of their own must be in their order.
+    for super::derived::Derived {
+        table, listed_in, ..
+    } in super::derived::DERIVED
+    {
+        let Some(order) = listed_in else { continue };
+        let sql = format!(
+            "SELECT count(*) FROM (
+                 SELECT stored_at, row_number() OVER (ORDER BY {order}, stored_at) AS sorted_at
+                 FROM (SELECT *, row_number() OVER () AS stored_at FROM {table}))
+             WHERE stored_at <> sorted_at"
+        );
+        let name = format!("{table} in order");
+        let found = conn.query_row(&sql, [], |r| r.get::<_, i64>(0));
+        out.push(none_expected("derived", name, found, |misplaced| {
+            format!("{misplaced} rows out of the order its reports list it in ({order}), which they print as stored; hint: written outside an ingest? `liftdb rebuild` writes the store anew")
+        }));
+    }
     // Each file's print as written with its row (the change check XORs them).
     let found = conn.query_row(
         "SELECT count(*) FROM source_file

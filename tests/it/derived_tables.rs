@@ -110,9 +110,9 @@ fn report_pairs_counts_what_the_pairs_view_counts() {
     }
 }
 
-/// Reports runs and ledger list run_rows, the runs view stored: each gives,
-/// row for row, what its query over the live views gives (runs, cost_ledger:
-/// the independent computation, kept here).
+/// Reports runs and ledger list run_listing_rows (the runs view stored, in
+/// their order): each gives, row for row, what its query over the live views
+/// gives (runs, cost_ledger: the independent computation, kept here).
 #[test]
 fn the_runs_and_ledger_listings_give_what_the_live_views_give() {
     let ts = corpus();
@@ -155,54 +155,114 @@ fn the_runs_and_ledger_listings_give_what_the_live_views_give() {
     }
 }
 
-/// Report reliability lists reliability_rows, which every batch stores in
-/// the report's order: the report gives, row for row, what the live view
-/// gives in that order, and each release's rows, scanned with no ORDER BY,
-/// come back in it (what makes the report's sort cheap at a million rows).
+/// The listing reports (runs, ledger, reliability) print their stored
+/// table as it is kept, with no sort: after each batch, whether its release
+/// sorts after every other (m, then z), before them (b), or amid them (m
+/// again, a run changed), each report streamed as CSV is, byte for byte,
+/// its query over the live views sorted by its order (the independent
+/// computation, kept here), and `liftdb check` finds every table in order.
 #[test]
-fn the_reliability_listing_is_stored_in_its_order() {
-    let ts = corpus();
-    let order = "release_label, skill_name, experiment NULLS FIRST, case_id, arm, k";
-    let live = rows(
-        &ts.store,
-        &format!(
+fn listings_stay_in_their_order_whatever_release_a_batch_adds() {
+    let dir = tempfile::tempdir().unwrap();
+    let (runs_m, manifest) = writable_runs(dir.path(), "runs-m");
+    let (runs_z, _) = writable_runs(dir.path(), "runs-z");
+    let db = dir.path().join("s.duckdb");
+    let listings = [
+        (
+            "runs",
+            "SELECT release_label AS release, skill_name AS skill, experiment, case_id AS \"case\",
+                    split, model, arm, repetition AS rep, scorable,
+                    round(objective_pass_rate, 4) AS objective_pass_rate, vetoed,
+                    total_tokens, cost_usd, elapsed_ms
+             FROM runs
+             ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep",
+        ),
+        (
+            "ledger",
+            "SELECT release_label AS release, skill_name AS skill, experiment, case_id AS \"case\",
+                    split, model, arm, repetition AS rep, input_tokens, output_tokens,
+                    total_tokens, tokens_provenance, CAST(cost_usd AS DECIMAL(18, 6)) AS cost_usd,
+                    cost_availability, cost_provenance, elapsed_ms
+             FROM cost_ledger
+             ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep",
+        ),
+        (
+            "reliability",
             "SELECT release_label AS release, skill_name AS skill, experiment, split,
                     case_id AS \"case\", arm, n, c, k,
                     round(pass_at_k, 6) AS pass_at_k, round(pass_hat_k, 6) AS pass_hat_k
-             FROM reliability ORDER BY {order}"
+             FROM reliability
+             ORDER BY release, skill, experiment NULLS FIRST, \"case\", arm, k",
         ),
-    );
-    assert!(live.len() > 10, "the corpus has reliability rows");
-    let report = liftdb::report::find("reliability").unwrap();
-    let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
-    assert!(
-        result_rows(&rs) == live,
-        "reliability differs from its live view"
-    );
-    let releases = rows(
-        &ts.store,
-        "SELECT DISTINCT release_label FROM reliability_rows",
-    );
-    for release in releases {
-        let label = release["release_label"]
-            .as_str()
-            .unwrap()
-            .replace('\'', "''");
-        let stored = rows(
-            &ts.store,
-            &format!("SELECT * FROM reliability_rows WHERE release_label = '{label}'"),
-        );
-        let sorted = rows(
-            &ts.store,
-            &format!(
-                "SELECT * FROM reliability_rows WHERE release_label = '{label}' ORDER BY {order}"
-            ),
-        );
-        assert!(
-            stored == sorted,
-            "{label}: stored out of the report's order"
-        );
+    ];
+    let csv = |args: &[&str]| {
+        let out = succeeded(liftdb_cmd(&db).args(["--format", "csv"]).args(args));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let batches = [
+        ("m", vec![runs_m.clone(), manifest.clone()]),
+        ("z", vec![runs_z, manifest.clone()]),
+        ("b", vec![fixture("seed000-skill-eval")]),
+        ("m", vec![runs_m.clone(), manifest]),
+    ];
+    let mut releases = Vec::new();
+    for (release, paths) in batches {
+        if releases.contains(&release) {
+            change_run(&runs_m, "enum-add-value/gpt-5-codex/with_skill/run-1");
+        }
+        let mut ingest = liftdb_cmd(&db);
+        ingest
+            .args(["ingest", "-q", "--release", release])
+            .args(&paths);
+        succeeded(&mut ingest);
+        releases.push(release);
+        for (report, live) in listings {
+            let listed = csv(&["report", report]);
+            assert!(
+                listed.lines().count() > 10,
+                "{report} after {releases:?}: rows to list"
+            );
+            assert!(
+                listed == csv(&["sql", live]),
+                "{report} after {releases:?}: not its live rows in its order"
+            );
+        }
+        let (code, listing) = check_listing(&db);
+        assert_eq!(code, Some(0), "after {releases:?}: {listing}");
+        assert!(listing.contains("run_listing_rows in order"), "{listing}");
     }
+}
+
+/// A listed table whose rows hold their view's rows but not in their order
+/// (rewritten by hand, release by release in reverse) is found by `liftdb
+/// check`: its reports, which print it as stored, would list it so.
+#[test]
+fn check_finds_a_listed_table_out_of_order() {
+    let ts = corpus();
+    let TestStore { _dir, db, store } = ts;
+    store
+        .conn
+        .execute_batch(
+            "CREATE TEMP TABLE kept AS SELECT * FROM run_listing_rows;
+             DELETE FROM run_listing_rows;
+             INSERT INTO run_listing_rows SELECT * FROM kept ORDER BY case_id DESC;",
+        )
+        .unwrap();
+    drop(store);
+    let (code, listing) = check_listing(&db);
+    assert_eq!(code, Some(1), "{listing}");
+    assert_damaged(
+        &listing,
+        "run_listing_rows in order",
+        "rows out of the order its reports list it in",
+    );
+    // Its rows are still its view's: only the order is wrong.
+    assert!(
+        !listing
+            .lines()
+            .any(|l| l.starts_with("DAMAGED") && l.contains("run_listing_rows = run_listing")),
+        "{listing}"
+    );
 }
 
 /// A store whose views an older liftdb wrote (no run_rows, its views' hash
