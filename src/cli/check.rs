@@ -1,5 +1,6 @@
 //! `liftdb check`: verify the store (migrations ledger, every block of every
-//! table, every view, the unindexed keys, each stored aggregate against its view); exit 0 when whole, 1 when something is damaged.
+//! table, every view, the unindexed keys, each stored aggregate against its view, each listed
+//! table's order); exit 0 when whole, 1 when something is damaged.
 
 use std::path::Path;
 
@@ -15,6 +16,12 @@ pub fn run(db: &Path) -> anyhow::Result<i32> {
             }
             (None, _) if c.kind == "derived" => {
                 println!("ok       {:<7} {:<22} equal", c.kind, c.name)
+            }
+            (None, _) if c.kind == "order" => {
+                println!(
+                    "ok       {:<7} {:<22} in its reports' order",
+                    c.kind, c.name
+                )
             }
             (None, Some(rows)) => println!("ok       {:<7} {:<22} {rows} rows", c.kind, c.name),
             (problem, _) => println!(

@@ -95,9 +95,8 @@ fn check_all(conn: &Connection) -> Result<Vec<Checked>> {
                  FROM (SELECT *, row_number() OVER () AS stored_at FROM {table}))
              WHERE stored_at <> sorted_at"
         );
-        let name = format!("{table} in order");
         let found = conn.query_row(&sql, [], |r| r.get::<_, i64>(0));
-        out.push(none_expected("derived", name, found, |misplaced| {
+        out.push(none_expected("order", table.to_string(), found, |misplaced| {
             format!("{misplaced} rows out of the order its reports list it in ({order}), which they print as stored; hint: written outside an ingest? `liftdb rebuild` writes the store anew")
         }));
     }

@@ -244,12 +244,15 @@ pub fn assert_damaged(listing: &str, what: &str, problem: &str) {
     );
 }
 
-/// Every stored aggregate holds exactly its live view's rows (`liftdb
-/// check`'s derived pass): what a batch's refill of the releases it
-/// changed must leave behind.
+/// Every stored aggregate holds exactly its live view's rows, and each
+/// listed one is in its order (`liftdb check`'s derived and order passes):
+/// what a batch's refill of the releases it changed must leave behind.
 pub fn assert_aggregates_current(store: &Store) {
     let checked = liftdb::store::check::check(&store.conn).unwrap();
-    let derived: Vec<_> = checked.iter().filter(|c| c.kind == "derived").collect();
+    let derived: Vec<_> = checked
+        .iter()
+        .filter(|c| c.kind == "derived" || c.kind == "order")
+        .collect();
     assert!(!derived.is_empty(), "check compares the stored aggregates");
     for c in derived {
         assert_eq!(c.problem, None, "{}", c.name);
