@@ -40,7 +40,8 @@ pub struct Derived {
     /// list it with no sort of their own: DuckDB returns one table's rows,
     /// filtered, in the order they were stored (its documentation: SQL
     /// dialect, order preservation). `liftdb check` verifies the order. A
-    /// million runs, `report runs`: 1.05 s sorted by DuckDB, 0.63 s listed.
+    /// million runs, `report runs`: 1.05 s sorted by DuckDB, 0.45 s listed
+    /// (on one thread: `report::stream`).
     pub listed_in: Option<&'static str>,
 }
 

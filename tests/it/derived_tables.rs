@@ -240,6 +240,45 @@ fn listings_stay_in_their_order_whatever_release_a_batch_adds() {
     }
 }
 
+/// A report's `-- lists:` table is a stored table kept in order, release
+/// first (what its refill's "every release after the first" relies on),
+/// which the report reads with no ORDER BY; and every table kept in order
+/// is listed by a report (else keeping it so is for nothing).
+#[test]
+fn each_listing_report_reads_a_table_kept_in_its_order() {
+    use liftdb::store::derived::DERIVED;
+    let reports = liftdb::report::all();
+    for d in DERIVED {
+        let Some(order) = d.listed_in else { continue };
+        assert!(order.starts_with("release_label,"), "{}: {order}", d.table);
+        assert!(
+            reports.iter().any(|r| r.lists == Some(d.table)),
+            "{} is kept in order for no report",
+            d.table
+        );
+    }
+    let listing: Vec<_> = reports.iter().filter(|r| r.lists.is_some()).collect();
+    assert_eq!(listing.len(), 3, "runs, ledger, reliability");
+    for r in listing {
+        let table = r.lists.unwrap();
+        assert!(
+            DERIVED
+                .iter()
+                .any(|d| d.table == table && d.listed_in.is_some()),
+            "{}: {table} is not kept in order",
+            r.name
+        );
+        let query: String = r
+            .sql
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("--"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(query.contains(&format!("FROM {table}\n")), "{}", r.name);
+        assert!(!query.to_uppercase().contains("ORDER BY"), "{}", r.name);
+    }
+}
+
 /// A listed table whose rows hold their view's rows but not in their order
 /// (rewritten by hand, release by release in reverse) is found by `liftdb
 /// check`: its reports, which print it as stored, would list it so.
