@@ -201,14 +201,7 @@ pub fn stream<E: From<Error>>(
     // A listing is a scan DuckDB hands over a chunk at a time: on one thread
     // it does not wait on a second one, and the caller's text takes the
     // other core. At a million runs, report runs: 0.54 s on two, 0.43 on one.
-    let threads: i64 = conn
-        .query_row("SELECT current_setting('threads')", [], |r| r.get(0))
-        .map_err(Error::from)?;
-    conn.execute_batch("SET threads = 1").map_err(Error::from)?;
-    let streamed = stream_parts(conn, report, filters, sink);
-    conn.execute_batch(&format!("SET threads = {threads}"))
-        .map_err(Error::from)?;
-    streamed
+    crate::store::budget::on_threads(conn, 1, || stream_parts(conn, report, filters, sink))
 }
 
 fn stream_parts<E: From<Error>>(

@@ -10,7 +10,7 @@
 
 use duckdb::Connection;
 
-use crate::Result;
+use crate::{Error, Result};
 
 pub struct MemoryBudget {
     total_mib: Option<u64>,
@@ -199,6 +199,28 @@ pub fn return_freed_memory() {
 /// The process's resident memory (MiB), from /proc (Linux only).
 fn resident_mib() -> Option<u64> {
     crate::ingest::timings::rss_mib().map(|rss| rss.now)
+}
+
+/// `work` with DuckDB on `threads` threads, the count before set back
+/// whether or not it failed (the setting is the instance's); `work`'s own
+/// error is the one returned.
+pub fn on_threads<T, E: From<Error>>(
+    conn: &Connection,
+    threads: i64,
+    work: impl FnOnce() -> std::result::Result<T, E>,
+) -> std::result::Result<T, E> {
+    let before: i64 = conn
+        .query_row("SELECT current_setting('threads')", [], |r| r.get(0))
+        .map_err(Error::from)?;
+    conn.execute_batch(&format!("SET threads = {threads}"))
+        .map_err(Error::from)?;
+    let done = work();
+    let restored = conn
+        .execute_batch(&format!("SET threads = {before}"))
+        .map_err(Error::from);
+    let done = done?;
+    restored?;
+    Ok(done)
 }
 
 #[cfg(test)]

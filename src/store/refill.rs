@@ -272,13 +272,10 @@ fn step(
         Ok(tx.commit()?)
     };
     for (n, way) in tries.iter().enumerate() {
-        if way.two_threads {
-            conn.execute_batch("SET threads = 2")?;
-        }
-        let done = committed(way.scope);
-        if way.two_threads {
-            conn.execute_batch("SET threads = 1")?;
-        }
+        let done = match way.two_threads {
+            true => super::budget::on_threads(conn, 2, || committed(way.scope)),
+            false => committed(way.scope),
+        };
         match done {
             Err(e) if super::open::is_out_of_memory(&e) && n + 1 < tries.len() => {
                 clock.mark("out of memory, tried again");

@@ -110,38 +110,45 @@ fn report_pairs_counts_what_the_pairs_view_counts() {
     }
 }
 
+/// The listing reports' rows worked out from the live views and sorted by
+/// the reports' order: the independent computation they are held to.
+const LIVE_LISTINGS: [(&str, &str); 3] = [
+    (
+        "runs",
+        "SELECT release_label AS release, skill_name AS skill, experiment, case_id AS \"case\",
+                split, model, arm, repetition AS rep, scorable,
+                round(objective_pass_rate, 4) AS objective_pass_rate, vetoed,
+                total_tokens, cost_usd, elapsed_ms
+         FROM runs
+         ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep",
+    ),
+    (
+        "ledger",
+        "SELECT release_label AS release, skill_name AS skill, experiment, case_id AS \"case\",
+                split, model, arm, repetition AS rep, input_tokens, output_tokens,
+                total_tokens, tokens_provenance, CAST(cost_usd AS DECIMAL(18, 6)) AS cost_usd,
+                cost_availability, cost_provenance, elapsed_ms
+         FROM cost_ledger
+         ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep",
+    ),
+    (
+        "reliability",
+        "SELECT release_label AS release, skill_name AS skill, experiment, split,
+                case_id AS \"case\", arm, n, c, k,
+                round(pass_at_k, 6) AS pass_at_k, round(pass_hat_k, 6) AS pass_hat_k
+         FROM reliability
+         ORDER BY release, skill, experiment NULLS FIRST, \"case\", arm, k",
+    ),
+];
+
 /// Reports runs and ledger list run_listing_rows (the runs view stored, in
 /// their order): each gives, row for row, what its query over the live views
-/// gives (runs, cost_ledger: the independent computation, kept here).
+/// gives (LIVE_LISTINGS: the independent computation).
 #[test]
 fn the_runs_and_ledger_listings_give_what_the_live_views_give() {
     let ts = corpus();
-    let order =
-        "ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep";
-    let live = [
-        (
-            "runs",
-            format!(
-                "SELECT release_label AS release, skill_name AS skill, experiment, case_id AS \"case\",
-                        split, model, arm, repetition AS rep, scorable,
-                        round(objective_pass_rate, 4) AS objective_pass_rate, vetoed,
-                        total_tokens, cost_usd, elapsed_ms
-                 FROM runs {order}"
-            ),
-        ),
-        (
-            "ledger",
-            format!(
-                "SELECT release_label AS release, skill_name AS skill, experiment, case_id AS \"case\",
-                        split, model, arm, repetition AS rep, input_tokens, output_tokens,
-                        total_tokens, tokens_provenance, CAST(cost_usd AS DECIMAL(18, 6)) AS cost_usd,
-                        cost_availability, cost_provenance, elapsed_ms
-                 FROM cost_ledger {order}"
-            ),
-        ),
-    ];
-    for (name, sql) in live {
-        let by_view = rows(&ts.store, &sql);
+    for (name, sql) in &LIVE_LISTINGS[..2] {
+        let by_view = rows(&ts.store, sql);
         let report = liftdb::report::find(name).unwrap();
         let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
         let by_report = result_rows(&rs);
@@ -159,42 +166,14 @@ fn the_runs_and_ledger_listings_give_what_the_live_views_give() {
 /// table as it is kept, with no sort: after each batch, whether its release
 /// sorts after every other (m, then z), before them (b), or amid them (m
 /// again, a run changed), each report streamed as CSV is, byte for byte,
-/// its query over the live views sorted by its order (the independent
-/// computation, kept here), and `liftdb check` finds every table in order.
+/// its query over the live views sorted by its order (LIVE_LISTINGS), and
+/// `liftdb check` finds every table in order.
 #[test]
 fn listings_stay_in_their_order_whatever_release_a_batch_adds() {
     let dir = tempfile::tempdir().unwrap();
     let (runs_m, manifest) = writable_runs(dir.path(), "runs-m");
     let (runs_z, _) = writable_runs(dir.path(), "runs-z");
     let db = dir.path().join("s.duckdb");
-    let listings = [
-        (
-            "runs",
-            "SELECT release_label AS release, skill_name AS skill, experiment, case_id AS \"case\",
-                    split, model, arm, repetition AS rep, scorable,
-                    round(objective_pass_rate, 4) AS objective_pass_rate, vetoed,
-                    total_tokens, cost_usd, elapsed_ms
-             FROM runs
-             ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep",
-        ),
-        (
-            "ledger",
-            "SELECT release_label AS release, skill_name AS skill, experiment, case_id AS \"case\",
-                    split, model, arm, repetition AS rep, input_tokens, output_tokens,
-                    total_tokens, tokens_provenance, CAST(cost_usd AS DECIMAL(18, 6)) AS cost_usd,
-                    cost_availability, cost_provenance, elapsed_ms
-             FROM cost_ledger
-             ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep",
-        ),
-        (
-            "reliability",
-            "SELECT release_label AS release, skill_name AS skill, experiment, split,
-                    case_id AS \"case\", arm, n, c, k,
-                    round(pass_at_k, 6) AS pass_at_k, round(pass_hat_k, 6) AS pass_hat_k
-             FROM reliability
-             ORDER BY release, skill, experiment NULLS FIRST, \"case\", arm, k",
-        ),
-    ];
     let csv = |args: &[&str]| {
         let out = succeeded(liftdb_cmd(&db).args(["--format", "csv"]).args(args));
         String::from_utf8(out.stdout).unwrap()
@@ -216,7 +195,7 @@ fn listings_stay_in_their_order_whatever_release_a_batch_adds() {
             .args(&paths);
         succeeded(&mut ingest);
         releases.push(release);
-        for (report, live) in listings {
+        for (report, live) in LIVE_LISTINGS {
             let listed = csv(&["report", report]);
             assert!(
                 listed.lines().count() > 10,
