@@ -15,4 +15,5 @@ fi
 exec "$VENV/bin/python" benches/compare.py \
   --liftdb "$CARGO_TARGET_DIR/release/liftdb" \
   --gen-runs "$CARGO_TARGET_DIR/release/gen-runs" \
+  --read-tree "$CARGO_TARGET_DIR/release/read-tree" \
   --skill-benchmark "$VENV/bin/skill-benchmark" "$@"
