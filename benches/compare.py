@@ -18,7 +18,8 @@ gen-runs, warms the page cache, then measures in alternating order:
   f   the physical floor: every byte of the tree read from the page cache (cat through xargs)
   f'  the same bytes read by read-tree: folders walked in parallel, each file opened once and
       read whole, no process per file batch (the leaner floor, closer to the hardware's)
-  every canned report on the store of a', and the store's size per run;
+  every canned report on the store of a' (the fastest of three runs each, the first shown
+      too), and the store's size per run;
       for the slowest (r): its rows printed by DuckDB's own COPY (k)
 
 Above --peer-max-runs (100,000) liftdb runs alone: the peer (c, and g which
@@ -159,6 +160,7 @@ def bench_size(args, runs, work):
         subprocess.run([args.gen_runs, "--runs", str(max(runs // 100, 10)), "--seed", "8",
                         "--out", str(addition)], check=True)
     reports = {}
+    reports_first = {}
     phases = []  # of the last (a')
     reingest_phases = []  # of the last (e)
     reingest2_phases = []  # of the last (e2)
@@ -210,8 +212,14 @@ def bench_size(args, runs, work):
         grades = work / f"peer-benchmark-{runs}.json"
         results.setdefault("store_mb", []).append((store.stat().st_size / 1e6, 0))
         record("d", measure([args.liftdb, "--db", str(store), "--format", "csv", "report", "lift"]))
-        timed = [measure([args.liftdb, "--db", str(store), "--format", "csv", "report", name]) + (name,)
-                 for name in canned_reports(args.liftdb)]
+        # Each report REPORT_RUNS times in a row: the first reads the store's blocks as (a') left
+        # the page cache (a 21 GB tree read since evicts them), the fastest is the figure.
+        timed = []
+        for name in canned_reports(args.liftdb):
+            runs_of = [measure([args.liftdb, "--db", str(store), "--format", "csv", "report", name])
+                       for _ in range(REPORT_RUNS)]
+            reports_first.setdefault(name, []).append(runs_of[0])
+            timed.append(min(runs_of) + (name,))
         for secs, rss, name in timed:
             reports.setdefault(name, []).append((secs, rss))
         slowest = max(timed, key=lambda m: m[0])
@@ -244,7 +252,8 @@ def bench_size(args, runs, work):
             "alone": alone, "cacheable": cacheable, "store_mb": store_mb[-1][0], "phases": phases,
             "reingest_phases": reingest_phases,
             "reingest2_phases": reingest2_phases,
-            "reports": {k: (min(x for x, _ in v), max(m for _, m in v)) for k, v in reports.items()}}
+            "reports": {k: (min(x for x, _ in v), max(m for _, m in v)) for k, v in reports.items()},
+            "reports_first": {k: (min(x for x, _ in v), max(m for _, m in v)) for k, v in reports_first.items()}}
 
 
 def machine():
@@ -272,6 +281,9 @@ def canned_reports(liftdb):
     names = [line.split()[0] for line in out.splitlines() if line.strip() and not line[0].isspace()]
     return [n for n in names if n != "html"] or FALLBACK_REPORTS
 
+
+# Runs of each canned report in a row (the first with the store's blocks perhaps evicted).
+REPORT_RUNS = 3
 
 FALLBACK_REPORTS = ["lift", "pairs", "blocked", "flags", "reliability", "cost", "ledger", "cost-per-lift",
                     "triggers", "trend", "runs", "formats", "reconcile"]
@@ -347,8 +359,11 @@ def write_markdown(args, sizes, path):
         for step, key in (("e", "reingest_phases"), ("e2", "reingest2_phases")):
             out.append(f"Phases of the last ({step}): "
                        + ", ".join(f"{name} {secs:.1f} s" for name, secs in s[key]) + ".\n")
-        out.append("Canned reports on the store of (a'), seconds (peak RSS MB): "
+        out.append(f"Canned reports on the store of (a'), seconds (peak RSS MB), the fastest of {REPORT_RUNS} runs each: "
                    + ", ".join(f"{n} {t:.2f} ({m:.0f})" for n, (t, m) in sorted(s["reports"].items(), key=lambda kv: -kv[1][0]))
+                   + ".\n")
+        out.append("The first of those runs (the store's blocks as (a') left the page cache): "
+                   + ", ".join(f"{n} {t:.2f}" for n, (t, _) in sorted(s["reports_first"].items(), key=lambda kv: -kv[1][0]))
                    + ".\n")
         out.append("Targets:\n")
         if not s["alone"]:
@@ -370,7 +385,8 @@ def write_markdown(args, sizes, path):
         out.append(f"- (i) 1% more runs ≤ 5% of (a'): i/a' = {i / a2:.3f} — {verdict(i <= 0.05 * a2)}")
         out.append(f"- every canned report ≤ 0.5 s: slowest {b['r'][0]:.2f} s ({', '.join(sorted(set(b['r_name'])))}) — "
                    f"{verdict(b['r'][0] <= 0.5)}; DuckDB's own COPY of its rows (k) {ratio(sec['k'], 1, '.2f')} s, "
-                   f"r/k = {ratio(b['r'][0], sec['k'], '.2f')}")
+                   f"r/k = {ratio(b['r'][0], sec['k'], '.2f')}; the slowest first run "
+                   f"{max(t for t, _ in s['reports_first'].values()):.2f} s")
         out.append("")
         out.append("All rounds (seconds, MB): " + json.dumps({k: [[round(x, 2), round(m)] for x, m in v] for k, v in s["all"].items()}))
     out.append(
