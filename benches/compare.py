@@ -167,6 +167,8 @@ def bench_size(args, runs, work):
     for rnd in range(rounds):
         # Alone, the ungraded ingest (a) is skipped too: one full ingest per size is enough.
         order = ["f", "f2", "a2"] if alone else ["f", "f2", "a", "a2", "b1", "b2", "c"]
+        if args.baseline:
+            order.insert(order.index("a2") + 1, "a0")
         if rnd % 2 == 1:
             order.reverse()
         for step in order:
@@ -188,6 +190,15 @@ def bench_size(args, runs, work):
                 record("a2", measure([args.liftdb, "--db", str(store), "ingest", "--quiet",
                                       str(tree / "eval-runs"), str(tree / "manifest.json")],
                                      phases=phases))
+            elif step == "a0":
+                # The same ingest by the baseline build (--baseline), beside (a') in every round.
+                store = work / f"store-{runs}-{rnd}-baseline.duckdb"
+                store.unlink(missing_ok=True)
+                record("a0", measure([args.baseline, "--db", str(store), "ingest", "--quiet",
+                                      str(tree / "eval-runs"), str(tree / "manifest.json")]))
+                if not alone:
+                    record("d0", measure([args.baseline, "--db", str(store), "--format", "csv", "report", "lift"]))
+                store.unlink(missing_ok=True)
             elif step == "b1" and runs > args.b1_max_runs:
                 continue  # see --b1-max-runs
             elif step in ("b1", "b2"):
@@ -295,6 +306,8 @@ FALLBACK_REPORTS = ["lift", "pairs", "blocked", "flags", "reliability", "cost", 
 LABELS = {
     "a": "(a) liftdb ingest of the run tree, new store (no manifest: ungraded)",
     "a2": "(a') liftdb ingest of tree + manifest, graded by liftdb",
+    "a0": "(a0) the baseline build's (a'): `--baseline BINARY`, same tree, same rounds",
+    "d0": "(d0) the baseline build's (d) on its own store",
     "b1": "(b1) DuckDB read_json → table",
     "b2": "(b2) DuckDB read_json_objects (floor)",
     "c": "(c) skill-benchmark benchmark (peer)",
@@ -311,13 +324,17 @@ LABELS = {
 }
 
 
+BEGIN = "<!-- benches/compare.py writes from here -->"
+END = "<!-- benches/compare.py writes up to here -->"
+
+
 def verdict(ok):
     return "met" if ok else "**missed**"
 
 
 def write_markdown(args, sizes, path):
     out = []
-    out.append("# Benchmarks\n")
+    out.append("## The last run of `benches/compare.sh`\n")
     out.append(
         "Measured by `benches/compare.sh` in one run, steps alternating between rounds "
         f"({args.rounds} rounds below 50,000 runs, {args.rounds_large} above; figures are the fastest round, peak RSS the largest). "
@@ -331,7 +348,7 @@ def write_markdown(args, sizes, path):
     out.append(f"Rerun: `bash benches/compare.sh {' '.join(str(s['runs']) for s in sizes)}`\n")
     for s in sizes:
         b = s["best"]
-        steps = ("f", "f2", "a", "a2", "b1", "b2", "c", "g", "d", "e", "e2", "s", "i", "r", "k")
+        steps = ("f", "f2", "a", "a2", "a0", "b1", "b2", "c", "g", "d", "d0", "e", "e2", "s", "i", "r", "k")
         sec = {k: (b[k][0] if k in b else None) for k in steps}
         f, a, a2, b1, b2, c, g, d, e, i = (sec[k] for k in ("f", "a", "a2", "b1", "b2", "c", "g", "d", "e", "i"))
 
@@ -349,6 +366,8 @@ def write_markdown(args, sizes, path):
         out.append("|---|---:|---:|---:|---:|---:|---:|")
         for k in steps:
             if k not in b:
+                if k in ("a0", "d0"):
+                    continue
                 if not s["alone"] or k not in ("a", "b1", "b2", "c", "g"):
                     out.append(f"| {LABELS[k]} | not run (see below) | | | | | |")
                 continue
@@ -379,6 +398,9 @@ def write_markdown(args, sizes, path):
             out.append(f"- (d) ≥ 100× faster than (c): c/d = {c / d:.0f} — {verdict(c >= 100 * d)}")
         if a is not None:
             out.append(f"- native grading's share of (a'): (a'-a)/a' = {(a2 - a) / a2:.3f}")
+        if "a0" in b:
+            out.append(f"- (a') against the baseline build ({args.baseline_name}): a'/a0 = {ratio(a2, sec['a0'], '.3f')}"
+                       + (f", (d)/(d0) = {ratio(d, sec['d0'], '.3f')}" if sec.get("d0") else ""))
         out.append(f"- (a') against the floor: a'/f = {ratio(a2, f, '.2f')}, against the leaner floor a'/f' = {ratio(a2, sec['f2'], '.2f')}")
         if s["runs"] >= 1_000_000:
             out.append(f"- (a') ≤ 5 min at 1M runs: {a2:.0f} s — {verdict(a2 <= 300)}")
@@ -400,10 +422,19 @@ def write_markdown(args, sizes, path):
     )
     out.append(
         "\n(g): skill-eval-harness writes no grades into run directories; its `benchmark` command "
-        "grades at report time (formats.md C). liftdb stores those grades by ingesting the report, "
+        "grades at report time (docs/harnesses.md §C). liftdb stores those grades by ingesting the report, "
         "once; (d) then answers from the store without re-reading the tree.\n"
     )
-    Path(path).write_text("\n".join(out) + "\n")
+    generated = "\n".join(out) + "\n"
+    # BENCHMARKS.md keeps its hand-kept head (the current figures, the history);
+    # only what lies between the markers is this script's.
+    old = Path(path).read_text() if Path(path).exists() else ""
+    if BEGIN in old and END in old:
+        head, rest = old.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        Path(path).write_text(head + BEGIN + "\n" + generated + END + tail)
+    else:
+        Path(path).write_text(old + ("\n" if old else "") + BEGIN + "\n" + generated + END + "\n")
 
 
 def main():
@@ -422,6 +453,8 @@ def main():
     p.add_argument("--python", default=sys.executable)
     p.add_argument("--skill-benchmark", default="skill-benchmark")
     p.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
+    p.add_argument("--baseline", help="another liftdb binary whose (a') and (d) are measured beside this one's")
+    p.add_argument("--baseline-name", default="baseline", help="what the baseline is, for the write-up")
     args = p.parse_args()
     args.duckdb_version = subprocess.run(
         [args.python, "-c", "import duckdb; print(duckdb.__version__)"], capture_output=True, text=True

@@ -103,6 +103,12 @@ pub enum Error {
 }
 
 impl Error {
+    /// Did DuckDB run out of the memory it was given? (A refill step is then
+    /// tried again on fewer threads.)
+    pub fn is_out_of_memory(&self) -> bool {
+        matches!(self, Error::Db(db) if duckdb_text(db).contains("Out of Memory Error"))
+    }
+
     /// A full disk during an ingest is told with the batch's size.
     pub fn with_batch_bytes(self, bytes: Option<u64>) -> Self {
         match self {
@@ -124,8 +130,8 @@ impl Error {
 
 /// What to free. A batch's rows are written twice (the write-ahead log,
 /// then the store's new blocks at checkpoint, while the old ones still
-/// exist), and uncompressed rows can outweigh their JSON sources (1.2× for
-/// the skill-eval-harness corpus): 2.5× the sources is the room to ask for.
+/// exist), and uncompressed rows can outweigh their JSON sources: 2.5× the
+/// sources is the room to ask for.
 fn disk_full_advice(free: Option<u64>, batch: Option<u64>) -> String {
     let mb = |b: u64| b.div_ceil(1 << 20);
     let free_now = free.map(|f| format!("{} MB are free there now; ", mb(f)));

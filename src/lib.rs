@@ -1,16 +1,22 @@
 //! liftdb: an embedded analytics store for AI agent-skill evaluations.
 //!
-//! Run trees written by eval harnesses are parsed by format adapters
-//! (`ingest`), normalized into one relational model and written into a
-//! DuckDB file (`store`), then answered with pure-SQL views (`sql/views`).
+//! The layers point one way: `cli → batch → {ingest, store} → model`.
+//! `ingest` walks run trees and turns harness files into records through pure
+//! format adapters (and `grade` grades skill-eval-harness runs); `store` owns
+//! the DuckDB file, its schema, the writer and the stored aggregates; `batch`
+//! is one ingest call, joining the two. `model` holds the records every layer
+//! shares, `json` and `sys` the plumbing, `stats` the pure statistics.
 
+#[cfg(feature = "store")]
+pub mod batch;
 #[cfg(feature = "store")]
 pub mod error;
 #[cfg(feature = "store")]
 pub mod export;
 pub mod grade;
 pub mod ingest;
-pub mod memory;
+pub mod json;
+pub mod model;
 #[cfg(feature = "store")]
 pub mod output;
 #[cfg(feature = "store")]
@@ -22,6 +28,7 @@ pub mod sqlfiles;
 pub mod stats;
 #[cfg(feature = "store")]
 pub mod store;
+pub mod sys;
 
 #[cfg(feature = "store")]
 pub use error::{Error, Result};

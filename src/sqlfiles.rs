@@ -199,7 +199,8 @@ pub const REPORTS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The HTML report's queries: `sql/reports/html/NAME.sql`.
+/// The HTML report's own queries: `sql/reports/html/NAME.sql` (it runs
+/// canned reports too, from `REPORTS`).
 pub const HTML_QUERIES: &[(&str, &str)] = &[
     ("headline", include_str!("../sql/reports/html/headline.sql")),
     ("per_case", include_str!("../sql/reports/html/per_case.sql")),
@@ -223,5 +224,77 @@ pub const HTML_QUERIES: &[(&str, &str)] = &[
         include_str!("../sql/reports/html/recurring.sql"),
     ),
     ("prune", include_str!("../sql/reports/html/prune.sql")),
-    ("idle_spend", include_str!("../sql/reports/idle-spend.sql")),
 ];
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    /// Each `.sql` file of `dir`, relative to sql/.
+    fn files_in(dir: &str) -> BTreeSet<String> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sql");
+        std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "sql"))
+            .map(|p| format!("{dir}/{}", p.file_name().unwrap().to_string_lossy()))
+            .collect()
+    }
+
+    /// This file's `include_str!` paths under `dir`, in order.
+    fn listed_in(dir: &str) -> Vec<String> {
+        let source = include_str!("sqlfiles.rs");
+        let prefix = format!("include_str!(\"../sql/{dir}/");
+        source
+            .lines()
+            .filter_map(|l| l.split_once(prefix.as_str()).map(|(_, rest)| rest))
+            .filter_map(|rest| rest.split_once('"').map(|(file, _)| file))
+            .filter(|file| !file.contains('/'))
+            .map(|file| format!("{dir}/{file}"))
+            .collect()
+    }
+
+    /// Every SQL file the repository ships is embedded exactly once, and
+    /// nothing embedded is missing: a new file fails here until it is listed.
+    #[test]
+    fn every_sql_file_is_listed_once() {
+        for dir in ["migrations", "views", "reports", "reports/html"] {
+            let listed = listed_in(dir);
+            let unique: BTreeSet<String> = listed.iter().cloned().collect();
+            assert_eq!(unique.len(), listed.len(), "{dir}: a file listed twice");
+            assert_eq!(
+                unique,
+                files_in(dir),
+                "{dir}: sqlfiles.rs and sql/{dir} differ"
+            );
+        }
+    }
+
+    /// Names follow the files (refinery's rule: the filename is the data):
+    /// NNNN_name for a migration, NN_name for a view, the header's name for
+    /// a report.
+    #[test]
+    fn names_follow_the_files() {
+        for (n, m) in super::MIGRATIONS.iter().enumerate() {
+            assert_eq!(m.version, n as i64 + 1, "migrations numbered without gaps");
+            let file = format!("migrations/{:04}_{}.sql", m.version, m.name);
+            assert!(listed_in("migrations").contains(&file), "{file}");
+        }
+        let views = listed_in("views");
+        assert!(
+            views.windows(2).all(|w| w[0] < w[1]),
+            "views listed in file order"
+        );
+        for ((name, _), file) in super::VIEWS.iter().zip(&views) {
+            assert!(file.ends_with(&format!("_{name}.sql")), "{name}: {file}");
+        }
+        for ((name, sql), file) in super::REPORTS.iter().zip(listed_in("reports")) {
+            assert_eq!(file, format!("reports/{name}.sql"));
+            assert!(sql.starts_with(&format!("-- name: {name}\n")), "{file}");
+        }
+        for ((name, _), file) in super::HTML_QUERIES.iter().zip(listed_in("reports/html")) {
+            assert_eq!(file, format!("reports/html/{name}.sql"));
+        }
+    }
+}

@@ -32,7 +32,7 @@ CREATE TABLE lift_stats (
 
 COMMENT ON TABLE lift_stats IS 'Sign-flip p, 95% interval and noise verdict per lift row; recomputed after every ingest.';
 
--- ablation_stats: ablation regression confirmation (formats.md M8) per
+-- ablation_stats: ablation regression confirmation (docs/metrics.md §M8) per
 -- expected regression of each manifest ablation, materialized with lift_stats.
 CREATE TABLE ablation_stats (
     release_label                 VARCHAR NOT NULL,

@@ -2,8 +2,8 @@
 -- description: Cost ledger totals per arm and model; partial when some runs have no cost (known subtotal shown).
 -- params: release, skill, split, model, case, arm, experiment
 -- compact: arm, model, runs, known_total_tokens, known_cost_usd
--- From run_total_rows, the runs stored summed per case, arm and model (a
--- million runs are some 200k rows there): counts and exact sums add up again.
+-- From run_total_rows, the runs stored summed per case, arm and model:
+-- counts and exact sums add up again.
 SELECT
     release_label AS release,
     skill_name AS skill,

@@ -8,7 +8,7 @@
 -- case, model (NULL first), arm, rep. No ORDER BY: DuckDB returns one
 -- table's rows, filtered, in the order they were stored (its documentation:
 -- SQL dialect, order preservation; `liftdb check` verifies the table's
--- order). A million runs are listed, neither worked out nor sorted.
+-- order). The runs are listed, neither worked out nor sorted.
 SELECT
     release_label AS release,
     skill_name AS skill,

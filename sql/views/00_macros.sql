@@ -29,7 +29,7 @@ CREATE OR REPLACE MACRO liftdb_is_success(rate) AS rate >= 1 - 1e-12;
 
 -- A file's print as source_file.print keeps it: the low 64 bits of
 -- md5('size|mtime_ns|path') read little-endian, as liftdb computes it when it
--- writes the row (src/ingest/state.rs, file_print). The change check XORs an
+-- writes the row (src/batch/state.rs, file_print). The change check XORs an
 -- owner's prints; `liftdb check` holds every row to this.
 CREATE OR REPLACE MACRO liftdb_file_print(size_bytes, mtime_ns, path) AS
     (md5_number(size_bytes::BIGINT::VARCHAR || '|' || coalesce(mtime_ns, 0)::BIGINT::VARCHAR

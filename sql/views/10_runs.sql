@@ -1,3 +1,5 @@
+-- stored: run_rows
+-- stored threads: 2
 -- runs: one row per run with everything an analyst usually needs, no joins.
 -- Rates are recomputed from the assertion rows of the run's grading
 -- (docs/metrics.md §M1); the harness's own per-run figures are kept as peer_*.
@@ -253,7 +255,7 @@ COMMENT ON COLUMN runs.run_dir IS 'The run directory (or results file#row) it wa
 COMMENT ON COLUMN runs.batch_id IS 'Ingest batch that wrote the run.';
 
 -- run_rows: the runs view stored, refilled first at the end of every batch
--- for the releases it changed (src/store/derived.rs). Every stored aggregate
+-- for the releases it changed (src/store/aggregates/mod.rs). Every stored aggregate
 -- after it (run totals, pairs, lift units, flags, failing assertions,
 -- ablations) reads its runs from here through run_rows_in, so a batch works
 -- each run out once, not once per aggregate; the runs and ledger reports list

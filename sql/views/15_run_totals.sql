@@ -1,8 +1,9 @@
+-- stored: run_total_rows
 -- run_totals: the runs view summed per (release, experiment, format, skill,
 -- split, case, arm, model), in sums and counts that add up again: every
 -- report or view that only counts or sums runs reads these instead of every
 -- run (cost, formats, idle-spend, prune-candidates, trend's cost, the
--- reliability counts). A million runs are some 200k rows here. Money is
+-- reliability counts), far fewer rows than the runs. Money is
 -- exact DECIMAL, means are exact (sums of liftdb_scaled and their counts,
 -- recombined by liftdb_mean_of), unavailable values count as unknown, never 0.
 -- run_totals_in(releases): the totals of the releases listed (NULL: every release).
@@ -67,7 +68,7 @@ COMMENT ON COLUMN run_totals.reliability_n IS 'Scorable answer runs with an obje
 COMMENT ON COLUMN run_totals.reliability_c IS 'Of those, successes: rate >= 1 - 1e-12 (reliability''s c).';
 
 -- run_total_rows: run_totals stored, refilled at the end of every batch for
--- the releases it changed (src/store/derived.rs). Its columns are
+-- the releases it changed (src/store/aggregates/mod.rs). Its columns are
 -- run_totals' (their comments copied).
 CREATE OR REPLACE TABLE run_total_rows AS SELECT * FROM run_totals LIMIT 0;
 COMMENT ON TABLE run_total_rows IS 'run_totals stored by every batch for the releases it changed (what reports cost, formats, idle-spend, prune-candidates and the trend and reliability views read); equal to run_totals (liftdb check verifies).';

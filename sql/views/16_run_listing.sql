@@ -1,12 +1,13 @@
+-- stored: run_listing_rows
+-- stored order: release_label, skill_name, experiment NULLS FIRST, case_id, model NULLS FIRST, arm, repetition
 -- run_listing: the runs as reports runs and ledger list them, one row a run:
 -- their columns, from the stored runs (run_rows). Stored as run_listing_rows,
 -- kept in the reports' order (release, skill, experiment NULLS FIRST, case,
--- model NULLS FIRST, arm, repetition; src/store/derived.rs), so that the
+-- model NULLS FIRST, arm, repetition: the `stored order` above), so that the
 -- reports list the table without sorting it: DuckDB returns the rows of one
 -- table, filtered, in the order they were stored (DuckDB's documentation: SQL
--- dialect, order preservation). At a million runs the sort was half of
--- either report. Narrow on purpose: sorting run_rows' sixty columns at the
--- refill ran out of its memory.
+-- dialect, order preservation). Narrow on purpose: sorting run_rows' sixty
+-- columns at the refill ran out of its memory.
 -- run_listing_in(releases): the listing of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO run_listing_in(releases) AS TABLE
 SELECT
@@ -26,8 +27,7 @@ SELECT
     total_tokens,
     tokens_provenance,
     cost_usd,
-    -- The ledger's cost cast once here, not on every listing: at a million
-    -- runs the cast was a third of report ledger's main thread.
+    -- The ledger's cost cast once here, not on every listing.
     CAST(cost_usd AS DECIMAL(18, 6)) AS ledger_cost_usd,
     cost_availability,
     cost_provenance,

@@ -7,9 +7,9 @@
 -- pairs_over(releases, stored): the pairs of the releases listed (NULL: every
 -- release), from the stored runs (run_rows) or, stored false, from the runs
 -- worked out anew (runs_in); the branch not taken is a constant false filter,
--- pruned before it runs. cost_per_lift reads the pairs worked out anew: in a
--- million-run batch its two joins over the measurements ran out of 768 MiB
--- when the pairs came from the batch's own new run_rows, and fit otherwise.
+-- pruned before it runs. cost_per_lift reads the pairs worked out anew: on a
+-- large batch its two joins over the measurements ran out of the refill's
+-- memory when the pairs came from the batch's own new run_rows.
 CREATE OR REPLACE MACRO pairs_over(releases, stored) AS TABLE
 WITH r AS (
     SELECT * FROM run_rows_in(releases) WHERE stored AND population = 'answer'

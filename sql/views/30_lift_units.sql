@@ -1,3 +1,4 @@
+-- stored: lift_unit_rows
 -- lift_units: the unit of the paired lift (docs/metrics.md §M3), in two
 -- kinds of rows that are never mixed:
 --   row_kind 'experiment'  (case, model) within one experiment (a seh runs root,
@@ -134,7 +135,7 @@ COMMENT ON COLUMN lift_units.with_successes IS 'Eligible pairs whose with_skill 
 COMMENT ON COLUMN lift_units.control_successes IS 'Eligible pairs whose control value is a success.';
 
 -- lift_unit_rows: lift_units stored, refilled at the end of every batch in its
--- transaction (src/store/derived.rs): lift and the trend views read it, so
+-- transaction (src/store/aggregates/mod.rs): lift and the trend views read it, so
 -- the pairs of the whole store are joined once per batch, not once per
 -- report. Its columns are lift_units' (their comments copied).
 CREATE OR REPLACE TABLE lift_unit_rows AS SELECT * FROM lift_units LIMIT 0;

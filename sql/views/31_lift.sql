@@ -1,3 +1,4 @@
+-- stored: lift_rows
 -- lift: paired lift of with_skill over a control arm (docs/metrics.md §M3), in
 -- the two row kinds of lift_units, read from lift_unit_rows, its stored rows
 -- ('experiment': one tool run, equal to its own report; 'release':
@@ -45,7 +46,7 @@ agg AS (
         -- One list of the eligible units (a negative unit is one: its means
         -- exist), gathered unordered and sorted after (below) by its leading
         -- fields: models sorted, unknown model last, cases sorted within a
-        -- model. Same rows as list(... ORDER BY ...), 4x faster under a
+        -- model. Same rows as list(... ORDER BY ...), much faster under a
         -- memory limit; list states do not spill, so it is the only one.
         list({'model_unknown': model IS NULL, 'model': model, 'case_unknown': case_id IS NULL,
               'case_id': case_id, 'with_rate': with_rate, 'without_rate': without_rate, 'delta': delta})

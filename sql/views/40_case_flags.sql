@@ -1,3 +1,4 @@
+-- stored: case_flag_rows
 -- case_flags: the harness's case-level findings (docs/metrics.md §M4, 0.6.0
 -- labels), all models pooled, per experiment (a tool's report holds one). W and N are pair-weighted means over the
 -- case's eligible with_skill/without_skill pairs; cases with no eligible

@@ -1,11 +1,12 @@
+-- stored: reliability_rows
+-- stored order: release_label, skill_name, experiment NULLS FIRST, case_id, arm, k
 -- reliability: pass@k and pass^k per (experiment, case, arm), all models pooled
 -- (docs/metrics.md §M5). n = scorable runs with a valid rate, c = successes
 -- (rate >= 1 - 1e-12). One row per k = 1..n. Values are exact (unrounded);
 -- the harness prints them rounded to 6 decimals.
 -- reliability_in(releases): the rows of the releases listed (NULL: every
--- release), in no order: report reliability sorts them its own way, and
--- reading the ordered view sorted a million rows twice (430 MiB at its
--- peak; 285 MiB sorted once).
+-- release), in no order: the stored table is kept in the report's order,
+-- and an ordered view would sort every row twice.
 CREATE OR REPLACE MACRO reliability_in(releases) AS TABLE
 WITH counts AS (
     -- n and c counted per case, arm and model when the batch was stored
@@ -46,7 +47,7 @@ COMMENT ON COLUMN reliability.pass_at_k IS '1 - C(n-c, k)/C(n, k), rounded 6 (do
 COMMENT ON COLUMN reliability.pass_hat_k IS 'pass^k: C(c, k)/C(n, k), rounded 6.';
 
 -- reliability_rows: reliability stored, refilled at the end of every batch
--- for the releases it changed, after run_total_rows (src/store/derived.rs),
+-- for the releases it changed, after run_total_rows (src/store/aggregates/mod.rs),
 -- kept in the order report reliability lists them (a batch refills the
 -- releases it changed and every release sorting after the first of them):
 -- what that report reads, with no sort of its own.

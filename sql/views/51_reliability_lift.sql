@@ -1,3 +1,6 @@
+-- stored: reliability_lift_pooled_rows
+-- stored view: reliability_lift_pooled
+-- stored comments from: reliability_lift
 -- reliability_lift: the paired reliability lift (docs/metrics.md §M5), as
 -- skill-eval-harness 0.6.0's reliability.paired_lift builds it: per (case,
 -- model) unit of an experiment, over the unit's eligible pairs (n runs on
@@ -70,7 +73,7 @@ COMMENT ON COLUMN reliability_lift.pass_hat_k_delta IS 'pass^k(with) - pass^k(co
 -- reliability_lift_pooled: the pooled rows of reliability_lift (scope overall
 -- and model), what the harness's reliability.paired_lift prints; stored as
 -- reliability_lift_pooled_rows, refilled at the end of every batch for the
--- releases it changed after lift_unit_rows (src/store/derived.rs): report
+-- releases it changed after lift_unit_rows (src/store/aggregates/mod.rs): report
 -- reliability-lift reads them instead of every unit's k rows.
 CREATE OR REPLACE MACRO reliability_lift_pooled_in(releases) AS TABLE
 SELECT * FROM reliability_lift_in(releases) WHERE scope <> 'unit';

@@ -6,8 +6,8 @@
 -- per run and quantity) as the comparability rule below reads them: the
 -- basis fields it tests for presence as flags, the ones it compares as 64-bit
 -- digests (equal fields give equal digests; two different ones share a digest
--- with odds of about 1 in 1.8e19). Ten strings a side made a million-run
--- refill of cost_per_lift need more than 768 MiB; digests keep it near 350 MB.
+-- with odds of about 1 in 1.8e19), which keep the refill of cost_per_lift
+-- far smaller than ten strings a side.
 CREATE OR REPLACE MACRO cost_measured_in(releases) AS TABLE
 WITH quantities AS (
     -- The measurement basis read once per row (json_extract_string with a list

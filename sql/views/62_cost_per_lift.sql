@@ -1,3 +1,4 @@
+-- stored: cost_per_lift_rows
 -- cost_per_lift: per with_skill/without_skill pair, the objective delta beside
 -- the cost and token deltas, with the harness's ratios (docs/metrics.md §M9,
 -- token-overhead): lift per dollar only when the cost delta is positive, lift
@@ -6,8 +7,8 @@
 -- cost_per_lift_in(releases): the rows of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO cost_per_lift_in(releases) AS TABLE
 -- Each run's four quantities folded into one row, joined once per arm: no
--- per-pair fold of cost_pairs (at a million runs that fold, keyed by a
--- string per pair and quantity, needed 571 MB on one thread; this needs 350).
+-- per-pair fold of cost_pairs (keyed by a string per pair and quantity, it
+-- needs far more memory).
 WITH p AS (
     SELECT *, coalesce(with_scorable AND control_scorable, false) AS both_scorable
     -- The pairs worked out anew, not from run_rows (20_pairs.sql says why).
@@ -73,7 +74,7 @@ CREATE OR REPLACE VIEW cost_per_lift AS SELECT * FROM cost_per_lift_in(NULL);
 COMMENT ON VIEW cost_per_lift IS 'Per pair: objective delta, comparable cost and token deltas, lift per dollar, per 1k tokens, cost per unit of lift.';
 
 -- cost_per_lift_rows: cost_per_lift stored, refilled at the end of every batch
--- for the releases it changed (src/store/derived.rs): what report
+-- for the releases it changed (src/store/aggregates/mod.rs): what report
 -- cost-per-lift, reconcile and the HTML report read. Its columns are
 -- cost_per_lift's (their comments copied).
 CREATE OR REPLACE TABLE cost_per_lift_rows AS SELECT * FROM cost_per_lift LIMIT 0;

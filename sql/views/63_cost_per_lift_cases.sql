@@ -1,3 +1,4 @@
+-- stored: cost_per_lift_case_rows
 -- cost_per_lift_cases: per case and model of an experiment, the means of
 -- cost_per_lift's per-pair values, as report cost-per-lift prints them
 -- (rounded as the harness rounds them): objective lift beside comparable cost
@@ -67,6 +68,6 @@ COMMENT ON COLUMN cost_per_lift_cases.cost_blocked IS 'Why some pairs'' cost is 
 
 -- cost_per_lift_case_rows: cost_per_lift_cases stored, refilled at the end of
 -- every batch for the releases it changed, after cost_per_lift_rows
--- (src/store/derived.rs).
+-- (src/store/aggregates/mod.rs).
 CREATE OR REPLACE TABLE cost_per_lift_case_rows AS SELECT * FROM cost_per_lift_cases LIMIT 0;
 COMMENT ON TABLE cost_per_lift_case_rows IS 'cost_per_lift_cases stored by every batch for the releases it changed (what report cost-per-lift reads); equal to cost_per_lift_cases (liftdb check verifies).';

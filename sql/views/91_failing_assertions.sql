@@ -1,3 +1,4 @@
+-- stored: failing_assertion_rows
 -- failing_assertions: per release, each (case, assertion, severity) that some
 -- run failed, as skill-benchmark trend reads a report's failures: any run's
 -- assertion that did not pass (its chosen grading's). Stored
@@ -21,6 +22,6 @@ COMMENT ON COLUMN failing_assertions.assertion IS 'Assertion name.';
 COMMENT ON COLUMN failing_assertions.severity IS 'critical, gate or soft (gate when unset).';
 
 -- failing_assertion_rows: failing_assertions stored, refilled at the end of
--- every batch for the releases it changed (src/store/derived.rs).
+-- every batch for the releases it changed (src/store/aggregates/mod.rs).
 CREATE OR REPLACE TABLE failing_assertion_rows AS SELECT * FROM failing_assertions LIMIT 0;
 COMMENT ON TABLE failing_assertion_rows IS 'failing_assertions stored by every batch for the releases it changed (what recurring_failures reads); equal to failing_assertions (liftdb check verifies).';

@@ -6,7 +6,7 @@ use std::path::Path;
 
 pub fn run(db: &Path) -> anyhow::Result<i32> {
     // Opening verifies the migrations ledger against this binary.
-    let store = super::open_read(db)?;
+    let store = super::open_read_after_upkeep(db)?;
     let found = liftdb::store::check::check(&store.conn)?;
     let damaged: Vec<_> = found.iter().filter(|c| c.problem.is_some()).collect();
     for c in &found {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use liftdb::ingest::{self, IngestOptions};
+use liftdb::batch::{self, IngestOptions};
 use liftdb::output::{self, Format};
 use liftdb::report;
 
@@ -63,7 +63,7 @@ pub fn run() -> anyhow::Result<i32> {
             release: Some(release.to_string()),
             ..Default::default()
         };
-        let summary = ingest::ingest(&mut store, paths, &opts)?;
+        let summary = batch::ingest(&mut store, paths, &opts)?;
         super::ingest::print_summary(&db, &summary, false);
         errors += summary.errors.len();
     }

@@ -4,8 +4,8 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use liftdb::batch::{self, IngestOptions, IngestSummary};
 use liftdb::ingest::formats::Format;
-use liftdb::ingest::{self, IngestOptions, IngestSummary};
 
 #[derive(Args, Debug)]
 pub struct IngestArgs {
@@ -53,10 +53,9 @@ pub struct IngestArgs {
     pub max_inflated_mb: u64,
     /// Memory budget (MiB) for the whole process: while runs are parsed DuckDB is held to what
     /// liftdb's own lists leave of it, at most half (the open batch spills to disk past that),
-    /// and to five eighths for the refill of the aggregates once the batch commits (run_rows on
-    /// two threads, the rest on one). The default held a million-run ingest to 960 MiB; at
-    /// 100,000 runs it takes the wall of no budget at 0.37x the peak. 0 leaves DuckDB's own limit (80% of RAM). Out of its share, the
-    /// batch rolls back (store unchanged) and says so.
+    /// and to five eighths for the refill of the aggregates once the batch commits. 0 leaves
+    /// DuckDB's own limit (80% of RAM). Out of its share, the batch rolls back (store
+    /// unchanged) and says so.
     #[arg(long, default_value_t = DEFAULT_MEMORY_MB, env = "LIFTDB_MEMORY_MB")]
     pub memory_mb: u64,
 }
@@ -80,13 +79,13 @@ pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
         allow_scripts: args.allow_scripts,
         strict: args.strict,
         progress: !args.quiet && !args.json && std::io::stderr().is_terminal(),
-        limits: liftdb::ingest::json::ReadLimits {
+        limits: liftdb::json::ReadLimits {
             max_file_bytes: args.max_file_mb.saturating_mul(1 << 20),
             max_inflated_bytes: args.max_inflated_mb.saturating_mul(1 << 20),
         },
         memory_mb: (args.memory_mb > 0).then_some(args.memory_mb),
     };
-    let summary = ingest::ingest(&mut store, &args.paths, &opts)?;
+    let summary = batch::ingest(&mut store, &args.paths, &opts)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
@@ -175,7 +174,7 @@ pub fn print_summary(db: &Path, s: &IngestSummary, quiet: bool) {
 }
 
 /// Which reading ingest chose where no metadata or manifest told case from model.
-fn print_layout(l: &liftdb::ingest::LayoutCounts) {
+fn print_layout(l: &liftdb::batch::LayoutCounts) {
     if l.from_runs_root > 0 {
         eprintln!(
             "note: {} runs name no case in metadata.json and no manifest was given: read as <folder given>/<case>/[<model>/]<variant>, as skill-benchmark --runs reads that folder",
@@ -191,7 +190,7 @@ fn print_layout(l: &liftdb::ingest::LayoutCounts) {
 }
 
 /// What liftdb could grade, and the command that grades the rest.
-fn print_grading(g: &liftdb::ingest::GradingCounts) {
+fn print_grading(g: &liftdb::batch::GradingCounts) {
     let total = g.graded + g.no_manifest + g.scripts_not_run + g.unavailable;
     if total == 0 {
         return;

@@ -226,8 +226,8 @@ impl OutputArgs {
     }
 }
 
-pub fn open_read(db: &Path) -> anyhow::Result<liftdb::store::Store> {
-    naming_store(db, "opening", liftdb::store::open_read(db))
+pub fn open_read_after_upkeep(db: &Path) -> anyhow::Result<liftdb::store::Store> {
+    naming_store(db, "opening", liftdb::store::open_read_after_upkeep(db))
 }
 
 /// A store failure, said once: "opening PATH: " only when the error does
@@ -265,7 +265,7 @@ pub fn run() -> anyhow::Result<i32> {
         Some(Command::Demo) => demo::run(),
         Some(Command::Repl(args)) => repl(&cli.db, &args),
         Some(Command::Export(args)) => {
-            let store = open_read(&cli.db)?;
+            let store = open_read_after_upkeep(&cli.db)?;
             let rows = liftdb::export::export(
                 &store.conn,
                 &args.what,

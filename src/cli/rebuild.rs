@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::Args;
-use liftdb::ingest::{self, IngestOptions};
+use liftdb::batch::{self, IngestOptions};
 
 #[derive(Args, Debug)]
 pub struct RebuildArgs {
@@ -26,7 +26,7 @@ pub fn run(db: &Path, args: &RebuildArgs) -> anyhow::Result<i32> {
         );
     }
     let batches = {
-        let old = super::open_read(db)?;
+        let old = super::open_read_after_upkeep(db)?;
         liftdb::store::check::recorded_batches(&old.conn).with_context(|| {
             format!(
                 "{} does not say what it was ingested from; ingest the run trees into a new store by hand",
@@ -44,7 +44,7 @@ pub fn run(db: &Path, args: &RebuildArgs) -> anyhow::Result<i32> {
             allow_scripts: args.allow_scripts,
             ..Default::default()
         };
-        let summary = ingest::ingest(&mut store, &paths, &opts)?;
+        let summary = batch::ingest(&mut store, &paths, &opts)?;
         super::ingest::print_summary(&args.out, &summary, false);
         errors += summary.errors.len();
     }

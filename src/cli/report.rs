@@ -42,18 +42,18 @@ pub fn run(db: &Path, args: &ReportArgs) -> anyhow::Result<i32> {
             .out
             .clone()
             .unwrap_or_else(|| "report.html".into());
-        let store = super::open_read(db)?;
+        let store = super::open_read_after_upkeep(db)?;
         let html = report::html::render(&store.conn, args.filters.skill.as_deref())?;
         std::fs::write(&out, html).with_context(|| format!("writing {}", out.display()))?;
         eprintln!("wrote {}", out.display());
         return Ok(0);
     }
     let rep = report::find(name)?;
-    let store = super::open_read(db)?;
+    let store = super::open_read_after_upkeep(db)?;
     let filters = args.filters.to_filters();
     let format = args.output.format_written();
     if liftdb::output::streams(format) {
-        // Written as DuckDB gives the rows: a million-row report is never held.
+        // Written as DuckDB gives the rows: a large report is never held whole.
         return args
             .output
             .emit_streamed(|out| stream(&store.conn, &rep, &filters, format, out))

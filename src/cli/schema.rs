@@ -20,7 +20,7 @@ macro_rules! out {
 }
 
 pub fn run(db: &Path, args: &SchemaArgs) -> anyhow::Result<i32> {
-    let st = super::open_read(db)?;
+    let st = super::open_read_after_upkeep(db)?;
     let conn = &st.conn;
     let w = args
         .max_width

@@ -16,7 +16,7 @@ pub struct SqlArgs {
 }
 
 pub fn run(db: &Path, args: &SqlArgs) -> anyhow::Result<i32> {
-    let store = super::open_read(db)?;
+    let store = super::open_read_after_upkeep(db)?;
     let result = report::query(&store.conn, &args.statement, &Filters::new());
     let rs = match result {
         Err(e) if liftdb::store::is_write_refusal(&e) => {

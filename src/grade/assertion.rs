@@ -8,11 +8,12 @@ use serde_json::Value;
 
 use super::process;
 use super::pyregex::{self, PatternError, Search};
-use super::pyvalue::{py_eq, repr, str_of, str_repr, truthy};
+use super::pyvalue::{list_repr, py_eq, py_g, repr, str_of, str_repr, truthy};
 use super::script;
 use super::similarity::ratio;
 use super::structured;
 use super::text::{decode, py_collapse_whitespace, py_lower, py_strip};
+use super::verdict::Verdict;
 use super::GradeOptions;
 
 /// What an assertion reads besides the answer text.
@@ -29,49 +30,6 @@ pub struct Evidence<'a> {
     pub trace: &'a process::TraceCell,
 }
 
-/// One verdict: the harness's row, or why liftdb gives none.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
-    pub passed: bool,
-    /// The real score of a scored type (similarity, a script's score line).
-    pub real_score: Option<f64>,
-    pub evidence: String,
-    /// Set when the verdict could differ from the harness's: `passed` and
-    /// `score` are then not to be used.
-    pub unavailable: Option<String>,
-}
-
-impl Verdict {
-    pub(super) fn binary(passed: bool, evidence: String) -> Self {
-        Verdict {
-            passed,
-            real_score: None,
-            evidence,
-            unavailable: None,
-        }
-    }
-
-    fn scored(passed: bool, score: Option<f64>, evidence: String) -> Self {
-        Verdict {
-            real_score: score,
-            ..Verdict::binary(passed, evidence)
-        }
-    }
-
-    pub(super) fn unavailable(reason: String) -> Self {
-        Verdict {
-            unavailable: Some(reason),
-            ..Verdict::binary(false, String::new())
-        }
-    }
-
-    /// The row's score as the harness writes it: the real one, else 1.0 / 0.0.
-    pub fn score(&self) -> f64 {
-        self.real_score
-            .unwrap_or(if self.passed { 1.0 } else { 0.0 })
-    }
-}
-
 /// `values` as the harness iterates them: a list's items, a string's
 /// characters, a dict's keys, each through `str()`; a number crashes the
 /// harness (None here).
@@ -84,18 +42,6 @@ fn values_of(a: &Value) -> Option<Vec<String>> {
         Some(Value::Object(o)) => Some(o.keys().cloned().collect()),
         Some(Value::Null) | Some(Value::Bool(_)) | Some(Value::Number(_)) => None,
     }
-}
-
-/// A Python list of strings as `str()` prints it.
-pub(super) fn list_repr(items: &[String]) -> String {
-    format!(
-        "[{}]",
-        items
-            .iter()
-            .map(|s| str_repr(s))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
 }
 
 pub fn evaluate(a: &Value, text: &str, ev: &Evidence) -> Verdict {
@@ -191,32 +137,6 @@ fn at_least(a: &Value, mut v: Verdict) -> Verdict {
     v
 }
 
-/// Python's `format(x, "g")`: six significant digits, fixed notation for
-/// exponents -4..6, else scientific with a two-digit exponent; trailing
-/// zeros dropped.
-pub(super) fn py_g(x: f64) -> String {
-    if let Some(special) = super::pyvalue::non_finite_or_zero(x, "0") {
-        return special;
-    }
-    // Correctly rounded to six significant digits, as Python rounds.
-    let sci = format!("{x:.5e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let trim = |s: &str| -> String {
-        match s.contains('.') {
-            true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
-            false => s.to_string(),
-        }
-    };
-    if (-4..6).contains(&exp) {
-        let decimals = (5 - exp).max(0) as usize;
-        trim(&format!("{x:.decimals$}"))
-    } else {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
-    }
-}
-
 fn regex_verdict(a: &Value, kind: &str, text: &str, ci: bool) -> Verdict {
     let pattern = a
         .get("pattern")
@@ -276,7 +196,7 @@ fn python_json(path: &Path) -> Result<Value, JsonFailure> {
             "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)".into(),
         ));
     }
-    crate::ingest::json::parse_lenient(text.as_bytes()).map_err(|_| {
+    crate::json::parse_lenient(text.as_bytes()).map_err(|_| {
         JsonFailure::Inexact(format!(
             "{} is not valid JSON: Python's JSONDecodeError text is not reproduced",
             path.display()

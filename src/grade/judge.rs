@@ -1,4 +1,4 @@
-//! Judge, rubric and factuality assertions (grading.md §4.11): never judged
+//! Judge, rubric and factuality assertions (docs/grading.md §4.11): never judged
 //! here, but merged from stored judge verdicts exactly as skill-benchmark
 //! 0.6.0 merges `--judge-results` (`validated_result_row`, then
 //! `merged_qualitative_entry`). A verdict the harness would refuse (it stops

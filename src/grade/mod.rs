@@ -17,13 +17,14 @@ pub mod similarity;
 pub mod structured;
 pub mod tables;
 pub mod text;
+pub mod verdict;
 
 use std::path::Path;
 
 use serde_json::Value;
 
-use crate::ingest::kernel::run_files::{first_metadata_file, OUTPUT_ALIASES};
-use crate::ingest::kernel::RunFiles;
+use crate::model::run_files::RunFiles;
+use crate::model::run_files::{first_metadata_file, OUTPUT_ALIASES};
 use assertion::{evaluate, Evidence};
 use pyvalue::{py_eq, str_of, truthy};
 
@@ -215,7 +216,7 @@ struct RunStatus {
     timeout: Option<Value>,
 }
 
-impl crate::ingest::json_fields::Fields for RunStatus {
+impl crate::json::fields::Fields for RunStatus {
     const KEYS: &'static [&'static str] = &["returncode", "timed_out", "timeout"];
 
     fn read<'de, A: serde::de::MapAccess<'de>>(
@@ -236,7 +237,7 @@ impl crate::ingest::json_fields::Fields for RunStatus {
 /// A run's status from a metadata document's text; any other document
 /// holds none of it.
 fn run_status(bytes: &[u8]) -> Result<RunStatus, String> {
-    crate::ingest::json::parse_lenient_as::<crate::ingest::json_fields::ObjectOf<RunStatus>>(bytes)
+    crate::json::parse_lenient_as::<crate::json::fields::ObjectOf<RunStatus>>(bytes)
         .map(|o| o.0.unwrap_or_default())
 }
 
@@ -539,7 +540,7 @@ mod tests {
     /// What the whole document parsed as a tree says of the three keys: the
     /// reading grading did before it skipped the rest.
     fn from_tree(text: &str) -> RunStatus {
-        match crate::ingest::json::parse_lenient(text.as_bytes()) {
+        match crate::json::parse_lenient(text.as_bytes()) {
             Ok(Value::Object(map)) => RunStatus {
                 returncode: map.get("returncode").cloned(),
                 timed_out: map.get("timed_out").cloned(),
@@ -573,7 +574,7 @@ mod tests {
         // Not JSON: neither reading has anything.
         for text in [r#"{"returncode": 1"#, "{returncode: 1}"] {
             assert!(run_status(text.as_bytes()).is_err());
-            assert!(crate::ingest::json::parse_lenient(text.as_bytes()).is_err());
+            assert!(crate::json::parse_lenient(text.as_bytes()).is_err());
         }
     }
 }

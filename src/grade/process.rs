@@ -1,4 +1,4 @@
-//! The process and efficiency assertions (grading.md §4.10,
+//! The process and efficiency assertions (docs/grading.md §4.10,
 //! `process_or_efficiency_assertion_result`): what the agent did, from the
 //! run's `events.json` and merged metrics files, with the harness's exact
 //! evidence strings. Where the harness would stop with an exception (an
@@ -9,11 +9,12 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::assertion::{list_repr, py_g, Verdict};
 use super::casefold::py_casefold;
 use super::pyregex::{self, PatternError, Search};
+use super::pyvalue::{list_repr, py_g};
 use super::pyvalue::{str_of, str_repr, truthy};
 use super::text::{py_collapse_whitespace, py_lower, py_strip};
+use super::verdict::Verdict;
 
 pub const PROCESS: &[&str] = &[
     "skill_invoked",
@@ -274,7 +275,7 @@ fn read_py_json(path: &Path) -> Result<PyJson, String> {
     if text.starts_with('\u{feff}') {
         return Ok(PyJson::Invalid);
     }
-    Ok(match crate::ingest::json::parse_lenient(text.as_bytes()) {
+    Ok(match crate::json::parse_lenient(text.as_bytes()) {
         Ok(v) => PyJson::Parsed(v),
         Err(_) => PyJson::Invalid,
     })

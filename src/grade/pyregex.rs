@@ -695,7 +695,7 @@ mod tests {
 
     #[test]
     fn corpus_patterns_translate() {
-        // The seven patterns of the skill-eval-harness dev corpus (grading.md §5.1).
+        // The seven patterns of the skill-eval-harness dev corpus (docs/grading.md §5.1).
         assert_eq!(
             found("Severity: (Blocking|Major|Minor)", true, "severity: major"),
             Search::Found(true)

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-pub use crate::ingest::json::truthy;
+pub use crate::json::truthy;
 
 /// How Python prints nan, ±inf and ±0 (`zero` is "0.0" for repr, "0" for "g").
 pub fn non_finite_or_zero(x: f64, zero: &str) -> Option<String> {
@@ -189,6 +189,44 @@ pub fn py_eq(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
         }
         _ => false,
+    }
+}
+
+/// A Python list of strings as `str()` prints it.
+pub(super) fn list_repr(items: &[String]) -> String {
+    format!(
+        "[{}]",
+        items
+            .iter()
+            .map(|s| str_repr(s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// Python's `format(x, "g")`: six significant digits, fixed notation for
+/// exponents -4..6, else scientific with a two-digit exponent; trailing
+/// zeros dropped.
+pub(super) fn py_g(x: f64) -> String {
+    if let Some(special) = non_finite_or_zero(x, "0") {
+        return special;
+    }
+    // Correctly rounded to six significant digits, as Python rounds.
+    let sci = format!("{x:.5e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let trim = |s: &str| -> String {
+        match s.contains('.') {
+            true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+            false => s.to_string(),
+        }
+    };
+    if (-4..6).contains(&exp) {
+        let decimals = (5 - exp).max(0) as usize;
+        trim(&format!("{x:.decimals$}"))
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
     }
 }
 

@@ -55,7 +55,7 @@ fn score_line(stdout: &str) -> Option<f64> {
         if !(line.starts_with('{') && line.ends_with('}')) {
             return None;
         }
-        let obj: Value = crate::ingest::json::parse_lenient(line.as_bytes()).ok()?;
+        let obj: Value = crate::json::parse_lenient(line.as_bytes()).ok()?;
         let score = match obj.get("score")? {
             Value::Bool(b) => f64::from(u8::from(*b)),
             Value::Number(n) => n.as_f64()?,

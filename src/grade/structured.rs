@@ -1,4 +1,4 @@
-//! `structured_output` (grading.md §4.8): the first JSON object in the
+//! `structured_output` (docs/grading.md §4.8): the first JSON object in the
 //! answer (or a named file), checked against the harness's JSON-Schema
 //! subset (`json_schema_errors`) with its exact error strings.
 

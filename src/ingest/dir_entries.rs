@@ -3,9 +3,9 @@
 //! opened by its name in its parent's open directory where the walk has it.
 //!
 //! Opened by whole path, a directory has every component of its path looked
-//! up again (eight or so in a run tree): at a million runs the kernel's name
-//! lookups were a ninth of a warm walk's time, most of them for those
-//! opens. `find` opens each directory from its parent, and so does this.
+//! up again (eight or so in a run tree), and the kernel's name lookups
+//! weigh on a warm walk. `find` opens each directory from its parent, and
+//! so does this.
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
@@ -14,7 +14,7 @@ use std::path::Path;
 use rustix::fd::BorrowedFd;
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, StatxFlags};
 
-use super::errors::{ErrorKind, IngestErrorRec};
+use crate::model::errors::{ErrorKind, IngestErrorRec};
 
 /// Where a directory is opened from.
 #[derive(Clone, Copy)]
@@ -142,7 +142,7 @@ fn nanos_since_epoch(secs: i64, nanos: u32) -> i64 {
 
 /// An entry `name` of `dir` by its kind: a file stat'ed (`stat`), a
 /// directory to walk, or the error row of what liftdb will not open. The
-/// entry's whole path is made only for the last two (not five million times).
+/// entry's whole path is made only for the last two (not once per file).
 pub(super) fn classify(
     dir: &Path,
     name: OsString,

@@ -2,10 +2,9 @@
 //! (all files of one run), or one loose report/manifest file. A unit is the
 //! grain of change detection and of replacement in the store.
 //!
-//! A million runs are five million files: each is held as its directory
+//! A large tree is millions of files: each is held as its directory
 //! (shared by every file found in it) and its name (interned: run
-//! directories repeat a handful of names), a few dozen bytes a file instead
-//! of a path of its own.
+//! directories repeat a handful of names), not as a path of its own.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -17,8 +16,8 @@ use rayon::prelude::*;
 use rustix::fs::FileType;
 
 use super::dir_entries::{classify, read_sorted, Met, OpenAt};
-use super::errors::{ErrorKind, IngestErrorRec};
-use super::kernel::run_files::{marks_run_dir, CONTEXT_FILES};
+use crate::model::errors::{ErrorKind, IngestErrorRec};
+use crate::model::run_files::{marks_run_dir, CONTEXT_FILES};
 
 /// A file found: where it is, its size and its modification time.
 #[derive(Debug, Clone)]
@@ -34,7 +33,7 @@ pub struct FileInfo {
     pub mtime_ns: i64,
 }
 
-// Five million files at a million runs: each byte here is 5 MB there.
+// One per file found: every byte here is multiplied by millions.
 const _: () = assert!(std::mem::size_of::<FileInfo>() == 40);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,8 +108,8 @@ impl FileInfo {
     }
 
     /// The file's whole path as text, written into `out`: as `path()`
-    /// displays it, without making the path (the change check prints five
-    /// million of them at a million runs).
+    /// displays it, without making the path (the change check prints one
+    /// per file).
     pub fn write_path(&self, out: &mut String) {
         match (self.dir.to_str(), self.name.to_str()) {
             (Some(dir), Some(name)) if !dir.is_empty() && !name.starts_with('/') => {
@@ -186,13 +185,13 @@ impl Walked {
 
 /// Every file under `root` in the order a sorted walk gives, stat'ed as it
 /// is met. The entries of the two top levels are walked on the reading
-/// threads (`readers.rs`): reading a million run directories' listings and
+/// threads (`readers.rs`): reading the run directories' listings and
 /// stat'ing their files is most of a discovery, and mostly waiting on the disk.
 fn walk(root: &Path) -> Walked {
     let mut out = Walked::default();
     match std::fs::symlink_metadata(root) {
         Ok(meta) if meta.is_dir() => {
-            return super::readers::install(|| split_walk(root, OpenAt::Path, 2))
+            return crate::sys::readers::install(|| split_walk(root, OpenAt::Path, 2))
         }
         // A file given by name.
         Ok(meta) => {
@@ -295,7 +294,7 @@ impl Interner {
             Some(last) if Arc::ptr_eq(&last.dir, dir) => last.files.push(file),
             last => {
                 // The directory before is listed whole: grown by pushes, its
-                // list holds up to twice its files (a million of them held
+                // list holds up to twice its files (every one of them held
                 // to the end of the discovery).
                 if let Some(done) = last {
                     done.files.shrink_to_fit();
@@ -346,9 +345,9 @@ fn roots_to_walk(paths: &[PathBuf], out: &mut Discovery) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Hash maps keyed by the walk's paths: a million run directories are
-/// looked up several times each, and std's SipHash was a third of grouping
-/// them (foldhash: hashbrown's own hasher; no adversary picks these keys).
+/// Hash maps keyed by the walk's paths: every run directory is looked up
+/// several times, and std's SipHash weighed on grouping them (foldhash:
+/// hashbrown's own hasher; no adversary picks these keys).
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// One walk of the whole tree: what the sliced walk is held to.
@@ -420,8 +419,8 @@ fn group(
         .filter(|(_, alive)| *alive)
         .map(|((dir, mut files), _)| {
             files.extend(context.of(&dir));
-            // A listing grown by pushes holds up to twice its files: a
-            // million units keep only what they list.
+            // A listing grown by pushes holds up to twice its files: the
+            // units keep only what they list.
             files.shrink_to_fit();
             Unit {
                 kind: UnitKind::RunDir,
@@ -441,8 +440,7 @@ fn group(
 #[derive(Clone, Copy)]
 struct SliceSizes {
     /// The files a slice aims at: the walk's lists of one slice are held at
-    /// once (some 100 bytes a file), its units only until their change
-    /// check. A million runs' five million files make some twenty slices.
+    /// once, its units only until their change check.
     files: usize,
     /// A directory this deep or less with fewer subdirectories than this is
     /// sliced into them one by one; others have their subdirectories
@@ -544,7 +542,7 @@ impl<E> Slicer<'_, E> {
         });
         if may_be_run {
             // Its files and folders may all belong to it: walked whole.
-            return self.emit(super::readers::install(|| split_walk(dir, at, 2)));
+            return self.emit(crate::sys::readers::install(|| split_walk(dir, at, 2)));
         }
         let here: Arc<Path> = Arc::from(dir);
         let mut own = Walked::default();
@@ -574,7 +572,7 @@ impl<E> Slicer<'_, E> {
         while !rest.is_empty() {
             let wanted = (self.sizes.files as f64 / self.files_per_dir).ceil() as usize;
             let (share, after) = rest.split_at(wanted.clamp(1, rest.len()));
-            let parts: Vec<Walked> = super::readers::install(|| {
+            let parts: Vec<Walked> = crate::sys::readers::install(|| {
                 share
                     .par_iter()
                     .map(|sub| split_walk(sub, OpenAt::Parent(fd), 1))
@@ -688,7 +686,7 @@ impl RunDirs {
 /// adapter reads (what the walk refused is not said again). One gone since,
 /// or no longer a run directory, comes back with no files.
 pub fn run_dirs_again(dirs: &[Arc<Path>], roots: &[PathBuf]) -> Vec<Unit> {
-    let walked: Vec<Walked> = super::readers::install(|| {
+    let walked: Vec<Walked> = crate::sys::readers::install(|| {
         dirs.par_iter()
             .map(|dir| {
                 let mut walked = Walked::default();
@@ -754,7 +752,7 @@ fn context_paths(dir: &Path) -> impl Iterator<Item = PathBuf> + '_ {
 /// (`formats::CONTEXT_FILES`): found by the walk, or stat'ed when they lie
 /// outside every walked directory (a single run directory given by name).
 /// All lie above the run directory, so runs of one parent share them: looked
-/// up once per parent (a million runs had looked them up three million times).
+/// up once per parent, not once per run.
 struct ContextFiles<'a> {
     walked: &'a FastMap<PathBuf, FileInfo>,
     /// Loose files of directories walked before, above these runs.

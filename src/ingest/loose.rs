@@ -9,10 +9,10 @@ use serde_json::Value;
 use super::formats::seh::{self, benchmark, judge, manifest, trigger};
 use super::formats::{allows, promptfoo, seed, skill_creator, Format};
 use super::formats::{PROMPTFOO, SEED_HANDBOOK, SKILL_CREATOR, SKILL_EVALS};
-use super::json::{parse_jsonl, parse_lenient, Get};
 use super::kernel::unit::{DeclaredFile, DeclaredReader};
 use super::kernel::{peer, suite_id};
-use super::records::{CaseRec, ErrorKind, Records, SuiteRec};
+use crate::json::{parse_jsonl, parse_lenient, Get};
+use crate::model::records::{CaseRec, ErrorKind, Records, SuiteRec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LooseKind {

@@ -16,8 +16,8 @@ pub fn cell_text(array: &ArrayRef, row: usize) -> Option<String> {
     ColumnText::new(array).write(row, &mut text).then_some(text)
 }
 
-/// The display text of a column's cells, its formatter made once: made per
-/// cell, it was a tenth of writing a million-row report. Text, integers,
+/// The display text of a column's cells, its formatter made once, not per
+/// cell. Text, integers,
 /// doubles and booleans, most cells of a listing, are written directly, as
 /// Arrow displays them, without going through `core::fmt`.
 pub struct ColumnText<'a> {
@@ -97,8 +97,7 @@ impl<'a> ColumnText<'a> {
 /// As Arrow displays a float: ryu's shortest text ("1995.0", "0.25",
 /// "NaN", "inf"). A whole number, most of a listing's tokens and times, is
 /// written as its integer and ".0", ryu's text for it below 1e16, in a
-/// fraction of ryu's time (its formatting was a seventh of a million-run
-/// ledger); -0.0 keeps its sign through ryu.
+/// fraction of ryu's time; -0.0 keeps its sign through ryu.
 fn write_float(f: f64, out: &mut String) {
     if f.fract() == 0.0 && f.abs() < 1e15 && !(f == 0.0 && f.is_sign_negative()) {
         out.push_str(itoa::Buffer::new().format(f as i64));

@@ -1,5 +1,5 @@
 //! The formats written row by row (CSV, TSV, JSON Lines, JSON): a result
-//! goes out a record batch at a time, as DuckDB gives it, so a million-row
+//! goes out a record batch at a time, as DuckDB gives it, so a large
 //! report never holds its rows. The materialized renderers use the same
 //! writer, so both give the same bytes.
 
@@ -15,8 +15,8 @@ use super::{cell_json, Format};
 
 /// Rows written as they come: `begin` writes what precedes them, `rows`
 /// each batch, `end` what follows them. Batches are made text on a thread
-/// of their own while DuckDB makes the next one (at a million rows the two
-/// took turns on one core), and written here in the order they came.
+/// of their own while DuckDB makes the next one (on one thread the two
+/// take turns), and written here in the order they came.
 pub struct RowStream<W: Write> {
     format: Format,
     out: W,

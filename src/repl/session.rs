@@ -47,7 +47,7 @@ impl Session {
     /// A session on `db`; the store is opened here once to say at start
     /// whether it can be read, then released.
     pub fn open(db: &Path, mode: Format) -> Result<Self> {
-        let store = store::open_read(db)?;
+        let store = store::open_read_after_upkeep(db)?;
         Ok(Session {
             db: db.to_path_buf(),
             store: Some(store),
@@ -72,7 +72,7 @@ impl Session {
     /// settings replayed) if no statement holds it.
     pub fn conn(&mut self) -> Result<&duckdb::Connection> {
         if self.store.is_none() {
-            let store = store::open_read(&self.db)?;
+            let store = store::open_read_after_upkeep(&self.db)?;
             self.writable = false;
             self.replay_settings(&store)?;
             self.store = Some(store);

@@ -114,8 +114,8 @@ fn parts(
     report.check_filters(filters)?;
     let own = match report.when {
         // Nothing to report (reconcile-trend with no trend report held): the
-        // statement gives its columns without running (at a million runs it
-        // took 22 s and 6.7 GB to find no rows).
+        // statement gives its columns without running (on a large store it
+        // is slow and large only to find no rows).
         Some(when) if !holds(when)? => {
             let sql = report.sql.trim_end().trim_end_matches(';');
             format!("SELECT * FROM (\n{sql}\n) LIMIT 0")
@@ -186,8 +186,7 @@ pub enum Streamed<'a> {
 }
 
 /// Run a report, handing `sink` its columns and then its rows a record
-/// batch at a time, as DuckDB gives them: nothing is held (a report of a
-/// million runs written as CSV held 1.2 GB materialized). `sink`'s own
+/// batch at a time, as DuckDB gives them: nothing is held. `sink`'s own
 /// error (a closed pipe) ends it and is returned as it is.
 pub fn stream<E: From<Error>>(
     conn: &Connection,
@@ -200,7 +199,7 @@ pub fn stream<E: From<Error>>(
     }
     // A listing is a scan DuckDB hands over a chunk at a time: on one thread
     // it does not wait on a second one, and the caller's text takes the
-    // other core. At a million runs, report runs: 0.54 s on two, 0.43 on one.
+    // other core.
     crate::store::budget::on_threads(conn, 1, || stream_parts(conn, report, filters, sink))
 }
 

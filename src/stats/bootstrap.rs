@@ -38,8 +38,8 @@ pub fn case_bootstrap<K: Ord>(deltas: &[f64], cases: &[K]) -> Option<(f64, f64)>
 /// The intervals of rows with the same number of clusters. Which clusters
 /// a resample draws depends on that number and `SEED` alone, so each draw
 /// is made once and added to every row's sum (each sum in the same order
-/// as a row on its own: the same interval, bit for bit). Drawing was the
-/// bootstrap's cost: at a million runs a row has some 30,000 cases.
+/// as a row on its own: the same interval, bit for bit). Drawing is the
+/// bootstrap's cost, and a large release's rows have many cases.
 pub fn intervals_alike(rows: &[&Clusters]) -> Vec<(f64, f64)> {
     let Some(k) = rows.first().map(|c| c.len()) else {
         return Vec::new();

@@ -1,13 +1,10 @@
 //! Statistics SQL cannot express exactly: the sign-flip test (exact and
 //! Python-stream sampled), its inverted interval and the noise check;
-//! exposed as DuckDB functions and materialized into `lift_stats`.
+//! exposed as DuckDB functions. Pure: the stored statistics that use them
+//! (`lift_stats`, ablation and trend) are refilled by `store::aggregates`.
 
-#[cfg(feature = "store")]
-pub mod ablation;
 pub mod bootstrap;
 pub mod interval;
-#[cfg(feature = "store")]
-pub mod materialize;
 pub mod mt19937;
 pub mod multiple;
 pub mod rounding;
@@ -15,8 +12,6 @@ pub mod sign_flip;
 pub mod sign_table;
 #[cfg(feature = "store")]
 pub mod sql_functions;
-#[cfg(feature = "store")]
-pub mod trend;
 
 pub use interval::{interval, noise_check, Interval, NoiseCheck};
 

@@ -27,8 +27,7 @@ impl SignTable {
     /// Pattern after pattern, each pattern's n signs in turn, as the
     /// harness draws them. 64 patterns are drawn into rows of packed bits,
     /// then turned 64 by 64 into the table's rows (one per delta): set one
-    /// bit at a time, the table was written a cache line per sign (at
-    /// n = 100,000, 400 million signs into 51 MB).
+    /// bit at a time, the table was written a cache line per sign.
     fn draw(n: usize) -> SignTable {
         let mut rng = PyRandom::new(0);
         let blocks = n.div_ceil(64);

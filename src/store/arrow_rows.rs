@@ -12,8 +12,8 @@ use duckdb::arrow::datatypes::{DataType, Field, Schema, TimeUnit as ArrowTimeUni
 use duckdb::arrow::record_batch::RecordBatch;
 use duckdb::types::Value;
 
-use crate::ingest::records::Row;
-use crate::ingest::table::{Column, Kind};
+use crate::model::records::Row;
+use crate::model::table::{Column, Kind};
 use crate::{Error, Result};
 
 /// A value that does not have its column's kind: the record and the table

@@ -2,8 +2,8 @@
 //! own state (the plan's file lists, the chunks being parsed) and DuckDB's
 //! buffers (the open batch, which spills to disk past its limit).
 //!
-//! DuckDB starts with half. The plan's lists grow with the tree (about 600
-//! bytes a run: 700 MiB at a million runs), so after each chunk is written
+//! DuckDB starts with half. The plan's lists grow with the tree, so after
+//! each chunk is written
 //! DuckDB's share is set to what liftdb is not holding, measured: the
 //! process's resident memory less DuckDB's own. Early in a large parse
 //! DuckDB gets less; as the chunks are freed it gets up to half again.
@@ -18,9 +18,9 @@ pub struct MemoryBudget {
     duckdb_mib: u64,
 }
 
-/// The default budget: the 1 GiB a million-run ingest is held to (#16),
-/// and what the refill of every stored aggregate after a views change is
-/// held to when a store is opened.
+/// The default budget: what an ingest is held to, and what the refill of
+/// every stored aggregate after a views change is held to when a store is
+/// opened.
 pub const DEFAULT_MEMORY_MB: u64 = 1024;
 
 /// The least DuckDB is ever held to (the floor `--memory-mb` has had since it was added).
@@ -59,8 +59,8 @@ impl MemoryBudget {
     }
 
     /// The parse is over and its chunks are freed: DuckDB back to half
-    /// for the batch's closing checks (at a million graded runs they ran
-    /// out of the 301 MiB the parse's last chunk had left it).
+    /// for the batch's closing checks (what the parse's last chunk left it
+    /// is too little for them on a large batch).
     pub fn end_parse(&mut self, conn: &Connection) -> Result<()> {
         let Some(total) = self.total_mib else {
             return Ok(());
@@ -91,20 +91,18 @@ impl MemoryBudget {
     }
 
     /// DuckDB's share for the refill at the end of a batch: five eighths,
-    /// since the run chunks are written and freed by then. At a million runs
-    /// in one release the refill ran out of half of 1024 MiB, inside the
-    /// batch's transaction; under three quarters the process peaked at
-    /// 1,077 MiB (DuckDB holds some memory outside its limit, and the
+    /// since the run chunks are written and freed by then: half is too
+    /// little for a large release, three quarters takes the process past
+    /// its budget (DuckDB holds some memory outside its limit, and the
     /// statistics' rows are liftdb's).
     pub fn refill_share(&self) -> Option<u64> {
         self.total_mib.map(|mb| (mb / 8 * 5).max(DUCKDB_FLOOR_MIB))
     }
 
     /// Run a query that only reads under an eighth of the budget (DuckDB
-    /// spills what does not fit), then give DuckDB back its share. The
-    /// unchanged runs' gradings (a join of a million runs to a million
-    /// gradings) took 350 MiB at the top of a re-ingest's peak. No budget:
-    /// just the work.
+    /// spills what does not fit), then give DuckDB back its share: the
+    /// unchanged runs' gradings (a join of every run to its grading) would
+    /// otherwise top a re-ingest's peak. No budget: just the work.
     pub fn lean<T>(&mut self, conn: &Connection, work: impl FnOnce() -> Result<T>) -> Result<T> {
         let Some(total) = self.total_mib else {
             return work();
@@ -121,9 +119,9 @@ impl MemoryBudget {
     }
 
     /// Have DuckDB drop the blocks it caches (its limit set to the floor and
-    /// back) and give back what both allocators hold freed. After the stored
-    /// state's large queries at a million runs, 620 of 1,217 MiB resident
-    /// was such memory, held by nothing. A floor DuckDB cannot reach (its
+    /// back) and give back what both allocators hold freed: after the stored
+    /// state's large queries much of the resident memory is such memory,
+    /// held by nothing. A floor DuckDB cannot reach (its
     /// blocks in use) is no error: it keeps what it must.
     pub fn let_go(&self, conn: &Connection) -> Result<()> {
         let _ = conn.execute_batch(&format!("SET memory_limit = '{DUCKDB_FLOOR_MIB}MiB'"));
@@ -193,12 +191,12 @@ pub fn return_freed_memory() {
     unsafe {
         libc::malloc_trim(0);
     }
-    crate::memory::give_back_now();
+    crate::sys::memory::give_back_now();
 }
 
 /// The process's resident memory (MiB), from /proc (Linux only).
 fn resident_mib() -> Option<u64> {
-    crate::ingest::timings::rss_mib().map(|rss| rss.now)
+    crate::sys::timings::rss_mib().map(|rss| rss.now)
 }
 
 /// `work` with DuckDB on `threads` threads, the count before set back
@@ -229,7 +227,7 @@ mod tests {
 
     #[test]
     fn resident_memory_is_read_and_grows_with_what_is_held() {
-        let _alone = crate::memory::measuring_rss();
+        let _alone = crate::sys::memory::measuring_rss();
         let before = resident_mib().expect("VmRSS on Linux");
         // 64 MiB touched page by page: resident, not just reserved.
         let held = std::hint::black_box(vec![1u8; 64 << 20]);
@@ -240,7 +238,7 @@ mod tests {
 
     #[test]
     fn duckdb_gets_what_liftdb_does_not_hold_within_floor_and_half() {
-        // 1 GiB, liftdb holding 700 MiB early in a million-run parse:
+        // A 1 GiB budget with liftdb holding 700 MiB early in a parse:
         // 1024 - 700 - 128 in flight.
         assert_eq!(duckdb_share(1024, 700, 20), 196);
         // Most of the plan freed: half, no more (the refill has its own share).

@@ -3,10 +3,11 @@
 //! verifies each block's checksum as it loads it), and every view (run to
 //! the end, so a view that no longer binds or fails on the data is found),
 //! the keys the child tables hold without an index (migration 0012), and
-//! each derived table against the view it stores (store/derived.rs).
+//! each derived table against the view it stores (store/aggregates/mod.rs).
 
 use duckdb::Connection;
 
+use super::aggregates::{Derived, DERIVED};
 use crate::Result;
 
 /// One thing checked: a table or a view, and what was found.
@@ -32,9 +33,9 @@ fn quoted(name: &str) -> String {
 }
 
 /// Every table read in full, then every view run to the end, under the
-/// default budget's refill share on one thread (left to DuckDB, a
-/// million-run store's check peaked at 6.0 GB); DuckDB's own limits are
-/// back afterwards.
+/// default budget's refill share on one thread (left to DuckDB, a large
+/// store's check takes many gigabytes); DuckDB's own limits are back
+/// afterwards.
 pub fn check(conn: &Connection) -> Result<Vec<Checked>> {
     super::budget::under_default_refill(conn, || check_all(conn))
 }
@@ -72,7 +73,7 @@ fn check_all(conn: &Connection) -> Result<Vec<Checked>> {
             format!("{twice} keys held by more than one row; hint: `liftdb rebuild` writes the store again from its sources")
         }));
     }
-    for super::derived::Derived { table, view, .. } in super::derived::DERIVED {
+    for Derived { table, view, .. } in DERIVED.iter() {
         let sql = format!(
             "SELECT count(*) FROM ((SELECT * FROM {table} EXCEPT ALL SELECT * FROM {view})
                                    UNION ALL (SELECT * FROM {view} EXCEPT ALL SELECT * FROM {table}))"
@@ -84,9 +85,9 @@ fn check_all(conn: &Connection) -> Result<Vec<Checked>> {
         }));
     }
     // A table its reports list with no sort of their own must be in their order.
-    for super::derived::Derived {
+    for Derived {
         table, listed_in, ..
-    } in super::derived::DERIVED
+    } in DERIVED.iter()
     {
         let Some(order) = listed_in else { continue };
         let sql = format!(
@@ -114,7 +115,7 @@ fn check_all(conn: &Connection) -> Result<Vec<Checked>> {
 }
 
 /// Keys unique by construction, not by an index (an index over them was
-/// most of an ingest's memory at a million runs).
+/// most of a large ingest's memory).
 const UNINDEXED_KEYS: &[(&str, &str)] = &[
     ("run", "run_id"),
     ("grading", "grading_id"),

@@ -1,20 +1,19 @@
 //! The DuckDB store: opening with clear lock errors, migrations, views,
 //! and the batched writer used by ingest.
 
+pub mod aggregates;
 mod appenders;
 mod arrow_rows;
 pub mod budget;
 pub mod check;
-pub mod derived;
 mod migrate;
-mod open;
-pub mod refill;
+pub(crate) mod open;
 mod views;
 pub mod writer;
 
 pub use migrate::{applied_migrations, schema_version, AppliedMigration};
 pub use open::{
-    check_persists, check_store_path, classify_db_error, is_write_refusal, open_read, open_write,
-    open_write_up_to, open_write_waiting, Store,
+    check_persists, check_store_path, classify_db_error, is_write_refusal, open_read_after_upkeep,
+    open_write, open_write_up_to, open_write_waiting, Store,
 };
 pub use views::recreate_views;

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use duckdb::{AccessMode, Config, Connection};
 
-use super::{migrate, refill, views};
+use super::aggregates::refill;
+use super::{migrate, views};
 use crate::{Error, Result};
 
 /// An open store: the connection plus the path it came from (for messages).
@@ -83,8 +84,11 @@ pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
     })
 }
 
-/// Open an existing store read-only; other readers may hold it at the same time.
-pub fn open_read(path: &Path) -> Result<Store> {
+/// Open an existing store read-only (other readers may hold it at the same
+/// time), after its upkeep: a store whose views are another liftdb's, or
+/// whose stored aggregates wait for a refill, is first opened for writing
+/// and brought up to date, which can take a while on a large store.
+pub fn open_read_after_upkeep(path: &Path) -> Result<Store> {
     if !path.exists() {
         return Err(Error::Invalid(format!(
             "no store at {} (create one with `liftdb ingest PATH`, or pass --db / set LIFTDB_DB)",
@@ -240,12 +244,6 @@ fn classify_open_error(path: &Path, e: duckdb::Error, writing: bool) -> Error {
         };
     }
     classify_db_error(path, e)
-}
-
-/// Did DuckDB run out of the memory it was given? (The refill then tries a
-/// step again on fewer threads.) Decided here, beside the classifying.
-pub fn is_out_of_memory(e: &Error) -> bool {
-    matches!(e, Error::Db(db) if crate::error::duckdb_text(db).contains("Out of Memory Error"))
 }
 
 /// A refill on open that failed: the steps done are committed, so not

@@ -13,7 +13,7 @@ fn views_sha256() -> String {
         .iter()
         .flat_map(|(name, sql)| [name.as_bytes(), b"\0", sql.as_bytes(), b"\0"].concat())
         .collect();
-    crate::ingest::json::sha256_hex(&all)
+    crate::sys::hash::sha256_hex(&all)
 }
 
 fn view_count(conn: &Connection) -> Result<i64> {
@@ -48,9 +48,9 @@ pub fn current(conn: &Connection) -> Result<bool> {
 /// Not one transaction with the refill: DuckDB 2.0 misreads a table
 /// replaced and refilled in one (past a row group or so a filtered scan of
 /// it found nothing: lift_rows, refilled from lift_unit_rows, came out
-/// empty at a million runs). Nor the refill in one second transaction: it
-/// held every step's rows uncommitted at once (86 s at a million runs; a
-/// step at a time 74 s; an open stopped in it leaves the refill waiting).
+/// empty on a large store). Nor the refill in one second transaction: it
+/// would hold every step's rows uncommitted at once, and an open stopped in
+/// it would leave nothing done.
 pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<bool> {
     if !schema_changed && current(conn)? {
         return Ok(false);
@@ -61,7 +61,7 @@ pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<bool> {
     // fourteen steps over empty tables were a fifth of a second.
     let releases: i64 = tx.query_row("SELECT count(*) FROM releases", [], |r| r.get(0))?;
     if releases > 0 {
-        super::refill::mark_every_waiting(&tx)?;
+        super::aggregates::refill::mark_every_waiting(&tx)?;
     }
     let now = format!("{}:{}", views_sha256(), view_count(&tx)?);
     tx.execute(
@@ -79,7 +79,7 @@ pub fn recreate_views(conn: &Connection) -> Result<()> {
             detail: e.to_string(),
         })?;
     }
-    super::derived::copy_comments(conn)?;
+    super::aggregates::copy_comments(conn)?;
     probe_views(conn)
 }
 
@@ -103,7 +103,7 @@ pub fn probe_views(conn: &Connection) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::refill::{waiting, Waiting};
+    use crate::store::aggregates::refill::{waiting, Waiting};
 
     /// A views change commits the new views and their hash with every
     /// release recorded as waiting, and refills nothing itself: the open

@@ -8,11 +8,11 @@ use duckdb::{params, Connection, Transaction};
 
 use super::appenders::Appenders;
 use super::budget::MemoryBudget;
-use crate::ingest::records::{IngestErrorRec, Records, Row, TableBatch};
-use crate::ingest::table::{Column, TEXT_KEY};
+use crate::model::records::{IngestErrorRec, Records, Row, TableBatch};
+use crate::model::table::{Column, TEXT_KEY};
 use crate::{Error, Result};
 
-pub use crate::ingest::records::{SourceFileRec, TableRows};
+pub use crate::model::records::{SourceFileRec, TableRows};
 
 pub struct BatchInfo<'a> {
     pub release_label: &'a str,
@@ -131,7 +131,7 @@ fn refuse_duplicate_keys(tx: &Connection, batch_id: i64) -> Result<()> {
 fn redacted(row: Row) -> Row {
     row.into_iter()
         .map(|v| match v {
-            duckdb::types::Value::Text(t) => match crate::ingest::redact::redact(&t) {
+            duckdb::types::Value::Text(t) => match crate::model::redact::redact(&t) {
                 std::borrow::Cow::Borrowed(_) => duckdb::types::Value::Text(t),
                 std::borrow::Cow::Owned(clean) => duckdb::types::Value::Text(clean),
             },
@@ -284,9 +284,8 @@ impl<'c> BatchWriter<'c> {
 
     /// Hold DuckDB to `budget` for the rest of the batch. Under a budget the
     /// stored aggregates are refilled on one thread: their ordered list
-    /// aggregates keep a state per thread that DuckDB cannot spill (at
-    /// 100,000 runs `lift_in` and `case_flags_in` failed under 150 MiB on
-    /// two threads and fit on one).
+    /// aggregates keep a state per thread that DuckDB cannot spill, so two
+    /// threads need twice what one does.
     pub fn hold_to(&mut self, budget: MemoryBudget) {
         self.budget = Some(budget);
     }
@@ -339,7 +338,7 @@ impl<'c> BatchWriter<'c> {
         for t in tables {
             let n = self.buffer_rows(t.table, t.columns, t.rows)?;
             self.counts.rows_written += n;
-            if t.table == crate::ingest::records::RunRec::TABLE {
+            if t.table == crate::model::records::RunRec::TABLE {
                 self.counts.runs_written += n;
             }
         }
@@ -377,7 +376,7 @@ impl<'c> BatchWriter<'c> {
         batch: &BatchInfo,
         errors: &[IngestErrorRec],
         touched: &[(String, i64)],
-        clock: &mut crate::ingest::timings::Timings,
+        clock: &mut crate::sys::timings::Timings,
     ) -> Result<WriteCounts> {
         self.appenders.flush()?;
         let tx = &self.tx;
@@ -402,7 +401,7 @@ impl<'c> BatchWriter<'c> {
         register_run_releases(tx)?;
         clock.mark("errors + mtimes");
         let touched = touched_releases(tx, self.batch_id)?;
-        super::refill::mark_waiting(tx, &touched)?;
+        super::aggregates::refill::mark_waiting(tx, &touched)?;
         tx.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
                     files_unchanged = ?, runs_written = ?, errors = ? WHERE batch_id = ?",
@@ -430,12 +429,12 @@ impl<'c> BatchWriter<'c> {
         tx.commit()?;
         clock.mark("commit");
         // What the parse and the checks freed, handed back before the
-        // refill's share is used (at a million runs some 350 MiB).
+        // refill's share is used.
         super::budget::return_freed_memory();
         // The batch is stored: a failure from here leaves it so, its
         // releases' aggregates waiting for the next open to refill them.
-        let scope = crate::store::derived::Scope::Releases(&touched);
-        super::refill::run(conn, scope, budget.as_mut(), clock).map_err(|e| {
+        let scope = crate::store::aggregates::Scope::Releases(&touched);
+        super::aggregates::refill::run(conn, scope, budget.as_mut(), clock).map_err(|e| {
             Error::AggregatesWaiting {
                 batch_id: counts.batch_id,
                 detail: match e {

@@ -236,7 +236,7 @@ fn a_report_whose_when_fails_gives_its_columns_and_no_rows_without_running() {
     // The corpus holds no skill-benchmark trend output, so reconcile-trend's
     // `when` is false: its answer is its own statement's columns, no rows.
     let (_d, db) = corpus_db();
-    let store = liftdb::store::open_read(&db).unwrap();
+    let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
     let report = liftdb::report::find("reconcile-trend").unwrap();
     let when = report.when.expect("reconcile-trend has a when");
     let holds: bool = store.conn.query_row(when, [], |r| r.get(0)).unwrap();
@@ -456,7 +456,7 @@ fn html_report_is_self_contained_and_renders() {
     // The drill-down, followed in the browser: a case with a failing
     // assertion (found in the store), opened from its #fragment, shows that
     // assertion's evidence; and no two texts of any chart overlap.
-    let store = liftdb::store::open_read(&db).unwrap();
+    let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
     let failing = &rows(
         &store,
         "SELECT r.release_label, r.skill_name, r.case_id, a.name, a.evidence

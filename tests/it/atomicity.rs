@@ -143,10 +143,10 @@ fn killed_ingest_leaves_all_or_nothing() {
         match generated {
             None => crate::common::assert_aggregates_current(&store),
             Some(_) => {
-                let waiting = liftdb::store::refill::waiting(&store.conn).unwrap();
+                let waiting = liftdb::store::aggregates::refill::waiting(&store.conn).unwrap();
                 assert_eq!(
                     waiting,
-                    liftdb::store::refill::Waiting::Nothing,
+                    liftdb::store::aggregates::refill::Waiting::Nothing,
                     "trial {trial}"
                 );
                 let stored = rows(&store, "SELECT count(*) AS n FROM run_rows").remove(0);

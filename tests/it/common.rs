@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use liftdb::ingest::{self, IngestOptions, IngestSummary};
+use liftdb::batch::{self, IngestOptions, IngestSummary};
 use liftdb::output::cell_json;
 use liftdb::report::{self, Filters};
 use liftdb::store::Store;
@@ -61,7 +61,7 @@ pub fn new_store() -> TestStore {
 }
 
 pub fn ingest_paths(ts: &mut TestStore, paths: &[PathBuf]) -> IngestSummary {
-    ingest::ingest(&mut ts.store, paths, &IngestOptions::default()).expect("ingest")
+    batch::ingest(&mut ts.store, paths, &IngestOptions::default()).expect("ingest")
 }
 
 /// A store of `paths` ingested in one call, with no ingest error.

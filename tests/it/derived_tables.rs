@@ -1,4 +1,4 @@
-//! The stored aggregates reports read (src/store/derived.rs): each holds
+//! The stored aggregates reports read (src/store/aggregates/mod.rs): each holds
 //! exactly its live view's rows after every batch, reports over them give
 //! what the live views give, and `liftdb check` finds one left stale.
 
@@ -49,11 +49,11 @@ fn a_memory_budget_refills_the_same_aggregates_and_restores_the_settings() {
         )
     };
     let threads = setting(&ts, "threads");
-    let opts = liftdb::ingest::IngestOptions {
+    let opts = liftdb::batch::IngestOptions {
         memory_mb: Some(256),
         ..Default::default()
     };
-    let summary = liftdb::ingest::ingest(&mut ts.store, &paths, &opts).unwrap();
+    let summary = liftdb::batch::ingest(&mut ts.store, &paths, &opts).unwrap();
     assert!(summary.errors.is_empty(), "{:?}", summary.errors);
     assert!(summary.runs_written > 0);
     assert_eq!(setting(&ts, "memory_limit"), "128.0 MiB", "half of 256");
@@ -67,7 +67,9 @@ fn a_memory_budget_refills_the_same_aggregates_and_restores_the_settings() {
 fn every_stored_aggregate_holds_its_views_rows() {
     let ts = corpus();
     let checked = liftdb::store::check::check(&ts.store.conn).unwrap();
-    for liftdb::store::derived::Derived { table, view, .. } in liftdb::store::derived::DERIVED {
+    for liftdb::store::aggregates::Derived { table, view, .. } in
+        liftdb::store::aggregates::DERIVED.iter()
+    {
         let stored = f(&scalar(&ts.store, &format!("SELECT count(*) FROM {table}")));
         let live = f(&scalar(&ts.store, &format!("SELECT count(*) FROM {view}")));
         assert!(stored > 0.0, "{table} is empty");
@@ -225,9 +227,9 @@ fn listings_stay_in_their_order_whatever_release_a_batch_adds() {
 /// is listed by a report (else keeping it so is for nothing).
 #[test]
 fn each_listing_report_reads_a_table_kept_in_its_order() {
-    use liftdb::store::derived::DERIVED;
+    use liftdb::store::aggregates::DERIVED;
     let reports = liftdb::report::all();
-    for d in DERIVED {
+    for d in DERIVED.iter() {
         let Some(order) = d.listed_in else { continue };
         assert!(order.starts_with("release_label,"), "{}: {order}", d.table);
         assert!(
@@ -322,7 +324,7 @@ fn a_reader_brings_views_another_liftdb_wrote_up_to_date_once() {
     let (again, said) = report(&db);
     assert_eq!(again, lines);
     assert!(said.is_empty(), "said once: {said}");
-    let store = liftdb::store::open_read(&db).unwrap();
+    let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
     assert_aggregates_current(&store);
 }
 
@@ -545,11 +547,11 @@ fn statistics_refilled_per_release_equal_a_whole_refresh() {
     let (runs_b, _) = writable_runs(dir.path(), "runs-b");
     let mut ts = new_store();
     let ingest = |ts: &mut TestStore, release: &str, paths: &[PathBuf]| {
-        let opts = liftdb::ingest::IngestOptions {
+        let opts = liftdb::batch::IngestOptions {
             release: Some(release.into()),
             ..Default::default()
         };
-        liftdb::ingest::ingest(&mut ts.store, paths, &opts).unwrap();
+        liftdb::batch::ingest(&mut ts.store, paths, &opts).unwrap();
     };
     ingest(&mut ts, "a", &[runs.clone(), manifest.clone()]);
     ingest(&mut ts, "b", &[runs_b, manifest.clone()]);
@@ -572,7 +574,7 @@ fn statistics_refilled_per_release_equal_a_whole_refresh() {
         .collect();
     assert!(releases.contains(&("b".into(), "a".into())), "{releases:?}");
     let tx = ts.store.conn.unchecked_transaction().unwrap();
-    liftdb::store::refill::everything(&tx).unwrap();
+    liftdb::store::aggregates::refill::everything(&tx).unwrap();
     tx.commit().unwrap();
     let whole = snapshot(&ts);
     for ((table, ours), theirs) in tables.iter().zip(&incremental).zip(&whole) {
@@ -581,7 +583,7 @@ fn statistics_refilled_per_release_equal_a_whole_refresh() {
     }
 }
 
-/// A batch commits before its aggregates are refilled (store/refill.rs): an
+/// A batch commits before its aggregates are refilled (store/aggregates/refill.rs): an
 /// ingest killed between the two leaves its releases recorded as waiting,
 /// and the next open, for reading or writing, refills them before anything
 /// reads them. The state a kill there leaves is made by hand: aggregates
@@ -589,7 +591,7 @@ fn statistics_refilled_per_release_equal_a_whole_refresh() {
 /// release). The live views are the independent computation.
 #[test]
 fn aggregates_left_waiting_are_refilled_by_the_next_open() {
-    use liftdb::store::refill::{self, Waiting};
+    use liftdb::store::aggregates::refill::{self, Waiting};
     let ts = corpus();
     let runs = f(&scalar(&ts.store, "SELECT count(*) FROM runs"));
     let releases: Vec<String> = rows(&ts.store, "SELECT DISTINCT release_label FROM run")
@@ -621,7 +623,7 @@ fn aggregates_left_waiting_are_refilled_by_the_next_open() {
             assert_ne!(refill::waiting(&store.conn).unwrap(), Waiting::Nothing);
         }
         let reopened = match open {
-            "read" => liftdb::store::open_read(&db).unwrap(),
+            "read" => liftdb::store::open_read_after_upkeep(&db).unwrap(),
             _ => liftdb::store::open_write(&db).unwrap(),
         };
         assert_eq!(
@@ -648,7 +650,7 @@ fn aggregates_left_waiting_are_refilled_by_the_next_open() {
 /// step fails after the others committed.
 #[test]
 fn a_refill_on_open_that_fails_keeps_the_runs_and_the_record() {
-    use liftdb::store::refill::{self, Waiting};
+    use liftdb::store::aggregates::refill::{self, Waiting};
     let ts = corpus();
     let runs = f(&scalar(&ts.store, "SELECT count(*) FROM run"));
     let TestStore { _dir, db, store } = ts;

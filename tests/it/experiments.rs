@@ -140,14 +140,14 @@ fn two_copies_of_a_run_tree_in_one_release_pool_into_the_same_units() {
     }
     let manifest = seh_root().join("input/evals/shared-benchmark.json");
     let mut ts = new_store();
-    let summary = liftdb::ingest::ingest(
+    let summary = liftdb::batch::ingest(
         &mut ts.store,
         &[
             dir.path().join("eval-runs-a"),
             dir.path().join("eval-runs-b"),
             manifest.clone(),
         ],
-        &liftdb::ingest::IngestOptions {
+        &liftdb::batch::IngestOptions {
             release: Some("r1".into()),
             ..Default::default()
         },

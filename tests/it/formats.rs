@@ -13,7 +13,7 @@ fn read_json(path: &std::path::Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
-/// formats.md M11 (A): middle value, or mean of the two middles.
+/// docs/metrics.md §M12 (A): middle value, or mean of the two middles.
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
@@ -24,7 +24,7 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// formats.md M11 (A): sorted[max(0, ceil(0.95 n) - 1)].
+/// docs/metrics.md §M12 (A): sorted[max(0, ceil(0.95 n) - 1)].
 fn p95(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let i = ((0.95 * v.len() as f64).ceil() as usize).max(1) - 1;
@@ -363,8 +363,8 @@ fn a_partial_handbook_tree_without_benchmark_still_ingests() {
 }
 
 /// No Agent Skill Evals or run_eval.py output exists among the corpora, so
-/// these two are exercised on small files shaped exactly as formats.md B and
-/// D.2 describe them.
+/// these two are exercised on small files shaped exactly as docs/harnesses.md §B and
+/// §D describe them.
 #[test]
 fn agent_skill_evals_rows_follow_their_evidence_and_skill_creator_trigger_evals_load() {
     let dir = tempfile::tempdir().unwrap();

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use liftdb::ingest::{self, IngestOptions};
+use liftdb::batch::{self, IngestOptions};
 use serde_json::Value;
 
 use crate::common::{f, fixture, new_store, read_report, reference, rows, seh_root, TestStore};
@@ -25,7 +25,7 @@ fn graded_store(allow_scripts: bool) -> TestStore {
         root.join("runs/eval-runs"),
         root.join("input/evals/shared-benchmark.json"),
     ];
-    let summary = ingest::ingest(&mut ts.store, &paths, &opts).expect("ingest");
+    let summary = batch::ingest(&mut ts.store, &paths, &opts).expect("ingest");
     assert!(summary.errors.is_empty(), "{:?}", summary.errors);
     ts
 }
@@ -129,7 +129,7 @@ fn the_dev_corpus_is_graded_verdict_for_verdict_like_skill_benchmark() {
             check_reliability(&ts, &report, split);
         }
     }
-    // grading.md §0: 2,016 verdicts over the three reports.
+    // docs/grading.md §0: 2,016 verdicts over the three reports.
     assert_eq!(verdicts, 2016);
 }
 
@@ -193,7 +193,7 @@ fn without_allow_scripts_the_verdicts_are_the_harness_without_it() {
         "SELECT avg(objective_pass_rate) AS r FROM runs
          WHERE case_id = 'multi-statement-findings' AND arm = 'with_skill' AND scorable",
     );
-    // grading.md §4.9: the skipped script fails, so 1.0 becomes 0.5 on these 18 runs.
+    // docs/grading.md §4.9: the skipped script fails, so 1.0 becomes 0.5 on these 18 runs.
     assert_eq!(with_rate[0]["r"].as_f64(), Some(0.5));
 }
 
@@ -227,11 +227,11 @@ fn the_summary_says_what_was_graded_and_how_to_grade_the_rest() {
             allow_scripts,
             ..Default::default()
         };
-        ingest::ingest(&mut ts.store, paths, &opts)
+        batch::ingest(&mut ts.store, paths, &opts)
             .expect("ingest")
             .grading
     };
-    // Corpus README: 558 answer runs; grading.md §10: the script assertion
+    // Corpus README: 558 answer runs; docs/grading.md §10: the script assertion
     // is on the 72 runs of multi-statement-findings.
     let alone = ingest_with(std::slice::from_ref(&runs), false);
     assert_eq!((alone.graded, alone.no_manifest), (0, 558));
@@ -257,7 +257,7 @@ fn re_ingest_regrades_exactly_the_runs_whose_grading_changed() {
     let runs = dir.path().join("runs/eval-runs");
     let manifest = dir.path().join("input/evals/shared-benchmark.json");
     let mut ts = new_store();
-    // Corpus README: 558 answer runs; grading.md §10: 72 of them
+    // Corpus README: 558 answer runs; docs/grading.md §10: 72 of them
     // (multi-statement-findings) carry the script assertion.
     let (regraded, alone) = ingest_counting(&mut ts, std::slice::from_ref(&runs), false);
     assert_eq!((regraded, alone.no_manifest), (0, 558));
@@ -359,12 +359,12 @@ fn ingest_counting(
     ts: &mut TestStore,
     paths: &[std::path::PathBuf],
     allow_scripts: bool,
-) -> (usize, ingest::GradingCounts) {
+) -> (usize, batch::GradingCounts) {
     let opts = IngestOptions {
         allow_scripts,
         ..Default::default()
     };
-    let s = ingest::ingest(&mut ts.store, paths, &opts).expect("ingest");
+    let s = batch::ingest(&mut ts.store, paths, &opts).expect("ingest");
     assert!(s.errors.is_empty(), "{:?}", s.errors);
     (s.units_regraded, s.grading)
 }
@@ -626,7 +626,7 @@ fn a_requested_variant_without_a_folder_is_a_phantom_run_like_the_harness() {
 #[test]
 fn an_embedding_similarity_liftdb_cannot_run_leaves_the_run_to_a_report() {
     // liftdb never calls an embedding command; without one the harness fails
-    // the assertion (grading.md §4.7), so liftdb's verdict is the harness's
+    // the assertion (docs/grading.md §4.7), so liftdb's verdict is the harness's
     // without --embed-cmd — and a report ingested beside it is preferred.
     let dir = tempfile::tempdir().unwrap();
     let manifest = dir.path().join("embedding-benchmark.json");

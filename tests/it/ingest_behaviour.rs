@@ -126,7 +126,7 @@ fn malformed_metadata_is_an_error_row_and_the_rest_is_ingested() {
 }
 
 /// The harness grades from the first existing of metadata.json, timing.json,
-/// metrics.json (grading.md §2.2: one file, not merged): a broken
+/// metrics.json (docs/grading.md §2.2: one file, not merged): a broken
 /// metadata.json is read as a `metadata_error` dict, with no returncode or
 /// provider, and `timed_out` false. The run's metrics.json (corpus file:
 /// returncode 0) is never consulted for them.
@@ -281,7 +281,7 @@ fn a_store_from_a_newer_liftdb_is_refused() {
     drop(ts.store);
     let err = liftdb::store::open_write(&db).err().expect("refused");
     assert!(err.to_string().contains("newer liftdb"), "{err}");
-    let err = liftdb::store::open_read(&db)
+    let err = liftdb::store::open_read_after_upkeep(&db)
         .err()
         .expect("refused read-only too");
     assert!(err.to_string().contains("newer liftdb"), "{err}");
@@ -346,11 +346,11 @@ fn a_deleted_run_directory_is_reported_and_pruned_on_request() {
     assert_eq!(runs(&ts), 14, "kept by default");
     assert_aggregates_current(&ts.store);
 
-    let opts = liftdb::ingest::IngestOptions {
+    let opts = liftdb::batch::IngestOptions {
         prune: true,
         ..Default::default()
     };
-    let third = liftdb::ingest::ingest(&mut ts.store, std::slice::from_ref(&tree), &opts).unwrap();
+    let third = liftdb::batch::ingest(&mut ts.store, std::slice::from_ref(&tree), &opts).unwrap();
     assert!(third.pruned);
     assert_eq!(runs(&ts), 13, "pruned on request");
     assert_aggregates_current(&ts.store);
@@ -473,7 +473,7 @@ fn a_newer_store_is_refused_without_being_touched() {
     drop(ts.store);
     let before = sha_of(&db);
     assert!(liftdb::store::open_write(&db).is_err());
-    assert!(liftdb::store::open_read(&db).is_err());
+    assert!(liftdb::store::open_read_after_upkeep(&db).is_err());
     assert_eq!(sha_of(&db), before, "the file is untouched");
 }
 
@@ -494,10 +494,10 @@ fn a_manifest_ingested_again_for_a_second_release_defines_that_release_too() {
         .len();
     let mut ts = new_store();
     for release in ["v1", "v2"] {
-        let summary = liftdb::ingest::ingest(
+        let summary = liftdb::batch::ingest(
             &mut ts.store,
             &[dir.path().join(format!("runs-{release}")), manifest.clone()],
-            &liftdb::ingest::IngestOptions {
+            &liftdb::batch::IngestOptions {
                 release: Some(release.into()),
                 ..Default::default()
             },
@@ -579,24 +579,24 @@ fn a_tree_added_beside_another_leaves_it_alone_and_a_changed_run_keeps_its_relea
     let first_copy = corpus_copy();
     let second_copy = corpus_copy();
     let mut ts = new_store();
-    let opts = liftdb::ingest::IngestOptions {
+    let opts = liftdb::batch::IngestOptions {
         release: Some("first".into()),
         ..Default::default()
     };
     let first =
-        liftdb::ingest::ingest(&mut ts.store, &corpus_paths(first_copy.path()), &opts).unwrap();
+        liftdb::batch::ingest(&mut ts.store, &corpus_paths(first_copy.path()), &opts).unwrap();
     let stored = scalar(&ts.store, "SELECT count(*) FROM run")
         .as_i64()
         .unwrap();
     assert_eq!(first.runs_written as i64, stored);
 
-    let prune = liftdb::ingest::IngestOptions {
+    let prune = liftdb::batch::IngestOptions {
         prune: true,
         ..Default::default()
     };
     let second_runs = second_copy.path().join("runs/eval-runs");
     let second =
-        liftdb::ingest::ingest(&mut ts.store, std::slice::from_ref(&second_runs), &prune).unwrap();
+        liftdb::batch::ingest(&mut ts.store, std::slice::from_ref(&second_runs), &prune).unwrap();
     assert_eq!(
         second.units_replaced, 0,
         "nothing of the first tree replaced"
@@ -646,12 +646,12 @@ fn a_second_tree_with_the_same_run_identities_is_refused_in_that_release() {
         );
     }
     let ingest = |ts: &mut crate::common::TestStore, release: &str, paths: &[&Path]| {
-        let opts = liftdb::ingest::IngestOptions {
+        let opts = liftdb::batch::IngestOptions {
             release: Some(release.into()),
             ..Default::default()
         };
         let paths: Vec<_> = paths.iter().map(|p| p.to_path_buf()).collect();
-        liftdb::ingest::ingest(&mut ts.store, &paths, &opts).unwrap()
+        liftdb::batch::ingest(&mut ts.store, &paths, &opts).unwrap()
     };
     let stored = |ts: &crate::common::TestStore| scalar(&ts.store, "SELECT count(*) FROM run");
     let first_dirs = std::fs::canonicalize(&first).unwrap().display().to_string();
@@ -718,8 +718,8 @@ fn two_copies_of_one_export_are_refused_naming_both() {
     let mut ts = new_store();
     ingest_paths(&mut ts, &copies[..1]);
     let before = table_counts(&ts.store);
-    let opts = liftdb::ingest::IngestOptions::default();
-    refused(liftdb::ingest::ingest(&mut ts.store, &copies[1..], &opts).unwrap_err());
+    let opts = liftdb::batch::IngestOptions::default();
+    refused(liftdb::batch::ingest(&mut ts.store, &copies[1..], &opts).unwrap_err());
     assert_eq!(
         table_counts(&ts.store),
         before,
@@ -729,7 +729,7 @@ fn two_copies_of_one_export_are_refused_naming_both() {
     // One batch: nothing at all.
     let mut ts = new_store();
     let empty = table_counts(&ts.store);
-    refused(liftdb::ingest::ingest(&mut ts.store, &copies, &opts).unwrap_err());
+    refused(liftdb::batch::ingest(&mut ts.store, &copies, &opts).unwrap_err());
     assert_eq!(table_counts(&ts.store), empty);
 }
 
@@ -752,12 +752,12 @@ fn clashes_across_parse_chunks_name_the_directory_written_first() {
     };
     let (first, second) = (tree("first"), tree("second"));
     let mut ts = new_store();
-    let opts = liftdb::ingest::IngestOptions {
+    let opts = liftdb::batch::IngestOptions {
         release: Some("r".into()),
         ..Default::default()
     };
     let summary =
-        liftdb::ingest::ingest(&mut ts.store, &[first.clone(), second.clone()], &opts).unwrap();
+        liftdb::batch::ingest(&mut ts.store, &[first.clone(), second.clone()], &opts).unwrap();
     let clashes: Vec<_> = summary
         .errors
         .iter()

@@ -3,8 +3,8 @@
 //! position, type and nullability — or two swapped fields would write each
 //! other's data. The source of truth is `duckdb_columns()` of a fresh store.
 
-use liftdb::ingest::records::{Records, SourceFileRec};
-use liftdb::ingest::table::{Column, Kind};
+use liftdb::model::records::{Records, SourceFileRec};
+use liftdb::model::table::{Column, Kind};
 use liftdb::store::Store;
 
 use crate::common::{new_store, rows};

@@ -96,7 +96,7 @@ fn leaked(store: &liftdb::store::Store) -> Vec<String> {
 fn planted_secrets_are_redacted_everywhere() {
     let (dir, root) = planted_tree();
     let mut ts = new_store();
-    let summary = liftdb::ingest::ingest(
+    let summary = liftdb::batch::ingest(
         &mut ts.store,
         std::slice::from_ref(&root),
         &Default::default(),
@@ -145,11 +145,11 @@ fn planted_secrets_are_redacted_everywhere() {
 fn no_redact_keeps_them() {
     let (_dir, root) = planted_tree();
     let mut ts = new_store();
-    let opts = liftdb::ingest::IngestOptions {
+    let opts = liftdb::batch::IngestOptions {
         no_redact: true,
         ..Default::default()
     };
-    liftdb::ingest::ingest(&mut ts.store, &[root], &opts).unwrap();
+    liftdb::batch::ingest(&mut ts.store, &[root], &opts).unwrap();
     let found = leaked(&ts.store);
     for s in SECRETS {
         assert!(

@@ -244,13 +244,13 @@ fn a_blocked_ablation_pair_is_no_evidence_like_the_tool() {
     )
     .unwrap();
     let mut ts = crate::common::new_store();
-    let summary = liftdb::ingest::ingest(
+    let summary = liftdb::batch::ingest(
         &mut ts.store,
         &[
             runs,
             crate::common::seh_root().join("input/evals/shared-benchmark.json"),
         ],
-        &liftdb::ingest::IngestOptions {
+        &liftdb::batch::IngestOptions {
             allow_scripts: true,
             ..Default::default()
         },

@@ -254,10 +254,10 @@ fn iterations_are_releases_in_order_and_trend_follows_them() {
     }
     // With --release the whole call is one release (iterations stay experiments).
     let mut named = new_store();
-    liftdb::ingest::ingest(
+    liftdb::batch::ingest(
         &mut named.store,
         &[workspace()],
-        &liftdb::ingest::IngestOptions {
+        &liftdb::batch::IngestOptions {
             release: Some("v1".into()),
             ..Default::default()
         },

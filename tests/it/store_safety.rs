@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::common::{assert_damaged, check_listing, fixture, liftdb_cmd, seh_root};
 
 fn sha256(path: &Path) -> String {
-    liftdb::ingest::json::sha256_hex(&std::fs::read(path).unwrap())
+    liftdb::sys::hash::sha256_hex(&std::fs::read(path).unwrap())
 }
 
 fn stderr_of(out: &std::process::Output) -> String {

@@ -4,7 +4,7 @@
 //! failures with their ranks, prune candidates — each against the tool's
 //! own output (tests/fixtures/seh-trend/trend.json, read here).
 
-use liftdb::ingest::{self, IngestOptions};
+use liftdb::batch::{self, IngestOptions};
 use serde_json::Value;
 
 use crate::common::{f, fixture, generated_tree, new_store, read_report, rows, TestStore};
@@ -38,7 +38,7 @@ fn add_history(
         };
         let mut paths = vec![tree.join("eval-runs"), tree.join("manifest.json")];
         paths.extend(with(i));
-        let summary = ingest::ingest(&mut ts.store, &paths, &opts).unwrap();
+        let summary = batch::ingest(&mut ts.store, &paths, &opts).unwrap();
         assert!(summary.errors.is_empty(), "{:?}", summary.errors);
         dirs.push(dir);
     }
@@ -131,7 +131,7 @@ fn export_writes_reconcile_with_its_included_part_as_the_report_prints_it() {
 }
 
 fn ingest_trend(ts: &mut TestStore) {
-    let summary = ingest::ingest(
+    let summary = batch::ingest(
         &mut ts.store,
         &[fixture("seh-trend/trend.json")],
         &IngestOptions::default(),
@@ -292,7 +292,7 @@ fn two_releases_of_the_dev_corpus_give_the_tools_15_recurring_failures_and_one_p
             release: Some(release.into()),
             ..Default::default()
         };
-        ingest::ingest(&mut ts.store, &[runs, manifest], &opts).unwrap();
+        batch::ingest(&mut ts.store, &[runs, manifest], &opts).unwrap();
         dirs.push(dir);
     }
     let candidates = rows(

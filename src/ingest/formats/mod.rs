@@ -13,7 +13,7 @@ pub use crate::ingest::kernel::format::{
     allows, Format, PROMPTFOO, SEED_HANDBOOK, SEH, SKILL_CREATOR, SKILL_EVALS,
 };
 pub use crate::ingest::kernel::{RunContext, RunFiles, RunOutcome};
-use crate::ingest::records::{ErrorKind, Records};
+use crate::model::records::{ErrorKind, Records};
 
 /// A run-directory adapter: the format it reads, whether it claims a
 /// directory when nothing is forced, and its parser.

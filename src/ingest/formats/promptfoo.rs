@@ -8,12 +8,12 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::ingest::json::{as_f64, json_text, parse_lenient, Get};
 use crate::ingest::kernel::format::{PROMPTFOO, SKILL_EVALS};
 use crate::ingest::kernel::unit::DeclaredReader;
 use crate::ingest::kernel::{case_pk, peer, run_key, suite_id, RunIdentity};
-use crate::ingest::records::ErrorKind;
-use crate::ingest::records::{
+use crate::json::{as_f64, json_text, parse_lenient, Get};
+use crate::model::records::ErrorKind;
+use crate::model::records::{
     key, ActivationRec, AssertionRec, CaseRec, GradingRec, MeasurementRec, RateBasis, Records,
     RunRec, SuiteRec,
 };
@@ -450,8 +450,8 @@ mod skill_evals {
     use serde_json::Value;
 
     use super::{case_of, Source};
-    use crate::ingest::json::{json_text, Get};
-    use crate::ingest::records::{key, Records, TraceEventRec, TriggerObsRec};
+    use crate::json::{json_text, Get};
+    use crate::model::records::{key, Records, TraceEventRec, TriggerObsRec};
 
     struct Event<'a> {
         kind: &'a str,

@@ -8,12 +8,12 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::ingest::json::{as_f64, json_text, parse_lenient, Get};
 use crate::ingest::kernel::format::SEED_HANDBOOK;
 use crate::ingest::kernel::{
     case_pk, name_of, peer, run_key, suite_id, RunFiles, RunIdentity, RunOutcome,
 };
-use crate::ingest::records::{
+use crate::json::{as_f64, json_text, parse_lenient, Get};
+use crate::model::records::{
     key, ActivationRec, AssertionRec, CaseRec, ErrorKind, GradingRec, MeasurementRec, RateBasis,
     Records, RunRec, SuiteRec, TraceEventRec,
 };

@@ -9,14 +9,14 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::ingest::json::{as_f64, parse_lenient, Get};
 use crate::ingest::kernel::expectations::{grading_from_expectations, is_expectations_grading};
 use crate::ingest::kernel::format::SKILL_CREATOR;
 use crate::ingest::kernel::{
     name_of, parse_run_segment, peer, report_experiment, run_key, suite_id, RunContext, RunFiles,
     RunIdentity, RunOutcome,
 };
-use crate::ingest::records::{key, ErrorKind, MeasurementRec, Records, RunRec, SuiteRec};
+use crate::json::{as_f64, parse_lenient, Get};
+use crate::model::records::{key, ErrorKind, MeasurementRec, Records, RunRec, SuiteRec};
 
 /// A config directory (or its run-N) with no skill-eval-harness
 /// metadata.json, holding an expectations grading.json, or sitting in the
@@ -298,7 +298,7 @@ pub fn parse_trigger_eval(doc: &Value, path: &str, release: &str, records: &mut 
         let index = i.to_string();
         records
             .trigger_observations
-            .push(crate::ingest::records::TriggerObsRec {
+            .push(crate::model::records::TriggerObsRec {
                 obs_id: key(&[Some("trigger"), Some(path), Some(&index)]),
                 source_path: path.to_string(),
                 release_label: release.to_string(),

@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use crate::ingest::json::Get;
-use crate::ingest::records::{key, AssertionRec, GradingRec, RateBasis, Records};
+use crate::json::Get;
+use crate::model::records::{key, AssertionRec, GradingRec, RateBasis, Records};
 
 pub fn is_expectations_grading(doc: &Value) -> bool {
     doc.get("expectations").is_some_and(Value::is_array)

@@ -2,7 +2,7 @@
 //! same key, so a run read from its directory and the same run read from a
 //! report row meet in one row.
 
-use crate::ingest::records::key;
+use crate::model::records::key;
 
 /// What identifies a run: (release, native batch, skill, case, model, arm, repetition).
 pub struct RunIdentity<'a> {

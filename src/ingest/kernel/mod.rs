@@ -9,7 +9,6 @@ pub mod format;
 pub mod identity;
 pub mod paths;
 pub mod peer;
-pub mod run_files;
 pub mod unit;
 
 pub use format::Format;

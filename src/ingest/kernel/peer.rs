@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::ingest::records::PeerMetricRec;
+use crate::model::records::PeerMetricRec;
 
 pub struct PeerSource<'a> {
     pub path: &'a str,

@@ -3,11 +3,9 @@
 use std::collections::{HashMap, HashSet};
 
 use super::Format;
-use crate::ingest::records::Records;
+use crate::model::records::Records;
 
-/// The file contents of one run directory, keyed by path relative to it
-/// (`../case.json` for a file the unit declares from its parent).
-pub type RunFiles = HashMap<String, Vec<u8>>;
+pub use crate::model::run_files::RunFiles;
 
 /// What every run directory of one ingest shares.
 pub struct RunContext<'a> {
@@ -46,9 +44,9 @@ pub struct GradingContext {
 
 #[derive(Debug, Clone)]
 pub struct ManifestCase {
-    /// The case as compact JSON, parsed again for each run graded: held as
-    /// a `Value` a million-run manifest's 33,000 cases took 137 MiB through
-    /// the whole parse, as text 20 MiB (a parse per run is some 0.3% of it).
+    /// The case as compact JSON, parsed again for each run graded: as text
+    /// a large manifest's cases take a fraction of what `Value` trees do
+    /// through the whole parse, and a parse per run costs little.
     json: Box<str>,
     has_script: bool,
     pub manifest_dir: std::path::PathBuf,
@@ -177,8 +175,8 @@ impl DeclaredReader {
     pub fn read(&self, path: &std::path::Path) -> Option<Vec<u8>> {
         let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
         // Evidence files a report points to: small, read under the default caps.
-        let limits = crate::ingest::json::ReadLimits::default();
-        let (bytes, sha256) = crate::ingest::json::read_hashed(path, &limits).ok()?;
+        let limits = crate::json::ReadLimits::default();
+        let (bytes, sha256) = crate::json::read_hashed(path, &limits).ok()?;
         let info = crate::ingest::discover::FileInfo::of(path, &meta);
         let file = DeclaredFile {
             path: info.path(),

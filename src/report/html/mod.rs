@@ -128,7 +128,7 @@ pub fn render(conn: &Connection, skill: Option<&str>) -> Result<String> {
     let new_flags = run(conn, "new_flags", &params)?;
     let recurring = run(conn, "recurring", &params)?;
     let prune = run(conn, "prune", &params)?;
-    let idle_spend = run(conn, "idle_spend", &params)?;
+    let idle_spend = query(conn, crate::report::find("idle-spend")?.sql, &params)?;
 
     let mut html = String::new();
     let _ = write!(

@@ -7,9 +7,9 @@
 use serde_json::Value;
 
 use crate::grade::channel_of;
-use crate::ingest::json::{json_text, Get};
 use crate::ingest::kernel::{case_pk, peer, run_key, suite_id, RunIdentity};
-use crate::ingest::records::{
+use crate::json::{json_text, Get};
+use crate::model::records::{
     key, AssertionRec, CaseRec, EpochSeconds, ErrorKind, GradingRec, Records,
 };
 

@@ -14,8 +14,8 @@ use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::benchmark::RowReader;
-use crate::ingest::json::Get;
-use crate::ingest::records::{CaseRec, Records};
+use crate::json::Get;
+use crate::model::records::{CaseRec, Records};
 
 /// Loose files from this size are streamed (smaller ones are parsed whole):
 /// 64 MB, or `LIFTDB_STREAM_FROM_BYTES` (tests set it low to stream the corpus).
@@ -30,7 +30,6 @@ pub fn stream_from_bytes() -> u64 {
 }
 
 /// Results rows built into records and appended at a time in pass 2.
-#[cfg(feature = "store")]
 const ROWS_PER_CHUNK: usize = 2_000;
 
 /// What pass 1 found: the report without its rows, and what the rows define.
@@ -179,13 +178,19 @@ pub fn first_pass(path: &Path, display: &str, release: &str) -> Option<FirstPass
     })
 }
 
-/// Pass 2: the rows' gradings, handed to `append` a chunk at a time (into
-/// the store: without it, the adapters alone, there is nowhere to append).
-#[cfg(feature = "store")]
-pub fn append_rows(
+/// A streamed report that changed between its two passes.
+#[derive(Debug)]
+pub struct ReportChanged {
+    pub path: String,
+    pub detail: String,
+}
+
+/// Pass 2: the rows' gradings, handed to `append` a chunk at a time; the
+/// caller's error type says how the report changing between passes is told.
+pub fn append_rows<E: From<ReportChanged>>(
     report: &StreamedReport,
-    append: &mut dyn FnMut(&Records) -> crate::Result<()>,
-) -> crate::Result<()> {
+    append: &mut dyn FnMut(&Records) -> Result<(), E>,
+) -> Result<(), E> {
     let mut reader = RowReader::new(
         &report.path,
         &report.release,
@@ -194,7 +199,7 @@ pub fn append_rows(
     );
     let mut chunk = Records::default();
     let mut in_chunk = 0;
-    let mut failed: Option<crate::Error> = None;
+    let mut failed: Option<E> = None;
     let visited = visit(Path::new(&report.path), &mut |i, row| {
         if failed.is_some() {
             return;
@@ -214,7 +219,7 @@ pub fn append_rows(
     if let Some(e) = failed {
         return Err(e);
     }
-    visited.map_err(|detail| crate::Error::ReportChanged {
+    visited.map_err(|detail| ReportChanged {
         path: report.path.clone(),
         detail,
     })?;

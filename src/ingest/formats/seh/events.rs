@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use crate::ingest::json::{json_text, Get};
-use crate::ingest::records::{TraceEventRec, TraceLineRec};
+use crate::json::{json_text, Get};
+use crate::model::records::{TraceEventRec, TraceLineRec};
 
 const EVENT_TYPES: &[&str] = &[
     "skill_load",

@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use crate::ingest::json::{json_text, Get};
-use crate::ingest::records::{ErrorKind, JudgeVerdictRec, Records};
+use crate::json::{json_text, Get};
+use crate::model::records::{ErrorKind, JudgeVerdictRec, Records};
 
 fn is_verdict(row: &Value) -> bool {
     (row.get("judge_task_id").is_some() || row.get("id").is_some())

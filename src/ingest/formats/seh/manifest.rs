@@ -6,9 +6,9 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::SOURCE_FORMAT;
-use crate::ingest::json::{json_text, Get};
 use crate::ingest::kernel::{case_pk, suite_id};
-use crate::ingest::records::{CaseRec, ErrorKind, Records, SuiteRec};
+use crate::json::{json_text, Get};
+use crate::model::records::{CaseRec, ErrorKind, Records, SuiteRec};
 
 /// A manifest is an object with a skill name and a list of cases.
 pub fn looks_like_manifest(doc: &Value) -> bool {
@@ -140,8 +140,7 @@ pub fn parse(doc: &Value, path: &str, sha256: &str, release: &str, records: &mut
 /// in its strings replaced by the row's cells (plain replace, in row order).
 /// A template naming no usable dataset is an error for that case alone (the
 /// harness stops there). A case with no template is the document's own (a
-/// copy of every case was as large as the parsed manifest again: 33,334
-/// cases at a million runs).
+/// copy of every case would be as large as the parsed manifest again).
 fn materialize_dataset_cases<'d>(
     doc: &'d Value,
     path: &str,
@@ -158,7 +157,7 @@ fn materialize_dataset_cases<'d>(
     for case in cases {
         let Some(template) = case
             .get("template")
-            .filter(|t| crate::ingest::json::truthy(Some(t)))
+            .filter(|t| crate::json::truthy(Some(t)))
         else {
             out.push(Cow::Borrowed(case));
             continue;

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use serde::de::{Deserialize, MapAccess};
 use serde_json::{Map, Value};
 
-use crate::ingest::json::{compact_lenient, parse_lenient, parse_lenient_as};
-use crate::ingest::json_fields::{fields_or_default, skip_value, CompactText, Fields, ObjectOf};
+use crate::json::fields::{fields_or_default, skip_value, CompactText, Fields, ObjectOf};
+use crate::json::{compact_lenient, parse_lenient, parse_lenient_as};
 
 /// One document's top-level keys that ingest reads, or (merged) the run's.
 #[derive(Debug, Default)]

@@ -9,12 +9,12 @@ use serde_json::Value;
 use super::metrics_doc::{self, MetricsDoc, ReadDoc};
 use super::{events, layout, telemetry, SOURCE_FORMAT};
 use crate::grade;
-use crate::ingest::json::{parse_lenient, truthy};
 use crate::ingest::kernel::expectations::{grading_from_expectations, is_expectations_grading};
 use crate::ingest::kernel::format::SKILL_CREATOR;
-use crate::ingest::kernel::run_files::{first_metadata_file, OUTPUT_ALIASES};
 use crate::ingest::kernel::{run_key, ManifestCase, RunContext, RunFiles, RunIdentity, RunOutcome};
-use crate::ingest::records::{key, AssertionRec, ErrorKind, GradingRec, Records, RunRec};
+use crate::json::{parse_lenient, truthy};
+use crate::model::records::{key, AssertionRec, ErrorKind, GradingRec, Records, RunRec};
+use crate::model::run_files::{first_metadata_file, OUTPUT_ALIASES};
 
 /// Synthetic bodies runners write on failure (docs/harnesses.md §C.4).
 const FAILURE_MARKERS: &[&str] = &[
@@ -295,7 +295,7 @@ fn merge_metrics(mut docs: HashMap<&str, MetricsDoc>) -> MetricsDoc {
 }
 
 /// A requested variant with no directory, as the harness grades it: run 1,
-/// no output, every assertion evaluated against "" (grading.md §2.1).
+/// no output, every assertion evaluated against "" (docs/grading.md §2.1).
 pub fn parse_phantom(dir: &Path, ctx: &RunContext) -> RunOutcome {
     let mut outcome = parse(dir, &RunFiles::new(), ctx);
     if let RunOutcome::Answer { records, .. } = &mut outcome {

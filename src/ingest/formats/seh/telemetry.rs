@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::metrics_doc::{Measurement, MetricsDoc};
-use crate::ingest::json::{as_f64, as_whole_i64, json_text, Get};
-use crate::ingest::records::{ActivationRec, MeasurementRec};
+use crate::json::{as_f64, as_whole_i64, json_text, Get};
+use crate::model::records::{ActivationRec, MeasurementRec};
 
 pub const TOKEN_METRICS: &[&str] = &["input_tokens", "output_tokens", "total_tokens"];
 pub const COUNTER_METRICS: &[&str] = &[

@@ -7,9 +7,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::ingest::json::{json_text, Get};
 use crate::ingest::kernel::{parse_run_segment, peer, report_experiment};
-use crate::ingest::records::{key, Records, TriggerObsRec};
+use crate::json::{json_text, Get};
+use crate::model::records::{key, Records, TriggerObsRec};
 
 pub fn looks_like_trigger_report(doc: &Value) -> bool {
     doc.str_at("evidence_class") == Some("raw_autonomous_trigger_measurement")

@@ -99,8 +99,8 @@ impl Timings {
 }
 
 /// A batch that fails before its report still says where its time went:
-/// the phases done, the failing one being the next (a million-run batch
-/// that fails after half an hour tells which phase to look at).
+/// the phases done, the failing one being the next (a long batch that
+/// fails tells which phase to look at).
 impl Drop for Timings {
     fn drop(&mut self) {
         if self.enabled && !self.reported {

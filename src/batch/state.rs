@@ -12,9 +12,9 @@ use duckdb::Connection;
 use crate::store::budget::MemoryBudget;
 use crate::Result;
 
-/// A stored file as the change check compares it. A re-ingest of a
-/// million runs loads five million of these: the key is interned and the
-/// digest binary, some 70 bytes a file instead of two owned strings.
+/// A stored file as the change check compares it. A re-ingest of a large
+/// store loads one per file: the key is interned and the digest binary,
+/// instead of two owned strings.
 pub struct KnownFile {
     /// Where the file is, as `file_key` gives it under its owner.
     pub key: Arc<str>,
@@ -24,7 +24,7 @@ pub struct KnownFile {
 }
 
 /// The files one owner (run directory or loose file) was read from, held
-/// at their exact count (a growing list kept a third more at a million runs).
+/// at their exact count (a growing list keeps spare capacity per owner).
 #[derive(Default)]
 pub struct OwnerFiles(Box<[KnownFile]>);
 
@@ -92,8 +92,8 @@ pub fn sha_bytes(hex: &str) -> [u8; 32] {
 }
 
 /// A file's print: the low 64 bits of md5("size|mtime_ns|path") read
-/// little-endian, written into the hash as it goes (a million runs' five
-/// million files made a string each). Kept in the file's row
+/// little-endian, written into the hash as it goes (not a string per
+/// file). Kept in the file's row
 /// (`source_file.print`, the SQL macro `liftdb_file_print`), so the store's
 /// side of the change check reads prints instead of hashing every file.
 pub fn file_print(path: &str, size: i64, mtime_ns: i64) -> u64 {
@@ -113,7 +113,7 @@ pub fn file_print(path: &str, size: i64, mtime_ns: i64) -> u64 {
 /// An owner's files as the quick change check compares them: how many, and
 /// the XOR of their `file_print`s. The store's side is the stored prints
 /// aggregated per owner (`STORED_PRINTS`), so a re-ingest holds 16 bytes an
-/// owner instead of 64 a file (5.3M files at a million runs); the walked
+/// owner instead of 64 a file; the walked
 /// side is `add`. Equal prints mean the same paths, sizes and mtimes (size
 /// and mtime are digits, so the text parses one way; two different sets of
 /// files print alike with odds of about 1 in 1.8e19); any other print goes
@@ -150,7 +150,7 @@ const STORED_PRINTS: &str = "SELECT f.owner_key AS owner, count(*)::UBIGINT AS f
      FROM source_file f LEFT JOIN ingest_batch b USING (batch_id)
      WHERE {scope} GROUP BY ALL";
 
-/// Owners per query of `owner_files`: their files held at once (some 20 MB).
+/// Owners per query of `owner_files`: their files are held at once.
 const OWNERS_PER_QUERY: usize = 65_536;
 
 /// The stored files of `owners`, for the exact change check of the owners
@@ -250,9 +250,9 @@ const GRADED_RUNS: &str =
      WHERE r.release_label = ? AND (r.source_format = 'C_seh' OR g.grading_id IS NOT NULL)
        AND coalesce(r.population, '') <> 'trigger'";
 
-/// The grading keys stored for the graded runs of `release`, one row per case and key: some thirty
-/// thousand pairs where a million runs hold them. Compared first, so an
-/// unchanged manifest never streams the runs.
+/// The grading keys stored for the graded runs of `release`, one row per
+/// case and key: far fewer than the runs. Compared first, so an unchanged
+/// manifest never streams the runs.
 pub fn graded_case_keys(conn: &Connection, release: &str) -> Result<Vec<(String, Option<String>)>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT DISTINCT r.case_id, g.grading_key {GRADED_RUNS}"
@@ -265,7 +265,7 @@ pub fn graded_case_keys(conn: &Connection, release: &str) -> Result<Vec<(String,
 /// `release` graded as a skill-eval-harness answer run (the key None when
 /// liftdb did not grade it: no manifest case then), streamed. Read once the
 /// walk is over, for the unchanged runs only: held through the walk, the
-/// million rows were some 200 MiB of its peak.
+/// rows would add to its peak.
 pub fn each_graded_run(
     conn: &Connection,
     release: &str,
@@ -342,8 +342,7 @@ impl OwnerFilesBuilder {
 /// The owners (run directories and loose files) the store holds under an
 /// ingest's paths, each held as the md5 of its path beside the print of
 /// its files and the release that last read it, sorted by that key: 48
-/// bytes an owner. Keyed by their paths in two maps, a million runs' owners
-/// held a re-ingest at 461-471 MiB after the load; as this list, 226-258.
+/// bytes an owner, where two maps keyed by their paths held about twice that.
 #[derive(Default)]
 pub struct StoredOwners {
     owners: Vec<StoredOwner>,
@@ -361,8 +360,8 @@ struct StoredOwner {
 const NO_RELEASE: u32 = u32::MAX;
 
 impl StoredOwners {
-    /// An owner's key: the md5 of its path (two of a million paths sharing
-    /// one is a chance of about 1 in 10^26).
+    /// An owner's key: the md5 of its path (two paths of a store sharing
+    /// one is vanishingly unlikely).
     fn key(owner: &str) -> u128 {
         use md5::Digest;
         u128::from_le_bytes(md5::Md5::digest(owner.as_bytes()).into())
@@ -370,8 +369,8 @@ impl StoredOwners {
 
     /// Keys are md5s, spread evenly: a key's place is near its share of the
     /// key space. A window is widened from there until it holds the key's
-    /// place, then bisected: two or three probes, where a bisection of a
-    /// million owners made twenty, each a cache miss.
+    /// place, then bisected: a few probes, where a bisection of every owner
+    /// makes one per halving, each a cache miss.
     fn find(&self, owner: &str) -> Option<&StoredOwner> {
         let key = Self::key(owner);
         let owners = &self.owners;
@@ -507,8 +506,8 @@ pub struct StoredState {
 
 impl StoredState {
     /// `scope`: the canonical paths given to the ingest; the stored files
-    /// are loaded only for owners under them (None: every owner). A million
-    /// runs hold 5.3M files: adding a tree beside them must not load them.
+    /// are loaded only for owners under them (None: every owner): adding a
+    /// tree beside a large store must not load the store's files.
     /// `budget`: DuckDB lets go of its caches after each large query.
     pub fn load(
         conn: &Connection,
@@ -521,8 +520,8 @@ impl StoredState {
             _ => "true".to_string(),
         };
         let roots = scope.unwrap_or_default();
-        // One row an owner, streamed: the files' own rows (5.3M at a million
-        // runs) stay in DuckDB; held as `KnownFile`s they were 1.1 GB.
+        // One row an owner, streamed: the files' own rows stay in DuckDB
+        // instead of being held as `KnownFile`s.
         let mut owners = StoredOwnersBuilder::default();
         let mut stmt =
             conn.prepare(&STORED_PRINTS.replace("{scope}", &under_scope("f.owner_key")))?;
@@ -860,7 +859,7 @@ mod tests {
         let bytes = sha_bytes(empty);
         assert_eq!(bytes[0], 0xe3);
         assert_eq!(bytes[31], 0x55);
-        assert_eq!(crate::ingest::json::sha256_hex(b""), empty);
+        assert_eq!(crate::sys::hash::sha256_hex(b""), empty);
         assert_eq!(sha_bytes("not a digest"), [0u8; 32]);
         assert_eq!(sha_bytes(&"zz".repeat(32)), [0u8; 32]);
     }

@@ -1,4 +1,4 @@
-//! The closing refill of a batch: the stored aggregates (derived.rs) and
+//! The closing refill of a batch: the stored aggregates (aggregates/mod.rs) and
 //! statistics of the releases it touched, recomputed once its rows are
 //! committed, a step at a time, each step in a transaction of its own: a
 //! step that runs out of memory is tried again with less (`tries`) without
@@ -14,9 +14,9 @@
 
 use duckdb::{Connection, OptionalExt};
 
-use super::budget::{return_freed_memory, MemoryBudget};
-use super::derived::{Derived, Scope, DERIVED};
-use crate::ingest::timings::Timings;
+use super::{Derived, Scope, DERIVED};
+use crate::store::budget::{return_freed_memory, MemoryBudget};
+use crate::sys::timings::Timings;
 use crate::{Error, Result};
 
 const PENDING: &str = "refill_pending";
@@ -111,7 +111,7 @@ pub fn finish_waiting(conn: &Connection) -> Result<bool> {
     let scope = labels.as_deref().map_or(Scope::Every, Scope::Releases);
     let scope = widest(conn, scope)?;
     let mut clock = Timings::from_env();
-    super::budget::under_default_refill(conn, || steps(conn, scope, true, &mut clock))?;
+    crate::store::budget::under_default_refill(conn, || steps(conn, scope, true, &mut clock))?;
     clock.report();
     Ok(true)
 }
@@ -135,8 +135,8 @@ pub fn run(
 
 /// `scope`, or every release when it names every release the store has:
 /// the same rows, from a plan that lists no release's runs (the semi-join
-/// on a million run ids such a list makes ran out of 640 MiB where the
-/// whole store's plan fit).
+/// on every run id such a list makes needs far more memory than the whole
+/// store's plan).
 fn widest<'s>(conn: &Connection, scope: Scope<'s>) -> Result<Scope<'s>> {
     if let Scope::Every = scope {
         return Ok(scope);
@@ -180,7 +180,7 @@ impl Fill {
         }
     }
 
-    /// Marked for two threads under a budget (derived.rs says which).
+    /// Marked for two threads under a budget (the view file's `stored threads` says which).
     fn two_threads(self) -> bool {
         matches!(self, Fill::Derived(d) if d.two_threads)
     }
@@ -189,10 +189,10 @@ impl Fill {
     fn run(self, conn: &Connection, scope: Scope) -> Result<()> {
         match self {
             Fill::Derived(d) => d.refresh(conn, scope),
-            Fill::LiftStats => crate::stats::materialize::refresh(conn, scope).map(drop),
+            Fill::LiftStats => super::lift_stats::refresh(conn, scope).map(drop),
             Fill::AblationAndTrend => {
-                crate::stats::ablation::refresh(conn, scope)?;
-                crate::stats::trend::refresh(conn, scope).map(drop)
+                super::ablation::refresh(conn, scope)?;
+                super::trend::refresh(conn, scope).map(drop)
             }
         }
     }
@@ -273,11 +273,11 @@ fn step(
     };
     for (n, way) in tries.iter().enumerate() {
         let done = match way.two_threads {
-            true => super::budget::on_threads(conn, 2, || committed(way.scope)),
+            true => crate::store::budget::on_threads(conn, 2, || committed(way.scope)),
             false => committed(way.scope),
         };
         match done {
-            Err(e) if super::open::is_out_of_memory(&e) && n + 1 < tries.len() => {
+            Err(e) if e.is_out_of_memory() && n + 1 < tries.len() => {
                 clock.mark("out of memory, tried again");
                 return_freed_memory();
             }

@@ -2,6 +2,10 @@
 //! directory as a run, the output aliases in the harness's lookup order, and
 //! the `source_file.kind` each is recorded as.
 
+/// The file contents of one run directory, keyed by path relative to it
+/// (`../case.json` for a file the unit declares from its parent).
+pub type RunFiles = std::collections::HashMap<String, Vec<u8>>;
+
 /// Output aliases in skill-eval-harness 0.6.0's lookup order (`read_output_base`).
 pub const OUTPUT_ALIASES: &[&str] = &[
     "output.md",
@@ -22,7 +26,7 @@ pub const METADATA_FILES: &[&str] = &[
 ];
 
 /// The first of `METADATA_FILES` the run has, whatever it holds.
-pub fn first_metadata_file(files: &super::RunFiles) -> Option<&'static str> {
+pub fn first_metadata_file(files: &RunFiles) -> Option<&'static str> {
     METADATA_FILES
         .iter()
         .copied()

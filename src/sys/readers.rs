@@ -1,10 +1,9 @@
 //! The threads that read the tree: the walk's listings and stats, and the
 //! run directories' files a chunk ahead of their parse. Past the page cache
 //! these wait on the disk far longer than they compute, and one thread per
-//! core keeps only two requests in flight (on this machine a cold tree's
-//! files were read 3x faster by 16 readers than by one). The parse itself
-//! stays on one thread per core: more threads than cores there only took
-//! turns (a cold 100,000-run parse went 61 -> 73 s).
+//! core keeps only two requests in flight. The parse itself stays on one
+//! thread per core: more threads than cores there only take turns
+//! (BENCHMARKS.md has the measurements).
 
 use std::sync::OnceLock;
 

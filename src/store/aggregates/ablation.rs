@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use duckdb::{appender_params_from_iter, params, Connection};
 use serde_json::{json, Map, Value};
 
-use crate::ingest::records::{boolean, float, int, text, Row};
-use crate::store::derived::Scope;
+use super::Scope;
+use crate::model::records::{boolean, float, int, text, Row};
 use crate::Result;
 
-use super::sign_flip;
+use crate::stats::sign_flip;
 
 #[derive(Default)]
 struct Regression {

@@ -1,7 +1,6 @@
 //! Derived tables: views stored as rows, refilled at the end of every batch
 //! once its rows are committed (refill.rs), so reports read a few stored aggregates instead of
-//! recomputing every run and pair of the store (at a million runs a report
-//! over the live views took seconds). Each table is created beside its view
+//! recomputing every run and pair of the store. Each table is created beside its view
 //! (`CREATE TABLE t AS SELECT * FROM v LIMIT 0` in the view's .sql file), so
 //! its columns follow the view's definition; the views stay live for ad-hoc
 //! SQL and `liftdb check` verifies each table holds its view's rows.
@@ -11,27 +10,34 @@
 //! is `SELECT * FROM <view>_in(NULL)`, and `<view>_in(releases)` reads only
 //! the runs of the releases listed. The runs are worked out once, into
 //! run_rows, and every later aggregate but cost_per_lift reads them there
-//! (`run_rows_in`; sql/views/20_pairs.sql says why not that one):
-//! recomputing them per aggregate was most of the end of a million-run batch.
+//! (`run_rows_in`; sql/views/20_pairs.sql says why not that one), not once
+//! per aggregate.
+
+pub mod ablation;
+pub mod lift_stats;
+pub mod refill;
+pub mod trend;
+
+use std::sync::LazyLock;
 
 use duckdb::Connection;
 
 use crate::Result;
 
 /// A stored view: its table, the view, and the table macro giving the
-/// view's rows for a list of releases.
+/// view's rows for a list of releases. Declared in the view's own file by
+/// header lines (`parse_declaration`), so adding one touches that file only.
+#[derive(Debug)]
 pub struct Derived {
     pub table: &'static str,
     pub view: &'static str,
-    pub of_releases: &'static str,
+    /// `<view>_in`, the table macro of the view's rows for some releases.
+    pub of_releases: String,
     /// The view whose column comments the table and the view are given
     /// when the view holds another's rows (None: the view's own comments).
     pub comments_from: Option<&'static str>,
-    /// Refilled on two threads under a memory budget (refill.rs): run_rows
-    /// fit the refill's 640 MiB at a million runs on two, in a third of the
-    /// time. cost_per_lift_rows did not; the others' ordered list
-    /// aggregates keep a state per thread DuckDB cannot spill, and two
-    /// threads saved them a few seconds at most.
+    /// Refilled on two threads under a memory budget (refill.rs): the others'
+    /// ordered list aggregates keep a state per thread DuckDB cannot spill.
     pub two_threads: bool,
     /// The order the reports listing the table print its rows in, as an
     /// ORDER BY over the table's columns, release_label first: the whole
@@ -39,114 +45,50 @@ pub struct Derived {
     /// every release sorting after the first of them), so that the reports
     /// list it with no sort of their own: DuckDB returns one table's rows,
     /// filtered, in the order they were stored (its documentation: SQL
-    /// dialect, order preservation). `liftdb check` verifies the order. A
-    /// million runs, `report runs`: 1.05 s sorted by DuckDB, 0.45 s listed
-    /// (on one thread: `report::stream`).
+    /// dialect, order preservation). `liftdb check` verifies the order.
     pub listed_in: Option<&'static str>,
 }
 
-/// In refill order: a later view reads an earlier table (the aggregates
-/// read their runs from run_rows, lift reads lift_unit_rows).
-pub const DERIVED: &[Derived] = &[
-    Derived {
-        table: "run_rows",
-        view: "runs",
-        of_releases: "runs_in",
-        comments_from: None,
-        two_threads: true,
-        listed_in: None,
-    },
-    Derived {
-        table: "run_listing_rows",
-        view: "run_listing",
-        of_releases: "run_listing_in",
-        comments_from: None,
-        two_threads: false,
-        listed_in: Some(
-            "release_label, skill_name, experiment NULLS FIRST, case_id, model NULLS FIRST, arm, repetition",
-        ),
-    },
-    Derived {
-        table: "run_total_rows",
-        view: "run_totals",
-        of_releases: "run_totals_in",
-        comments_from: None,
-        two_threads: false,
-        listed_in: None,
-    },
-    Derived {
-        table: "reliability_rows",
-        view: "reliability",
-        of_releases: "reliability_in",
-        comments_from: None,
-        two_threads: false,
-        listed_in: Some("release_label, skill_name, experiment NULLS FIRST, case_id, arm, k"),
-    },
-    Derived {
-        table: "blocked_pair_rows",
-        view: "blocked_pairs",
-        of_releases: "blocked_pairs_in",
-        comments_from: Some("pairs"),
-        two_threads: false,
-        listed_in: None,
-    },
-    Derived {
-        table: "lift_unit_rows",
-        view: "lift_units",
-        of_releases: "lift_units_in",
-        comments_from: None,
-        two_threads: false,
-        listed_in: None,
-    },
-    Derived {
-        table: "reliability_lift_pooled_rows",
-        view: "reliability_lift_pooled",
-        of_releases: "reliability_lift_pooled_in",
-        comments_from: Some("reliability_lift"),
-        two_threads: false,
-        listed_in: None,
-    },
-    Derived {
-        table: "lift_rows",
-        view: "lift",
-        of_releases: "lift_in",
-        comments_from: None,
-        two_threads: false,
-        listed_in: None,
-    },
-    Derived {
-        table: "case_flag_rows",
-        view: "case_flags",
-        of_releases: "case_flags_in",
-        comments_from: None,
-        two_threads: false,
-        listed_in: None,
-    },
-    Derived {
-        table: "failing_assertion_rows",
-        view: "failing_assertions",
-        of_releases: "failing_assertions_in",
-        comments_from: None,
-        two_threads: false,
-        listed_in: None,
-    },
-    Derived {
-        table: "cost_per_lift_rows",
-        view: "cost_per_lift",
-        of_releases: "cost_per_lift_in",
-        comments_from: None,
-        two_threads: false,
-        listed_in: None,
-    },
-    Derived {
-        table: "cost_per_lift_case_rows",
-        view: "cost_per_lift_cases",
-        of_releases: "cost_per_lift_cases_in",
-        comments_from: None,
-        two_threads: false,
-        listed_in: None,
-    },
-];
+/// Every stored view, in refill order: the order of the view files (a later
+/// view reads an earlier table, as the views themselves are created).
+pub static DERIVED: LazyLock<Vec<Derived>> = LazyLock::new(|| {
+    crate::sqlfiles::VIEWS
+        .iter()
+        .filter_map(|(name, sql)| parse_declaration(name, sql))
+        .collect()
+});
+
+/// The header lines a view file declares its stored table with:
+///
+/// ```sql
+/// -- stored: lift_rows                   the table (required)
+/// -- stored view: lift                   the view it holds (default: the file's)
+/// -- stored comments from: pairs         whose column comments it takes
+/// -- stored threads: 2                   refilled on two threads under a budget
+/// -- stored order: release_label, ...    the order it is kept in
+/// ```
+fn parse_declaration(file_view: &'static str, sql: &'static str) -> Option<Derived> {
+    let value = |key: &str| -> Option<&'static str> {
+        sql.lines().find_map(|line| {
+            let rest = line.strip_prefix("-- ")?.strip_prefix(key)?;
+            rest.strip_prefix(':').map(str::trim)
+        })
+    };
+    let table = value("stored")?;
+    let view = value("stored view").unwrap_or(file_view);
+    Some(Derived {
+        table,
+        view,
+        of_releases: format!("{view}_in"),
+        comments_from: value("stored comments from"),
+        two_threads: match value("stored threads") {
+            None | Some("1") => false,
+            Some("2") => true,
+            Some(other) => panic!("{file_view}: `-- stored threads: {other}` (1 or 2)"),
+        },
+        listed_in: value("stored order"),
+    })
+}
 
 /// Which releases a refill recomputes.
 #[derive(Debug, Clone, Copy)]
@@ -236,7 +178,7 @@ fn releases_from(conn: &Connection, labels: &[String]) -> Result<Vec<String>> {
 /// another view's) the comments of `comments_from`: an analyst reading the
 /// table sees what each column means.
 pub fn copy_comments(conn: &Connection) -> Result<()> {
-    for d in DERIVED {
+    for d in DERIVED.iter() {
         let mut stmt = conn.prepare(
             "SELECT column_name, comment FROM duckdb_columns()
              WHERE table_name = ? AND schema_name = 'main' AND comment IS NOT NULL",
@@ -265,4 +207,38 @@ pub fn copy_comments(conn: &Connection) -> Result<()> {
         conn.execute_batch(&sql)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod declaration_tests {
+    use super::*;
+
+    /// Every table a view file creates beside its view is declared in that
+    /// file's header, and every declaration names a table the file creates
+    /// from the view it declares: the header is the one place a stored
+    /// aggregate is declared.
+    #[test]
+    fn each_stored_table_is_declared_by_the_file_that_creates_it() {
+        for (name, sql) in crate::sqlfiles::VIEWS {
+            let created: Vec<&str> = sql
+                .lines()
+                .filter_map(|l| l.strip_prefix("CREATE OR REPLACE TABLE "))
+                .filter_map(|l| l.split_whitespace().next())
+                .collect();
+            match parse_declaration(name, sql) {
+                None => assert!(created.is_empty(), "{name} creates {created:?} undeclared"),
+                Some(d) => {
+                    assert_eq!(created, [d.table], "{name}: one table, the declared one");
+                    assert!(
+                        sql.contains(&format!("MACRO {} (", d.of_releases))
+                            || sql.contains(&format!("MACRO {}(", d.of_releases)),
+                        "{name}: no table macro {}",
+                        d.of_releases
+                    );
+                }
+            }
+        }
+        let tables: Vec<&str> = DERIVED.iter().map(|d| d.table).collect();
+        assert!(tables.starts_with(&["run_rows"]), "the runs refilled first");
+    }
 }

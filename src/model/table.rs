@@ -20,6 +20,10 @@ pub enum Kind {
     Timestamp,
 }
 
+/// A row of a table as the writer appends it.
+#[cfg(feature = "store")]
+pub type Row = Vec<Value>;
+
 /// One column of a table, in DDL order.
 #[derive(Debug, Clone, Copy)]
 pub struct Column {
@@ -113,20 +117,20 @@ cell!(EpochSeconds, Timestamp, true, |v| v
 /// batch being written rather than from the record.
 macro_rules! table {
     ($(#[$m:meta])* pub struct $name:ident in $table:literal { $($body:tt)* }) => {
-        $crate::ingest::table::table!(@munch [$(#[$m])*] $name $table [] [] [] $($body)*);
+        $crate::model::table::table!(@munch [$(#[$m])*] $name $table [] [] [] $($body)*);
     };
     (@munch $m:tt $name:ident $table:literal [$($f:tt)*] [$($c:tt)*] [$($cols:tt)*]
         @batch_id, $($rest:tt)*) => {
-        $crate::ingest::table::table!(@munch $m $name $table [$($f)*] [$($c)* (batch)]
-            [$($cols)* ("batch_id", "BIGINT", ($crate::ingest::table::Kind::Int), false)] $($rest)*);
+        $crate::model::table::table!(@munch $m $name $table [$($f)*] [$($c)* (batch)]
+            [$($cols)* ("batch_id", "BIGINT", ($crate::model::table::Kind::Int), false)] $($rest)*);
     };
     (@munch $m:tt $name:ident $table:literal [$($f:tt)*] [$($c:tt)*] [$($cols:tt)*]
         $(#[$fm:meta])* $col:ident : $ty:ty => $sql:literal, $($rest:tt)*) => {
-        $crate::ingest::table::table!(@munch $m $name $table
+        $crate::model::table::table!(@munch $m $name $table
             [$($f)* $(#[$fm])* pub $col: $ty,]
             [$($c)* (field $col)]
-            [$($cols)* (stringify!($col), $sql, (<$ty as $crate::ingest::table::Cell>::KIND),
-                (<$ty as $crate::ingest::table::Cell>::NULLABLE))]
+            [$($cols)* (stringify!($col), $sql, (<$ty as $crate::model::table::Cell>::KIND),
+                (<$ty as $crate::model::table::Cell>::NULLABLE))]
             $($rest)*);
     };
     (@munch [$(#[$m:meta])*] $name:ident $table:literal [$($f:tt)*] [$(($($c:tt)*))*]
@@ -136,8 +140,8 @@ macro_rules! table {
 
         impl $name {
             pub const TABLE: &'static str = $table;
-            pub const COLUMNS: &'static [$crate::ingest::table::Column] = &[$(
-                $crate::ingest::table::Column {
+            pub const COLUMNS: &'static [$crate::model::table::Column] = &[$(
+                $crate::model::table::Column {
                     name: $cn,
                     sql_type: $cs,
                     kind: $ck,
@@ -148,25 +152,25 @@ macro_rules! table {
             /// The values in the table's column order.
             #[cfg(feature = "store")]
             #[allow(unused_variables)] // tables without a batch column ignore it
-            pub fn row(&self, batch_id: i64) -> $crate::ingest::records::Row {
-                vec![$($crate::ingest::table::table!(@cell self batch_id $($c)*)),*]
+            pub fn row(&self, batch_id: i64) -> $crate::model::table::Row {
+                vec![$($crate::model::table::table!(@cell self batch_id $($c)*)),*]
             }
 
             /// `row`, the record given up for it (its text moved, not copied).
             #[cfg(feature = "store")]
             #[allow(unused_variables)]
-            pub fn into_row(self, batch_id: i64) -> $crate::ingest::records::Row {
-                vec![$($crate::ingest::table::table!(@into self batch_id $($c)*)),*]
+            pub fn into_row(self, batch_id: i64) -> $crate::model::table::Row {
+                vec![$($crate::model::table::table!(@into self batch_id $($c)*)),*]
             }
         }
     };
     (@cell $s:ident $b:ident batch) => { duckdb::types::Value::BigInt($b) };
     (@cell $s:ident $b:ident field $col:ident) => {
-        $crate::ingest::table::Cell::cell(&$s.$col)
+        $crate::model::table::Cell::cell(&$s.$col)
     };
     (@into $s:ident $b:ident batch) => { duckdb::types::Value::BigInt($b) };
     (@into $s:ident $b:ident field $col:ident) => {
-        $crate::ingest::table::Cell::into_cell($s.$col)
+        $crate::model::table::Cell::into_cell($s.$col)
     };
 }
 pub(crate) use table;
@@ -193,7 +197,7 @@ macro_rules! record_tables {
             }
 
             /// Every table these records write, with its columns.
-            pub const TABLES: &'static [(&'static str, &'static [$crate::ingest::table::Column])] =
+            pub const TABLES: &'static [(&'static str, &'static [$crate::model::table::Column])] =
                 &[$(($rec::TABLE, $rec::COLUMNS)),*];
 
             /// Each table's rows (all but the errors), in append order.

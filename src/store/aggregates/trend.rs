@@ -4,11 +4,11 @@
 
 use duckdb::{appender_params_from_iter, Connection};
 
-use crate::ingest::records::{boolean, float, int, text, Row};
-use crate::store::derived::Scope;
+use super::Scope;
+use crate::model::records::{boolean, float, int, text, Row};
 use crate::Result;
 
-use super::sign_flip;
+use crate::stats::sign_flip;
 
 /// The releases in `scope` and the ones just before and after each: a
 /// release's rows change the changes on both sides of it.

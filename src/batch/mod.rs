@@ -5,48 +5,32 @@
 //! loose rows, then run directories parsed and appended chunk by chunk) →
 //! the summary, assembled from what each stage returned.
 
+mod counts;
 mod loose_files;
+mod options;
 mod plan;
 mod progress;
+mod release;
 mod resolve;
 mod runs;
+mod seh;
+pub(crate) mod state;
 mod summary;
+mod units;
 
 use std::path::PathBuf;
 
-use super::formats;
-use super::timings::Timings;
+use crate::ingest::formats;
 use crate::store::budget::MemoryBudget;
 use crate::store::writer::{self, BatchWriter};
 use crate::store::Store;
+use crate::sys::timings::Timings;
 use crate::Result;
 
-pub use super::release::DEFAULT_RELEASE;
-pub(crate) use plan::{ChangedRun, ReadUnit, UnchangedRun};
-pub use summary::{ErrorLine, GradingCounts, IngestSummary, LayoutCounts};
-
-#[derive(Debug, Clone, Default)]
-pub struct IngestOptions {
-    pub release: Option<String>,
-    /// Read every file as this format instead of detecting it.
-    pub format: Option<formats::Format>,
-    /// Store secrets as found (explicit opt-out of redaction).
-    pub no_redact: bool,
-    /// Remove the rows of previously ingested units that are gone from disk.
-    pub prune: bool,
-    pub dry_run: bool,
-    pub progress: bool,
-    /// Run `script` assertions when grading (skill-benchmark's --allow-scripts).
-    pub allow_scripts: bool,
-    /// Soft assertions count as gates (skill-benchmark's --strict).
-    pub strict: bool,
-    /// Caps on one file read whole and on a `.gz` file inflated.
-    pub limits: crate::ingest::json::ReadLimits,
-    /// The memory the ingest aims to stay under (MiB); DuckDB gets what
-    /// liftdb does not hold, up to half (budget.rs). None: DuckDB's default
-    /// (80% of RAM).
-    pub memory_mb: Option<u64>,
-}
+pub use counts::{GradingCounts, LayoutCounts};
+pub use options::IngestOptions;
+pub use release::DEFAULT_RELEASE;
+pub use summary::{ErrorLine, IngestSummary};
 
 /// Ingest `paths` in one batch. A failure of the store itself (a full disk,
 /// a damaged file) rolls the batch back and says so, with what to do.
@@ -85,8 +69,7 @@ fn ingest_batch(
 ) -> Result<IngestSummary> {
     let mut clock = Timings::from_env();
     let mut budget = MemoryBudget::start(&store.conn, opts.memory_mb)?;
-    let known =
-        super::state::StoredState::load(&store.conn, owner_scope(paths).as_deref(), &budget)?;
+    let known = state::StoredState::load(&store.conn, owner_scope(paths).as_deref(), &budget)?;
     clock.mark("load state");
 
     let mut plan = plan::plan(paths, &known, &store.conn, opts, &mut clock)?;
@@ -100,10 +83,10 @@ fn ingest_batch(
     let mut resolved = resolve::resolve(&plan, loose, &known, grade_options);
     clock.mark("resolve");
     budget.lean(&store.conn, || {
-        plan.add_regrades(&store.conn, &resolved.grading)
+        seh::add_regrades(&mut plan, &store.conn, &resolved.grading)
     })?;
     clock.mark("regrades");
-    plan.add_phantoms(&known, &resolved.grading);
+    seh::add_phantoms(&mut plan, &known, &resolved.grading);
     clock.mark("phantoms");
     // Unchanged run directories have served (release, regrades, phantoms):
     // their paths are not held through the write.
@@ -111,7 +94,7 @@ fn ingest_batch(
     // Taken from the plan: each chunk's units are freed once written.
     let changed_runs = std::mem::take(&mut plan.runs);
     // Every changed unit is replaced whole: named as the batch begins, a
-    // path at a time (at a million runs a list of them was 130 MB).
+    // path at a time, never as a list of them.
     let doomed = || plan.doomed_units(&changed_runs, &resolved.replaced_units, opts.prune);
     let units_changed = doomed().count();
     if units_changed == 0 && resolved.errors.is_empty() && !opts.dry_run {
@@ -133,17 +116,14 @@ fn ingest_batch(
     };
     if let Some(b) = batch.as_mut() {
         b.hold_to(budget);
-        // The plan and the manifests' grading context are held by now (at a
-        // million runs some 600 MiB): DuckDB gets what they leave it.
+        // The plan and the manifests' grading context are held by now:
+        // DuckDB gets what they leave it.
         b.rebalance_memory()?;
         // Moved into rows and freed once appended: the manifests' cases are
-        // held through the run directories' parse otherwise (70 MiB at a
-        // million runs).
+        // held through the run directories' parse otherwise.
         b.append_owned(std::mem::take(&mut resolved.records))?;
         b.append_source_files(&resolved.source_files)?;
-        for report in &resolved.streamed_reports {
-            formats::seh::benchmark_stream::append_rows(report, &mut |rows| b.append(rows))?;
-        }
+        seh::append_streamed_reports(&resolved.streamed_reports, b)?;
     }
     clock.mark("begin + append loose");
 

@@ -13,11 +13,11 @@ use std::sync::OnceLock;
 use regex::bytes::Regex;
 use serde_json::Value;
 
-use super::discover::FileInfo;
-use super::formats::seh::benchmark_stream::stream_from_bytes;
-use super::json::{parse_lenient, Get};
-use super::pipeline::{ChangedRun, ReadUnit, UnchangedRun};
 use super::state::{self, StoredState};
+use super::units::{ChangedRun, ReadUnit, UnchangedRun};
+use crate::ingest::discover::FileInfo;
+use crate::ingest::formats::seh::benchmark_stream::stream_from_bytes;
+use crate::json::{parse_lenient, Get};
 use duckdb::Connection;
 
 pub const DEFAULT_RELEASE: &str = "default";

@@ -19,7 +19,7 @@ use duckdb::types::Value;
 mod cells {
     use duckdb::types::Value;
 
-    pub type Row = Vec<Value>;
+    pub use crate::model::table::Row;
 
     pub fn text<S: AsRef<str>>(v: Option<S>) -> Value {
         v.map_or(Value::Null, |s| Value::Text(s.as_ref().to_string()))
@@ -50,7 +50,7 @@ pub fn key(parts: &[Option<&str>]) -> String {
         }
         h.update([0x1f]);
     }
-    super::json::hex(&h.finalize()[..16])
+    crate::sys::hash::hex(&h.finalize()[..16])
 }
 
 table! {

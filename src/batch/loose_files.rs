@@ -3,12 +3,12 @@
 //! the layouts need.
 
 use super::plan::Plan;
-use crate::ingest::errors::{ErrorKind, IngestErrorRec};
+use crate::batch::state::file_print;
 use crate::ingest::formats::seh::benchmark_stream::stream_from_bytes;
 use crate::ingest::formats::Format;
-use crate::ingest::json;
 use crate::ingest::loose::{self, LooseKind, LooseParse};
-use crate::ingest::state::file_print;
+use crate::json;
+use crate::model::errors::{ErrorKind, IngestErrorRec};
 use crate::store::writer::SourceFileRec;
 
 /// One loose file, parsed.

@@ -2,107 +2,25 @@
 //! changed (size+mtime first, then sha256), find the units that vanished
 //! from disk, and choose the batch's release.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::options::IngestOptions;
 use super::progress::progress_bar;
-use super::IngestOptions;
+use super::units::{ChangedRun, ReadUnit, UnchangedRun};
+use crate::batch::release;
+use crate::batch::state::{self, file_key, sha_bytes, FilesPrint, OwnerFiles, StoredState};
 use crate::ingest::discover::{self, FileInfo, Unit, UnitKind};
-use crate::ingest::errors::{ErrorKind, IngestErrorRec};
 use crate::ingest::formats::promptfoo;
 use crate::ingest::formats::seh::benchmark_stream::stream_from_bytes;
-use crate::ingest::json;
-use crate::ingest::kernel::GradingContext;
-use crate::ingest::release;
-use crate::ingest::state::{self, file_key, sha_bytes, FilesPrint, OwnerFiles, StoredState};
-use crate::ingest::timings::Timings;
+use crate::json;
+use crate::model::errors::{ErrorKind, IngestErrorRec};
 use crate::store::writer::BatchInfo;
+use crate::sys::timings::Timings;
 use crate::Result;
-
-/// A unit whose files were read because they may have changed.
-pub(crate) struct ReadUnit {
-    pub(crate) unit: Unit,
-    /// A loose file's files with bytes and sha256. Empty for a run
-    /// directory: its files (`unit.files`) are read and hashed chunk by
-    /// chunk when parsed, and a million of them are not held twice.
-    pub(crate) contents: Vec<(FileInfo, Vec<u8>, String)>,
-    /// Files of the unit that could not be read, with the reason.
-    pub(crate) unreadable: Vec<(FileInfo, crate::ingest::errors::ReadError)>,
-}
-
-/// A changed run directory as the plan holds it until its chunk is parsed.
-pub(crate) enum ChangedRun {
-    /// Found by the walk: its file list let go after the change check (a
-    /// first ingest of a million runs held 600 bytes a run), made again a
-    /// chunk ahead of its parse (`discover::run_dirs_again`).
-    Found {
-        path: Arc<Path>,
-        /// Bytes of its files, and of the largest one.
-        bytes: u64,
-        largest: u64,
-    },
-    /// Listed already: graded again (listed anew), or a phantom (no files).
-    Listed(Unit),
-}
-
-impl ChangedRun {
-    pub(crate) fn path(&self) -> &Arc<Path> {
-        match self {
-            ChangedRun::Found { path, .. } => path,
-            ChangedRun::Listed(unit) => &unit.path,
-        }
-    }
-
-    /// Its files, listed again if they were let go.
-    pub(crate) fn files(&self, roots: &[PathBuf]) -> Vec<FileInfo> {
-        match self {
-            ChangedRun::Found { path, .. } => {
-                let again = discover::run_dirs_again(std::slice::from_ref(path), roots);
-                again.into_iter().flat_map(|unit| unit.files).collect()
-            }
-            ChangedRun::Listed(unit) => unit.files.clone(),
-        }
-    }
-
-    /// Whether a file of it may be too large to have been read whole.
-    pub(crate) fn has_file_of(&self, bytes: u64) -> bool {
-        match self {
-            ChangedRun::Found { largest, .. } => *largest >= bytes,
-            ChangedRun::Listed(unit) => unit.files.iter().any(|f| f.size >= bytes),
-        }
-    }
-
-    fn bytes(&self) -> u64 {
-        match self {
-            ChangedRun::Found { bytes, .. } => *bytes,
-            ChangedRun::Listed(unit) => unit.files.iter().map(|f| f.size).sum(),
-        }
-    }
-}
-
-impl From<Unit> for ChangedRun {
-    /// A changed run directory found by the walk, its files let go.
-    fn from(unit: Unit) -> ChangedRun {
-        ChangedRun::Found {
-            bytes: unit.files.iter().map(|f| f.size).sum(),
-            largest: unit.files.iter().map(|f| f.size).max().unwrap_or(0),
-            path: unit.path,
-        }
-    }
-}
-
-/// A run directory unchanged on disk: its file list is let go after the
-/// change check (5.3M files at a million runs) and made again for the few
-/// graded again.
-#[derive(Clone)]
-pub(crate) struct UnchangedRun {
-    pub(crate) path: Arc<Path>,
-    /// How many files it was found with.
-    pub(crate) files: usize,
-}
 
 pub(crate) struct Release {
     pub(crate) label: String,
@@ -146,7 +64,7 @@ pub(crate) struct Plan {
     /// Changed manifests and reports (with the bytes the change check read).
     pub(crate) loose: Vec<ReadUnit>,
     /// Changed run directories: their files are listed and read when their
-    /// chunk is parsed, so a path is all a million of them hold here.
+    /// chunk is parsed, so a path is all each holds here.
     pub(crate) runs: Vec<ChangedRun>,
     /// Run directories unchanged on disk (they may still need grading again).
     pub(crate) unchanged_runs: Vec<UnchangedRun>,
@@ -195,7 +113,7 @@ pub(crate) fn plan(
     };
     // Each slice of the walk is checked as it is found: an unchanged run
     // directory's file list is let go at once, so what the walk holds is a
-    // slice's, not the tree's (a million runs' lists were some 700 MiB).
+    // slice's, not the tree's.
     let mut found = Found::default();
     let roots = discover::discover_in_slices::<crate::Error>(paths, &mut |slice| {
         clock.mark("discover");
@@ -269,7 +187,7 @@ pub(crate) fn plan(
     };
     // The file lists were made on the reading threads: they take back
     // what this one freed only when asked.
-    crate::memory::give_back_now();
+    crate::sys::memory::give_back_now();
     let release = match &opts.release {
         Some(label) => Release {
             label: label.clone(),
@@ -324,7 +242,7 @@ struct Found {
     loose: Vec<(usize, ReadUnit)>,
     /// Every loose file found, changed or not.
     loose_unit_paths: Vec<(usize, Arc<Path>)>,
-    /// Changed run directories (a million of them at a first ingest).
+    /// Changed run directories (every run at a first ingest).
     runs: Vec<ChangedRun>,
     unchanged_runs: Vec<UnchangedRun>,
     touched: Vec<(String, i64)>,
@@ -416,13 +334,13 @@ impl Found {
         }
         // The slice's file lists were made on the reading threads: they
         // take back what this one freed only when asked.
-        crate::memory::give_back_now();
+        crate::sys::memory::give_back_now();
         Ok(())
     }
 }
 
 /// A unit's change check, and whether the store holds it: looked up once
-/// (each lookup hashes the unit's path; a million runs were looked up twice).
+/// (each lookup hashes the unit's path).
 struct Checked {
     check: ChangeCheck,
     stored: bool,
@@ -535,131 +453,6 @@ impl Plan {
             .chain(missing.iter().cloned())
     }
 
-    /// Unchanged run directories whose grading key moved (their manifest
-    /// case was edited or first ingested, the grader or a verdict flag
-    /// changed) are parsed again, so they are graded against the manifest
-    /// as it is now. Only runs of this call's release: regrading must not
-    /// move a run to another release.
-    pub(crate) fn add_regrades(
-        &mut self,
-        conn: &duckdb::Connection,
-        grading: &GradingContext,
-    ) -> Result<()> {
-        // A case's key hashes its whole manifest entry: computed once per
-        // case, not once per run (a million runs share some thirty thousand).
-        // Each case a stored key of which is not its key now, with that key.
-        let moved_cases: HashMap<String, Option<String>> =
-            state::graded_case_keys(conn, &self.release.label)?
-                .into_iter()
-                .filter_map(|(case_id, stored_key)| {
-                    let key = grading.key(&case_id);
-                    (key != stored_key).then_some((case_id, key))
-                })
-                .collect();
-        if moved_cases.is_empty() {
-            return Ok(());
-        }
-        // Compared as bytes, where a path's order parses it into
-        // components at each comparison (a million runs, 20 comparisons each).
-        let mut unchanged: Vec<&[u8]> = self
-            .unchanged_runs
-            .iter()
-            .map(|u| u.path.as_os_str().as_encoded_bytes())
-            .collect();
-        unchanged.sort_unstable();
-        let mut moved: HashSet<String> = HashSet::new();
-        state::each_graded_run(conn, &self.release.label, |run_dir, case_id, stored_key| {
-            let Some(key) = moved_cases.get(case_id) else {
-                return;
-            };
-            if stored_key != key.as_deref() && unchanged.binary_search(&run_dir.as_bytes()).is_ok()
-            {
-                moved.insert(run_dir.to_string());
-            }
-        })?;
-        drop(unchanged);
-        let (regrade, mut keep): (Vec<UnchangedRun>, Vec<UnchangedRun>) =
-            std::mem::take(&mut self.unchanged_runs)
-                .into_iter()
-                .partition(|run| moved.contains(&run.path.display().to_string()));
-        // Listed again as the walk found them, a share at a time (all of
-        // them when a manifest's every case moved); one gone since, or no
-        // longer a run directory, is left as stored.
-        for share in regrade.chunks(REGRADES_LISTED_AT_ONCE) {
-            let paths: Vec<Arc<Path>> = share.iter().map(|run| run.path.clone()).collect();
-            let listed = discover::run_dirs_again(&paths, &self.dir_roots);
-            for (run, unit) in share.iter().zip(listed) {
-                if unit.files.is_empty() {
-                    keep.push(run.clone());
-                    continue;
-                }
-                self.counts.unchanged -= 1;
-                self.counts.files_unchanged -= run.files;
-                self.counts.regraded += 1;
-                // Listed and read (and hashed) when its chunk is parsed,
-                // like a new directory.
-                self.runs.push(ChangedRun::from(unit));
-            }
-        }
-        self.unchanged_runs = keep;
-        Ok(())
-    }
-
-    /// A variant the manifests request with no directory, under a case or
-    /// model folder of a manifest case this call reads, is a phantom run:
-    /// the harness grades it as run 1 with no output (grading.md §2.1).
-    /// Stored phantoms there whose variant now has a directory, or is no
-    /// longer requested, are replaced; stored ones still missing stay.
-    pub(crate) fn add_phantoms(&mut self, known: &StoredState, grading: &GradingContext) {
-        let paths = self
-            .runs
-            .iter()
-            .map(|run| &**run.path())
-            .chain(self.unchanged_runs.iter().map(|u| &*u.path));
-        // A variant's runs come one after another and share their root:
-        // worked out once for them (a million runs have 200,000 variants).
-        let mut last_variant: Option<&Path> = None;
-        // The variant directories holding runs: known to be there without a
-        // stat (a million runs' roots asked for 400,000).
-        let mut with_runs: HashSet<&Path> = HashSet::new();
-        let roots: std::collections::BTreeSet<PathBuf> = paths
-            .filter(|p| {
-                let variant = variant_dir(p);
-                let new = last_variant != Some(variant);
-                last_variant = Some(variant);
-                new && with_runs.insert(variant)
-            })
-            .filter_map(|p| variant_root(p, grading))
-            .collect();
-        let mut phantoms = Vec::new();
-        for root in &roots {
-            for variant in &grading.variants {
-                let path = root.join(variant);
-                let key = path.display().to_string();
-                let exists = with_runs.contains(path.as_path()) || path.exists();
-                match (exists, known.phantoms.contains(&key)) {
-                    (true, true) => self.stale_phantoms.push(key),
-                    (false, false) => phantoms.push(Unit {
-                        kind: UnitKind::Phantom,
-                        path: Arc::from(path),
-                        files: Vec::new(),
-                    }),
-                    _ => {}
-                }
-            }
-        }
-        self.counts.phantoms += phantoms.len();
-        self.runs
-            .extend(phantoms.into_iter().map(ChangedRun::Listed));
-        let unrequested = known.phantoms.iter().filter(|p| {
-            let p = Path::new(p);
-            p.parent().is_some_and(|root| roots.contains(root))
-                && p.file_name()
-                    .is_none_or(|v| !grading.variants.iter().any(|r| v == r.as_str()))
-        });
-        self.stale_phantoms.extend(unrequested.cloned());
-    }
-
     pub(crate) fn batch_info(&self) -> BatchInfo<'_> {
         BatchInfo {
             release_label: &self.release.label,
@@ -670,29 +463,6 @@ impl Plan {
             files_unchanged: self.counts.files_unchanged as i64,
         }
     }
-}
-
-/// A run directory's variant: the folder above a `run-N` directory, else
-/// the directory itself.
-fn variant_dir(run_dir: &Path) -> &Path {
-    let is_run_n = run_dir
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy().starts_with("run-"));
-    match (is_run_n, run_dir.parent()) {
-        (true, Some(parent)) => parent,
-        _ => run_dir,
-    }
-}
-
-/// The folder a run directory's variant sits in — the case folder, or a
-/// model folder inside it — when it belongs to a manifest case.
-fn variant_root(run_dir: &Path, grading: &GradingContext) -> Option<PathBuf> {
-    let root = variant_dir(run_dir).parent()?;
-    let is_case = |p: Option<&Path>| {
-        p.and_then(Path::file_name)
-            .is_some_and(|n| grading.cases.contains_key(n.to_string_lossy().as_ref()))
-    };
-    (is_case(Some(root)) || is_case(root.parent())).then(|| root.to_path_buf())
 }
 
 /// A loose file's parse may read other files (promptfoo's evidence): the
@@ -733,10 +503,6 @@ fn missing_units<'a>(
     missing.sort();
     Ok(missing)
 }
-
-/// Run directories graded again that are listed at once to see they are
-/// still there (their lists are let go before the next share).
-const REGRADES_LISTED_AT_ONCE: usize = 4096;
 
 /// Units whose stored files are loaded at once for the exact check.
 const OWNERS_CHECKED_AT_ONCE: usize = 65_536;

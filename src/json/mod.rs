@@ -3,12 +3,15 @@
 //! tokens or numbers beyond f64 (Python reads 1e400 as inf), which are mapped
 //! to null rather than rejected; a UTF-8 byte-order mark is skipped.
 
+pub mod fields;
+
 use std::io::Read;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::errors::ReadError;
+use crate::model::errors::ReadError;
+use crate::sys::hash::{hex, sha256_hex};
 
 /// What one read may hold: a file read whole, and a `.gz` file inflated.
 /// Over either cap the file is an ingest error (the rest is still read), so
@@ -109,22 +112,6 @@ pub fn hash_file(path: &Path) -> Result<String, ReadError> {
     }
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    hex(&Sha256::digest(bytes))
-}
-
-/// Lower-case hex of bytes (hashes, keys, checksums).
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
-}
-
 /// Parse JSON leniently: NaN, Infinity, -Infinity and numbers that overflow
 /// f64, outside strings, become null.
 pub fn parse_lenient(bytes: &[u8]) -> Result<Value, String> {
@@ -140,7 +127,7 @@ pub fn parse_lenient_as<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<
 /// A whole document as compact JSON text without a tree
 /// (`json_fields::compact`), read as leniently as [`parse_lenient`].
 pub fn compact_lenient(bytes: &[u8]) -> Result<String, String> {
-    leniently(bytes, super::json_fields::compact)
+    leniently(bytes, fields::compact)
 }
 
 /// `read` of the text without its byte-order mark, and if that fails, of

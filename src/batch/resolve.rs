@@ -9,12 +9,12 @@ use std::path::Path;
 
 use super::loose_files::LooseFiles;
 use super::plan::Plan;
+use crate::batch::state::StoredState;
 use crate::grade::GradeOptions;
-use crate::ingest::errors::{ErrorKind, IngestErrorRec};
 use crate::ingest::kernel::{GradingContext, ManifestCase};
 use crate::ingest::loose::LooseKind;
-use crate::ingest::records::{CaseRec, Records, SuiteRec};
-use crate::ingest::state::StoredState;
+use crate::model::errors::{ErrorKind, IngestErrorRec};
+use crate::model::records::{CaseRec, Records, SuiteRec};
 use crate::store::writer::SourceFileRec;
 
 /// Who defined a case or suite, strongest first.

@@ -9,11 +9,11 @@ use duckdb::arrow::record_batch::RecordBatch;
 use duckdb::{appender_params_from_iter, Appender, Connection};
 use rayon::prelude::*;
 
-use crate::ingest::records::{boolean, float, int, text, Row};
-use crate::store::derived::Scope;
+use super::Scope;
+use crate::model::records::{boolean, float, int, text, Row};
 use crate::Result;
 
-use super::{bootstrap, interval, multiple, noise_check, py_round, sign_flip};
+use crate::stats::{bootstrap, interval, multiple, noise_check, py_round, sign_flip};
 
 fn string(col: &dyn Array, i: usize) -> Option<&str> {
     let a = col.as_string::<i32>();
@@ -35,7 +35,7 @@ fn doubles(col: &dyn Array, i: usize) -> Vec<f64> {
 /// Each unit's case as its rank among the row's distinct cases (a null
 /// case counts as ""): the bootstrap needs only which units share a case
 /// and the cases' order, and a rank is 4 bytes where a case name is a
-/// string per unit (100,000 units in a row at a million runs).
+/// string per unit (a row of a large release has many units).
 fn case_ranks(col: &dyn Array, i: usize) -> Vec<u32> {
     let list = col.as_list::<i32>();
     if list.is_null(i) {
@@ -80,8 +80,7 @@ const FAMILY: [&str; 5] = [
 /// Test the lift rows of the releases in `scope` (each report's q-values
 /// stay within its release), replacing their stored statistics. A family
 /// of reports is read, tested and written at a time: a release's lift rows
-/// and their statistics held at once grow with its cases (not measured
-/// alone; estimated at some hundreds of MB at a million runs).
+/// and their statistics held at once grow with its cases.
 pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
     let in_scope = scope.filter("release_label");
     conn.execute_batch(&format!("DELETE FROM lift_stats WHERE {in_scope}"))?;
@@ -111,7 +110,7 @@ pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
         written += write_family(&mut appender, &batches)?;
         // The tests' working memory was made on rayon's threads and is
         // dropped here: handed back before the next family's.
-        crate::memory::give_back_now();
+        crate::sys::memory::give_back_now();
     }
     appender.flush()?;
     Ok(written)
@@ -120,8 +119,7 @@ pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
 /// Test one family's lift rows and append their `lift_stats` rows. Each
 /// distinct input is tested once, in parallel (interval inversion runs the
 /// test ~120 times per row); the rows are then written one at a time from
-/// the Arrow batches, so a family (up to 66,676 rows at a million runs)
-/// is never held as rows: holding them took ~300 MiB.
+/// the Arrow batches, so a family is never held as rows.
 fn write_family(appender: &mut Appender, batches: &[RecordBatch]) -> Result<u64> {
     let rows = || {
         batches
@@ -137,11 +135,11 @@ fn write_family(appender: &mut Appender, batches: &[RecordBatch]) -> Result<u64>
         .collect();
     let mut inputs: Vec<(TestInput, usize)> = distinct.into_iter().collect();
     inputs.sort_unstable_by_key(|(_, slot)| *slot);
-    super::sign_table::SignTable::prepare(
+    crate::stats::sign_table::SignTable::prepare(
         inputs
             .iter()
             .map(|(input, _)| input.deltas.len())
-            .filter(|&n| n > super::sign_flip::EXACT_MAX_N),
+            .filter(|&n| n > crate::stats::sign_flip::EXACT_MAX_N),
     );
     let (mut tested, clusters): (Vec<(Row, Option<f64>)>, Vec<_>) =
         inputs.par_iter().map(|(input, _)| input.test()).unzip();

@@ -9,26 +9,27 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::plan::{ChangedRun, Plan};
+use super::counts::{GradingCounts, LayoutCounts};
+use super::options::IngestOptions;
+use super::plan::Plan;
 use super::progress::progress_bar;
-use super::IngestOptions;
+use super::units::ChangedRun;
 use crate::ingest::discover::{self, Unit, UnitKind};
-use crate::ingest::errors::{ErrorKind, IngestErrorRec};
 use crate::ingest::formats;
-use crate::ingest::json;
-use crate::ingest::kernel::{run_files, RunContext, RunFiles, RunOutcome};
-use crate::ingest::timings::Timings;
+use crate::ingest::kernel::{RunContext, RunOutcome};
+use crate::json;
+use crate::model::errors::{ErrorKind, IngestErrorRec};
+use crate::model::run_files::{self, RunFiles};
 use crate::store::writer::{self, BatchWriter, SourceFileRec, TableRows};
+use crate::sys::timings::Timings;
 use crate::Result;
 use duckdb::Connection;
 
-use crate::ingest::state::{file_key, file_print};
+use crate::batch::state::{file_key, file_print};
 
 /// Run directories parsed per chunk: enough to keep both cores busy, small
 /// enough that the two chunks in flight (one parsed while the other is
-/// appended) stay small beside a memory budget: at 100,000 runs under
-/// `--memory-mb 300` chunks of 2048 peaked at 518 MiB, of 512 at 301 MiB,
-/// in the same time.
+/// appended) stay small beside a memory budget; larger chunks were no faster.
 const RUN_CHUNK: usize = 512;
 
 /// Chunks between two collections of the reading threads' freed memory
@@ -42,11 +43,11 @@ pub(super) struct RunDirs {
     pub(super) files_parsed: usize,
     pub(super) trigger_trace_dirs: usize,
     pub(super) errors: Vec<IngestErrorRec>,
-    pub(super) grading: super::summary::GradingCounts,
+    pub(super) grading: GradingCounts,
     /// Every release the written runs carry (skill-creator iterations are
     /// releases of their own).
     pub(super) releases: std::collections::BTreeSet<String>,
-    pub(super) layout: super::summary::LayoutCounts,
+    pub(super) layout: LayoutCounts,
 }
 
 /// One run directory after the parallel phase: what it gave and its rows
@@ -73,8 +74,8 @@ struct AnswerFacts {
     releases: Vec<String>,
     /// The source format of its first run (skill-eval-harness without one).
     unit_format: String,
-    layout: super::summary::LayoutCounts,
-    grading: super::summary::GradingCounts,
+    layout: LayoutCounts,
+    grading: GradingCounts,
 }
 
 impl Parsed {
@@ -90,11 +91,11 @@ impl Parsed {
 /// An answer run's facts, and its records made rows (their text moved).
 fn answer(
     run_id: String,
-    mut records: crate::ingest::records::Records,
+    mut records: crate::model::records::Records,
     batch_id: i64,
     redact: bool,
 ) -> (Parsed, TableRows) {
-    let mut layout = super::summary::LayoutCounts::default();
+    let mut layout = LayoutCounts::default();
     for run in &records.runs {
         match run.layout_reading.as_deref() {
             Some("runs root") => layout.from_runs_root += 1,
@@ -102,8 +103,8 @@ fn answer(
             _ => {}
         }
     }
-    let mut grading = super::summary::GradingCounts::default();
-    count_grading(&records, &mut grading);
+    let mut grading = GradingCounts::default();
+    super::seh::count_grading(&records, &mut grading);
     let facts = AnswerFacts {
         run_id,
         errors: std::mem::take(&mut records.errors),
@@ -125,8 +126,8 @@ fn answer(
 }
 
 /// The changed run directories handed out a chunk at a time, the list
-/// shrinking as it goes: at a million runs the list alone is 100 MiB, which
-/// an iterator over it would hold to the end.
+/// shrinking as it goes, where an iterator over it would hold the whole
+/// list to the end.
 struct Chunks<T> {
     /// In reverse order, so a chunk is split off the end.
     rest: Vec<T>,
@@ -249,7 +250,7 @@ pub(super) fn parse_and_append(
                 listing_ahead = Some(scope.spawn(move || {
                     let ahead = listed(next, roots);
                     let files = files_of(&ahead);
-                    scope.spawn(move || crate::ingest::readers::prefetch(&files));
+                    scope.spawn(move || crate::sys::readers::prefetch(&files));
                     ahead
                 }));
             }
@@ -274,7 +275,7 @@ pub(super) fn parse_and_append(
             if chunks_done.is_multiple_of(GIVE_BACK_EVERY) {
                 // The walk's lists of the units written are freed by now;
                 // the memory budget's next reading then finds them gone.
-                crate::memory::give_back_from_readers();
+                crate::sys::memory::give_back_from_readers();
             }
             if let Some(b) = batch.as_deref_mut() {
                 b.append_prepared(rows)?;
@@ -335,13 +336,13 @@ fn parse_one(
 
 /// Which directory holds each run identity: two directories claiming one
 /// (case, model, arm, repetition) would pair the wrong runs. Held compactly,
-/// as a million claims are: an identity as its 128 bits, a stored run's
+/// one claim a run: an identity as its 128 bits, a stored run's
 /// directory as a hash; directories are read in full only for a release
 /// where a claim clashes, to name them.
 struct IdentityOwners<'a> {
     /// identity -> the directory that claimed it, until that directory's
     /// rows are in the batch (None then: the store names it if a clash needs
-    /// it), so a million paths are not held through the parse. A dry run
+    /// it), so the paths are not held through the parse. A dry run
     /// writes nothing and keeps them all.
     this_batch: HashMap<u128, Option<Arc<Path>>>,
     /// The identities claimed since the last chunk was written.
@@ -560,46 +561,6 @@ fn collect_chunk(
         }
     }
     Ok((rows, files))
-}
-
-/// How liftdb graded one skill-eval-harness answer run (other formats carry their own grades).
-fn count_grading(r: &crate::ingest::records::Records, counts: &mut super::summary::GradingCounts) {
-    let is_seh_answer = r.runs.first().is_some_and(|run| {
-        run.source_format == formats::SEH && run.population.as_deref() != Some("trigger")
-    });
-    if !is_seh_answer {
-        return;
-    }
-    if r.runs
-        .first()
-        .is_some_and(|run| run.repetition_source == "phantom")
-    {
-        counts.phantoms += 1;
-        return;
-    }
-    let Some(g) = r
-        .gradings
-        .iter()
-        .find(|g| g.origin.as_deref() == Some("liftdb"))
-    else {
-        counts.no_manifest += 1;
-        return;
-    };
-    let has = |availability: &str| {
-        r.assertions
-            .iter()
-            .any(|a| a.grading_id == g.grading_id && a.availability == availability)
-    };
-    if has("unavailable") {
-        counts.unavailable += 1;
-    } else if has("scripts_not_allowed") {
-        counts.scripts_not_run += 1;
-    } else {
-        counts.graded += 1;
-    }
-    if g.deferred_judge_tasks.is_some_and(|n| n > 0) {
-        counts.judge_deferred += 1;
-    }
 }
 
 /// Add one run's rows to the chunk's, table by table.

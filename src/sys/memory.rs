@@ -5,8 +5,8 @@
 //! another thread only when the thread that allocated it next looks at its
 //! page. The walk's file lists are made on the reading threads, which then
 //! only read ahead and allocate nothing: the lists the writer dropped chunk
-//! by chunk stayed resident to the end of the batch (some 450 MiB at a
-//! million runs). The statistics' rows are made on rayon's threads and
+//! by chunk stayed resident to the end of the batch. The statistics' rows
+//! are made on rayon's threads and
 //! dropped on the writer's in the same way.
 
 /// mimalloc frees the empty pages of this thread's heap, blocks other
@@ -23,14 +23,14 @@ pub fn collect_this_threads_heap() {
 /// Each reading thread collects once it is free, without waiting for it:
 /// while runs are parsed, the walk's lists of the runs written are freed.
 pub fn give_back_from_readers() {
-    crate::ingest::readers::on_each_reader(collect_this_threads_heap, false);
+    crate::sys::readers::on_each_reader(collect_this_threads_heap, false);
 }
 
 /// Every thread liftdb allocates on collects (the reading threads, rayon's
 /// and this one), waiting for all: for when none is at work (between the
 /// closing steps of a batch, between the statistics' families).
 pub fn give_back_now() {
-    crate::ingest::readers::on_each_reader(collect_this_threads_heap, true);
+    crate::sys::readers::on_each_reader(collect_this_threads_heap, true);
     rayon::broadcast(|_| collect_this_threads_heap());
     collect_this_threads_heap();
 }
@@ -49,12 +49,12 @@ mod tests {
 
     /// This process's resident memory (MiB).
     fn resident() -> u64 {
-        crate::ingest::timings::rss_mib().expect("VmRSS").now
+        crate::sys::timings::rss_mib().expect("VmRSS").now
     }
 
     /// Small blocks made on the reading threads (as the walk's file lists
     /// are) and freed on another thread are returned to the system once
-    /// `give_back` has run. Without it this test kept 272 of 288 MiB.
+    /// `give_back` has run; without it most of them stay resident.
     /// Blocks through mimalloc itself: the library's tests run on the
     /// system allocator.
     fn blocks_freed_off_the_readers_are_returned_by(give_back: impl FnOnce()) {
@@ -62,7 +62,7 @@ mod tests {
         const BLOCK: usize = 128;
         const TOTAL_MIB: u64 = 256;
         // SAFETY: each block is allocated once here, written, and freed once below.
-        let blocks: Vec<usize> = crate::ingest::readers::install(|| {
+        let blocks: Vec<usize> = crate::sys::readers::install(|| {
             (0..(TOTAL_MIB << 20) as usize / BLOCK)
                 .into_par_iter()
                 .map(|_| unsafe {
