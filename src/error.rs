@@ -15,6 +15,9 @@ pub enum Error {
     #[error("{path} is not a liftdb store: it exists and is not a DuckDB database file (DuckDB: {detail}); liftdb never writes into other files: give a new path, e.g. --db liftdb.duckdb")]
     NotAStore { path: String, detail: String },
 
+    #[error("store {path} was written by a liftdb built on a newer DuckDB, whose storage format this liftdb's DuckDB cannot read (DuckDB: {detail}); it is left untouched. Rebuild it from its run trees: with the liftdb that wrote it, liftdb --db {path} export \"SELECT release_label, paths FROM ingest_batch WHERE finished_at IS NOT NULL ORDER BY batch_id\" --out batches.jsonl; then with this one, liftdb rebuild --batches batches.jsonl --out NEW.duckdb")]
+    NewerStorage { path: String, detail: String },
+
     #[error("store {path}: the disk is full ({detail}); nothing was written and the store is as it was; {}", disk_full_advice(*.free_bytes, *.batch_bytes))]
     DiskFull {
         path: String,

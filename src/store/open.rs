@@ -36,6 +36,13 @@ pub fn open_write_waiting(path: &Path, wait: std::time::Duration) -> Result<Stor
     }
 }
 
+/// The settings a store file is opened with: one created now is written in
+/// DuckDB's latest storage format, without which DuckDB 1.5 writes the
+/// v0.10.2 format and silently ignores the columns' `USING COMPRESSION`.
+fn new_file_config() -> Result<Config> {
+    Ok(Config::default().with("storage_compatibility_version", "latest")?)
+}
+
 /// How long a writer waits for readers by default.
 pub const READER_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -56,7 +63,8 @@ pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
             migrate::check_writable(&reader, path)?;
         }
     }
-    let conn = Connection::open(path).map_err(|e| classify_open_error(path, e, true))?;
+    let conn = Connection::open_with_flags(path, new_file_config()?)
+        .map_err(|e| classify_open_error(path, e, true))?;
     check_persists(&conn, path).map_err(|e| in_store(path, e))?;
     let migrated = migrate::migrate_up_to(&conn, path, version).map_err(|e| in_store(path, e))?;
     if version < i64::MAX {
@@ -235,6 +243,12 @@ fn classify_open_error(path: &Path, e: duckdb::Error, writing: bool) -> Error {
                 activity: "written",
                 hint: "try again when it finishes, or give ingest --wait SECONDS",
             },
+        };
+    }
+    if msg.contains("only read versions between") || msg.contains("version number") && msg.contains("storage") {
+        return Error::NewerStorage {
+            path: text,
+            detail: msg,
         };
     }
     if msg.contains("not a valid DuckDB database file") {
