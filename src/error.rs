@@ -18,6 +18,15 @@ pub enum Error {
     #[error("store {path} was written by a liftdb built on a newer DuckDB, whose storage format this liftdb's DuckDB cannot read (DuckDB: {detail}); it is left untouched. Rebuild it from its run trees: with the liftdb that wrote it, liftdb --db {path} export \"SELECT release_label, paths FROM ingest_batch WHERE finished_at IS NOT NULL ORDER BY batch_id\" --out batches.jsonl; then with this one, liftdb rebuild --batches batches.jsonl --out NEW.duckdb")]
     NewerStorage { path: String, detail: String },
 
+    #[error("lake {lake} could not be attached (DuckDB: {detail}); check that its PostgreSQL server is reachable with those settings, and give --data-path DIR when the lake is new")]
+    LakeUnreachable { lake: String, detail: String },
+
+    #[error("the DuckLake extensions could not be loaded from {dir} (DuckDB: {detail}); liftdb never downloads them: put ducklake and postgres_scanner of DuckDB 1.5.5 there (pip download duckdb-extension-ducklake==1.5.5 duckdb-extension-postgres-scanner==1.5.5 gives them; see docs/guide.md, team mode) and give --extension-dir DIR")]
+    LakeExtensions { dir: String, detail: String },
+
+    #[error("gave up after {tries} tries: every try conflicted with another writer's commit to the lake ({detail}); nothing of this batch is stored; run it again when the other writers are done")]
+    LakeConflict { tries: u32, detail: String },
+
     #[error("store {path}: the disk is full ({detail}); nothing was written and the store is as it was; {}", disk_full_advice(*.free_bytes, *.batch_bytes))]
     DiskFull {
         path: String,
@@ -106,6 +115,16 @@ pub enum Error {
 }
 
 impl Error {
+    /// Did a commit to a lake meet another writer's (a batch or a refill
+    /// step is then tried again)?
+    pub fn is_transaction_conflict(&self) -> bool {
+        let text = match self {
+            Error::Db(db) => duckdb_text(db),
+            _ => return false,
+        };
+        text.contains("Transaction conflict") || text.contains("Failed to commit DuckLake transaction")
+    }
+
     /// Did DuckDB run out of the memory it was given? (A refill step is then
     /// tried again on fewer threads.)
     pub fn is_out_of_memory(&self) -> bool {

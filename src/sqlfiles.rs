@@ -79,11 +79,20 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "file_prints",
         sql: include_str!("../sql/migrations/0014_file_prints.sql"),
     },
+    Migration {
+        version: 15,
+        name: "append_only_bookkeeping",
+        sql: include_str!("../sql/migrations/0015_append_only_bookkeeping.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
 pub const VIEWS: &[(&str, &str)] = &[
     ("macros", include_str!("../sql/views/00_macros.sql")),
+    (
+        "bookkeeping",
+        include_str!("../sql/views/05_bookkeeping.sql"),
+    ),
     ("runs", include_str!("../sql/views/10_runs.sql")),
     ("run_totals", include_str!("../sql/views/15_run_totals.sql")),
     (

@@ -75,7 +75,7 @@ CREATE OR REPLACE MACRO liftdb_scaled(x) AS CAST(x * 126765060022822940149670320
 
 CREATE OR REPLACE MACRO liftdb_mean_of(s, n) AS
     CASE WHEN n > 0 THEN
-        list_transform([{'q': s // n, 'r': s % n, 'n': n}],
+        list_transform([{'q': CAST(s AS HUGEINT) // n, 'r': CAST(s AS HUGEINT) % n, 'n': n}],
             lambda p: CAST(liftdb_round_shift(p.q, p.r, p.n, greatest(liftdb_bitlen(p.q) - 53, 0)) AS DOUBLE))[1]
             / 1267650600228229401496703205376.0
     END;

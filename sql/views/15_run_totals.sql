@@ -26,7 +26,9 @@ SELECT
     sum(cost_usd) AS known_cost_usd,
     count(elapsed_ms) AS runs_with_elapsed,
     sum(elapsed_ms) AS known_elapsed_ms,
-    sum(liftdb_scaled(objective_pass_rate)) AS objective_sum,
+    -- DECIMAL(38,0), not the HUGEINT the sum is: a lake keeps a HUGEINT
+    -- as a DOUBLE, which is not exact.
+    CAST(sum(liftdb_scaled(objective_pass_rate)) AS DECIMAL(38,0)) AS objective_sum,
     count(objective_pass_rate) AS objective_n,
     count(objective_pass_rate) FILTER (WHERE eval_intent = 'regression') AS regression_rated_runs,
     -- reliability's n and c: scorable answer runs with a rate in [0, 1], and

@@ -98,8 +98,9 @@ SELECT
     k.experiment,
     k.case_id,
     k.model,
-    k.eligible_pairs,
-    k.blocked_pairs,
+    -- Counts as BIGINT: summed they are HUGEINT, which a lake keeps as a DOUBLE.
+    CAST(k.eligible_pairs AS BIGINT) AS eligible_pairs,
+    CAST(k.blocked_pairs AS BIGINT) AS blocked_pairs,
     k.blocked_reasons,
     k.experiments,
     r.release_experiments,

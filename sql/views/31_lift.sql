@@ -38,8 +38,9 @@ agg AS (
         scope_model AS model,
         scope_case AS case_id,
         count(*) FILTER (WHERE eligible_pairs > 0) AS units,
-        sum(eligible_pairs) AS eligible_pairs,
-        sum(blocked_pairs) AS blocked_pairs,
+        -- Counts as BIGINT: a lake keeps a HUGEINT as a DOUBLE.
+        CAST(sum(eligible_pairs) AS BIGINT) AS eligible_pairs,
+        CAST(sum(blocked_pairs) AS BIGINT) AS blocked_pairs,
         liftdb_mean_agg(with_rate) AS with_rate,
         liftdb_mean_agg(without_rate) AS without_rate,
         count(*) FILTER (WHERE with_rate < without_rate) AS negative_delta_units,
@@ -54,8 +55,8 @@ agg AS (
         count(*) FILTER (WHERE eligible_pairs > 0 AND delta > 0) AS units_won,
         count(*) FILTER (WHERE eligible_pairs > 0 AND delta = 0) AS units_tied,
         count(*) FILTER (WHERE eligible_pairs > 0 AND delta < 0) AS units_lost,
-        sum(with_successes) AS with_successes,
-        sum(control_successes) AS control_successes
+        CAST(sum(with_successes) AS BIGINT) AS with_successes,
+        CAST(sum(control_successes) AS BIGINT) AS control_successes
     FROM scoped
     GROUP BY release_label, skill_name, control_arm, channel, split, row_kind, experiment,
              release_experiments, scope, scope_model, scope_case

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use crate::ingest::formats;
 use crate::store::budget::MemoryBudget;
 use crate::store::writer::{self, BatchWriter};
-use crate::store::Store;
+use crate::store::{lake, Store};
 use crate::sys::timings::Timings;
 use crate::Result;
 
@@ -33,17 +33,41 @@ pub use release::DEFAULT_RELEASE;
 pub use summary::{ErrorLine, IngestSummary};
 
 /// Ingest `paths` in one batch. A failure of the store itself (a full disk,
-/// a damaged file) rolls the batch back and says so, with what to do.
+/// a damaged file) rolls the batch back and says so, with what to do. On a
+/// lake, a batch whose commit meets another writer's is rolled back and
+/// tried again whole, from the plan on (the store it reads has changed).
 pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
     let path = store.path.clone();
-    let mut batch_bytes = None;
-    ingest_batch(store, paths, opts, &mut batch_bytes).map_err(|e| {
-        let e = match e {
-            crate::Error::Db(db) => crate::store::classify_db_error(&path, db),
-            other => other,
-        };
-        e.with_batch_bytes(batch_bytes)
-    })
+    let mut tried = 0;
+    loop {
+        tried += 1;
+        let mut batch_bytes = None;
+        match ingest_batch(store, paths, opts, &mut batch_bytes) {
+            Err(e) if e.is_transaction_conflict() => {
+                if tried >= lake::TRIES {
+                    return Err(crate::Error::LakeConflict {
+                        tries: tried,
+                        detail: e.to_string(),
+                    });
+                }
+                if opts.progress {
+                    eprintln!("liftdb: the batch met another writer's commit to the lake; trying it again");
+                }
+                std::thread::sleep(lake::backoff(tried));
+            }
+            Err(e) => {
+                let e = match e {
+                    crate::Error::Db(db) => crate::store::classify_db_error(&path, db),
+                    other => other,
+                };
+                return Err(e.with_batch_bytes(batch_bytes));
+            }
+            Ok(mut summary) => {
+                summary.tries = tried;
+                return Ok(summary);
+            }
+        }
+    }
 }
 
 /// The owners whose stored files the change check needs: those under the
@@ -158,7 +182,9 @@ fn ingest_batch(
             let info = batch_info.with_files_changed(files_changed);
             let counts = b.finish(&info, &errors, &plan.touched, &mut clock)?;
             // The batch must be in the file named, not in a stand-in.
-            crate::store::check_persists(&store.conn, &store.path)?;
+            if let Some(file) = store.location.file() {
+                crate::store::check_persists(&store.conn, file)?;
+            }
             Some(counts)
         }
         None => None,

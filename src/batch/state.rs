@@ -173,7 +173,6 @@ pub fn owner_files(conn: &Connection, owners: &[String]) -> Result<HashMap<Arc<s
              WHERE f.owner_key IN (SELECT owner FROM change_check_owner)",
         )?;
         for batch in stmt.stream_arrow([])? {
-            let batch = batch?;
             let text = |i: usize| batch.column(i).as_string::<i32>().clone();
             let int = |i: usize| batch.column(i).as_primitive::<Int64Type>().clone();
             let (paths, shas, owners) = (text(0), text(1), text(4));
@@ -230,7 +229,6 @@ pub fn each_owner_release(
     };
     let mut stmt = conn.prepare(&format!("{OWNER_RELEASES} {filter} GROUP BY f.owner_key"))?;
     for batch in stmt.stream_arrow(duckdb::params_from_iter(suffix))? {
-        let batch = batch?;
         let (owners, releases) = (
             batch.column(0).as_string::<i32>(),
             batch.column(1).as_string::<i32>(),
@@ -275,7 +273,6 @@ pub fn each_graded_run(
         "SELECT r.run_dir, r.case_id, g.grading_key {GRADED_RUNS}"
     ))?;
     for batch in stmt.stream_arrow([release])? {
-        let batch = batch?;
         let text = |i: usize| batch.column(i).as_string::<i32>();
         let (dirs, case_ids, keys) = (text(0), text(1), text(2));
         for i in 0..batch.num_rows() {
@@ -471,7 +468,6 @@ pub fn each_owner_under(
         "SELECT DISTINCT owner_key FROM source_file WHERE {under}"
     ))?;
     for batch in stmt.stream_arrow(duckdb::params_from_iter(&roots))? {
-        let batch = batch?;
         let owners = batch.column(0).as_string::<i32>();
         for i in 0..batch.num_rows() {
             each(owners.value(i));
@@ -526,7 +522,6 @@ impl StoredState {
         let mut stmt =
             conn.prepare(&STORED_PRINTS.replace("{scope}", &under_scope("f.owner_key")))?;
         for batch in stmt.stream_arrow(duckdb::params_from_iter(roots))? {
-            let batch = batch?;
             let (paths, releases) = (
                 batch.column(0).as_string::<i32>(),
                 batch.column(3).as_string::<i32>(),

@@ -12,6 +12,9 @@ use crate::model::errors::IngestErrorRec;
 pub struct IngestSummary {
     pub batch_id: Option<i64>,
     pub release: String,
+    /// How many times the batch was tried: more than 1 when its commit met
+    /// another writer's on a lake and it was tried again whole.
+    pub tries: u32,
     /// How the release label was chosen: --release, previous ingest, graded runs, skill_tree_hash, generated_at, runs given with it, default.
     pub release_source: String,
     /// Releases runs of this batch went to besides `release`: skill-creator's
@@ -75,6 +78,7 @@ pub(super) fn assemble(
 ) -> IngestSummary {
     IngestSummary {
         batch_id: None,
+        tries: 1,
         release: plan.release.label.clone(),
         release_source: plan.release.source.to_string(),
         other_releases: runs

@@ -2,9 +2,9 @@
 //! table, every view, the unindexed keys, each stored aggregate against its view, each listed
 //! table's order); exit 0 when whole, 1 when something is damaged.
 
-use std::path::Path;
+use liftdb::store::Location;
 
-pub fn run(db: &Path) -> anyhow::Result<i32> {
+pub fn run(db: &Location) -> anyhow::Result<i32> {
     // Opening verifies the migrations ledger against this binary.
     let store = super::open_read_after_upkeep(db)?;
     let found = liftdb::store::check::check(&store.conn)?;

@@ -7,6 +7,7 @@ use anyhow::{bail, Context};
 use liftdb::batch::{self, IngestOptions};
 use liftdb::output::{self, Format};
 use liftdb::report;
+use liftdb::store::Location;
 
 /// The bundled samples: the corpora of every supported harness, kept as
 /// test fixtures, ingested as two releases: an early single-iteration
@@ -64,7 +65,7 @@ pub fn run() -> anyhow::Result<i32> {
             ..Default::default()
         };
         let summary = batch::ingest(&mut store, paths, &opts)?;
-        super::ingest::print_summary(&db, &summary, false);
+        super::ingest::print_summary(&Location::from(db.as_path()), &summary, false);
         errors += summary.errors.len();
     }
 

@@ -1,7 +1,8 @@
 //! `liftdb ingest PATH...`
 
+use liftdb::store::Location;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use liftdb::batch::{self, IngestOptions, IngestSummary};
@@ -62,10 +63,10 @@ pub struct IngestArgs {
 
 use liftdb::store::budget::DEFAULT_MEMORY_MB;
 
-pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
+pub fn run(db: &Location, args: &IngestArgs) -> anyhow::Result<i32> {
     let wait = std::time::Duration::from_secs(args.wait);
     let mut store =
-        super::naming_store(db, "opening", liftdb::store::open_write_waiting(db, wait))?;
+        super::naming_store(db, "opening", liftdb::store::open_write_waiting_at(db, wait))?;
     let format = match args.format.as_str() {
         "auto" => None,
         other => Some(other.parse::<Format>().map_err(anyhow::Error::msg)?),
@@ -94,7 +95,7 @@ pub fn run(db: &Path, args: &IngestArgs) -> anyhow::Result<i32> {
     Ok(if summary.errors.is_empty() { 0 } else { 1 })
 }
 
-pub fn print_summary(db: &Path, s: &IngestSummary, quiet: bool) {
+pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
     for e in &s.errors {
         eprintln!("error: {}: {} ({})", e.path, e.reason, e.stage);
         if let Some(hint) = e.hint {

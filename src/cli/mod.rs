@@ -4,17 +4,19 @@
 mod check;
 mod demo;
 mod ingest;
+mod lake;
 mod rebuild;
 mod report;
 mod schema;
 mod sql;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use liftdb::output::{self, Format, ResultSet};
+use liftdb::store::Location;
 
 #[derive(Parser)]
 #[command(
@@ -23,14 +25,25 @@ use liftdb::output::{self, Format, ResultSet};
     about = "Embedded analytics store for AI agent-skill evaluations"
 )]
 pub struct Cli {
-    /// Store file (DuckDB).
+    /// The store: a DuckDB file, or a DuckLake
+    /// ('ducklake:postgres:dbname=… host=… port=… user=…') a team shares.
     #[arg(
         long,
         global = true,
         env = "LIFTDB_DB",
         default_value = "liftdb.duckdb"
     )]
-    pub db: PathBuf,
+    pub db: String,
+
+    /// Where a new lake keeps its Parquet files (a folder or any path DuckDB
+    /// writes to); recorded in the lake when it is created.
+    #[arg(long, global = true, env = "LIFTDB_DATA_PATH", value_name = "DIR")]
+    pub data_path: Option<String>,
+
+    /// DuckDB's extension directory, holding ducklake and postgres_scanner:
+    /// a lake's extensions are loaded from it and never downloaded.
+    #[arg(long, global = true, env = "LIFTDB_EXTENSION_DIR", value_name = "DIR")]
+    pub extension_dir: Option<PathBuf>,
 
     #[command(flatten)]
     pub repl: ReplArgs,
@@ -81,8 +94,11 @@ pub enum Command {
     Export(ExportArgs),
     /// Verify the store: migrations ledger, every block of every table, every view (exit 0/1).
     Check,
-    /// Ingest every recorded batch again into a new store (--out), for a damaged one.
+    /// Ingest every recorded batch again into a new store (--out: a file or
+    /// a lake), for a damaged store or to move one between file and lake.
     Rebuild(rebuild::RebuildArgs),
+    /// Team mode: a DuckLake's upkeep (refill what waits, compact, expire snapshots).
+    Lake(lake::LakeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -226,13 +242,13 @@ impl OutputArgs {
     }
 }
 
-pub fn open_read_after_upkeep(db: &Path) -> anyhow::Result<liftdb::store::Store> {
-    naming_store(db, "opening", liftdb::store::open_read_after_upkeep(db))
+pub fn open_read_after_upkeep(db: &Location) -> anyhow::Result<liftdb::store::Store> {
+    naming_store(db, "opening", liftdb::store::open_read_at(db, None))
 }
 
 /// A store failure, said once: "opening PATH: " only when the error does
 /// not name the store itself (most do, and the path twice reads as two errors).
-pub fn naming_store<T>(db: &Path, doing: &str, r: liftdb::Result<T>) -> anyhow::Result<T> {
+pub fn naming_store<T>(db: &Location, doing: &str, r: liftdb::Result<T>) -> anyhow::Result<T> {
     r.map_err(|e| {
         let path = db.display().to_string();
         match e.to_string().contains(&path) {
@@ -250,22 +266,27 @@ pub fn run() -> anyhow::Result<i32> {
             "-c and -f run the SQL shell, not a subcommand; drop the subcommand (liftdb -c SQL) or use `liftdb sql SQL`"
         );
     }
+    let db = &Location::parse(
+        &cli.db,
+        cli.data_path.as_deref(),
+        cli.extension_dir.as_deref(),
+    );
     match cli.command {
-        Some(Command::Ingest(args)) => ingest::run(&cli.db, &args),
+        Some(Command::Ingest(args)) => ingest::run(db, &args),
         // `liftdb --format json report X` means what `report X --format json` does.
         Some(Command::Sql(mut args)) => {
             args.output.format = args.output.format.or(shell.format);
-            sql::run(&cli.db, &args)
+            sql::run(db, &args)
         }
         Some(Command::Report(mut args)) => {
             args.output.format = args.output.format.or(shell.format);
-            report::run(&cli.db, &args)
+            report::run(db, &args)
         }
-        Some(Command::Schema(args)) => schema::run(&cli.db, &args),
+        Some(Command::Schema(args)) => schema::run(db, &args),
         Some(Command::Demo) => demo::run(),
-        Some(Command::Repl(args)) => repl(&cli.db, &args),
+        Some(Command::Repl(args)) => repl(db, &args),
         Some(Command::Export(args)) => {
-            let store = open_read_after_upkeep(&cli.db)?;
+            let store = open_read_after_upkeep(db)?;
             let rows = liftdb::export::export(
                 &store.conn,
                 &args.what,
@@ -275,12 +296,13 @@ pub fn run() -> anyhow::Result<i32> {
             eprintln!("wrote {rows} rows to {}", args.out.display());
             Ok(0)
         }
-        Some(Command::Check) => check::run(&cli.db),
-        Some(Command::Rebuild(args)) => rebuild::run(&cli.db, &args),
-        None => repl(&cli.db, &cli.repl),
+        Some(Command::Check) => check::run(db),
+        Some(Command::Rebuild(args)) => rebuild::run(db, &args),
+        Some(Command::Lake(args)) => lake::run(db, &args),
+        None => repl(db, &cli.repl),
     }
 }
 
-fn repl(db: &Path, args: &ReplArgs) -> anyhow::Result<i32> {
+fn repl(db: &Location, args: &ReplArgs) -> anyhow::Result<i32> {
     naming_store(db, "opening", liftdb::repl::run(db, &args.options()))
 }

@@ -2,6 +2,7 @@
 //! one, every batch the old store records (its paths and release, in order).
 //! Nothing is overwritten: the new path must not exist.
 
+use liftdb::store::Location;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
@@ -10,9 +11,10 @@ use liftdb::batch::{self, IngestOptions};
 
 #[derive(Args, Debug)]
 pub struct RebuildArgs {
-    /// The new store (must not exist).
+    /// The new store: a file that must not exist, or an empty lake
+    /// ('ducklake:postgres:…', with --data-path for its files).
     #[arg(long)]
-    pub out: PathBuf,
+    pub out: String,
     /// Grade as `ingest --allow-scripts` did, if the batches were ingested so.
     #[arg(long)]
     pub allow_scripts: bool,
@@ -42,11 +44,24 @@ fn batches_from_file(file: &Path) -> anyhow::Result<Vec<(String, Vec<String>)>> 
     Ok(batches)
 }
 
-pub fn run(db: &Path, args: &RebuildArgs) -> anyhow::Result<i32> {
-    if args.out.exists() {
+pub fn run(db: &Location, args: &RebuildArgs) -> anyhow::Result<i32> {
+    // The new store takes the old one's --data-path and --extension-dir.
+    let out = match db {
+        Location::Lake(lake) => Location::parse(
+            &args.out,
+            lake.data_path.as_deref(),
+            lake.extension_dir.as_deref(),
+        ),
+        Location::File(_) => Location::parse(
+            &args.out,
+            std::env::var("LIFTDB_DATA_PATH").ok().as_deref(),
+            std::env::var_os("LIFTDB_EXTENSION_DIR").map(PathBuf::from).as_deref(),
+        ),
+    };
+    if out.file().is_some_and(Path::exists) {
         bail!(
             "{} exists; rebuild writes a new store and overwrites nothing: give another --out",
-            args.out.display()
+            out.display()
         );
     }
     let batches = if let Some(file) = &args.batches {
@@ -60,8 +75,17 @@ pub fn run(db: &Path, args: &RebuildArgs) -> anyhow::Result<i32> {
             )
         })?
     };
-    let mut store = liftdb::store::open_write(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
+    let mut store = liftdb::store::open_write_at(&out)
+        .with_context(|| format!("creating {}", out.display()))?;
+    let held: i64 = store
+        .conn
+        .query_row("SELECT count(*) FROM ingest_batch", [], |r| r.get(0))?;
+    if held > 0 {
+        bail!(
+            "{} already holds {held} batches; rebuild writes into an empty store: give another --out",
+            out.display()
+        );
+    }
     let mut errors = 0;
     for (release, paths) in &batches {
         let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
@@ -71,7 +95,7 @@ pub fn run(db: &Path, args: &RebuildArgs) -> anyhow::Result<i32> {
             ..Default::default()
         };
         let summary = batch::ingest(&mut store, &paths, &opts)?;
-        super::ingest::print_summary(&args.out, &summary, false);
+        super::ingest::print_summary(&out, &summary, false);
         errors += summary.errors.len();
     }
     let source = match &args.batches {
@@ -81,7 +105,7 @@ pub fn run(db: &Path, args: &RebuildArgs) -> anyhow::Result<i32> {
     eprintln!(
         "rebuilt {} batches of {source} into {}",
         batches.len(),
-        args.out.display()
+        out.display()
     );
     Ok(i32::from(errors > 0))
 }

@@ -1,6 +1,6 @@
 //! `liftdb report NAME [filters]` and `liftdb report --list`.
 
-use std::path::Path;
+use liftdb::store::Location;
 
 use anyhow::Context;
 use clap::Args;
@@ -23,9 +23,26 @@ pub struct ReportArgs {
     pub filters: FilterArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// On a lake: read it as it was at this snapshot (the one a report
+    /// names), for a report that can be made again.
+    #[arg(long, value_name = "N")]
+    pub snapshot: Option<i64>,
 }
 
-pub fn run(db: &Path, args: &ReportArgs) -> anyhow::Result<i32> {
+/// The store a report reads, and on a lake the snapshot it reads: every
+/// query of the report runs in one transaction, so all of them read that
+/// snapshot, which is named on stderr.
+fn open_for_report(db: &Location, snapshot: Option<i64>) -> anyhow::Result<liftdb::store::Store> {
+    let store = super::naming_store(db, "opening", liftdb::store::open_read_at(db, snapshot))?;
+    if db.file().is_none() {
+        store.conn.execute_batch("BEGIN TRANSACTION")?;
+        let read = store.snapshot()?.unwrap_or_default();
+        eprintln!("read lake snapshot {read} (--snapshot {read} reads it again)");
+    }
+    Ok(store)
+}
+
+pub fn run(db: &Location, args: &ReportArgs) -> anyhow::Result<i32> {
     if args.list {
         list(
             args.output
@@ -42,14 +59,14 @@ pub fn run(db: &Path, args: &ReportArgs) -> anyhow::Result<i32> {
             .out
             .clone()
             .unwrap_or_else(|| "report.html".into());
-        let store = super::open_read_after_upkeep(db)?;
+        let store = open_for_report(db, args.snapshot)?;
         let html = report::html::render(&store.conn, args.filters.skill.as_deref())?;
         std::fs::write(&out, html).with_context(|| format!("writing {}", out.display()))?;
         eprintln!("wrote {}", out.display());
         return Ok(0);
     }
     let rep = report::find(name)?;
-    let store = super::open_read_after_upkeep(db)?;
+    let store = open_for_report(db, args.snapshot)?;
     let filters = args.filters.to_filters();
     let format = args.output.format_written();
     if liftdb::output::streams(format) {

@@ -1,6 +1,6 @@
 //! `liftdb schema`: version, migrations, tables and views with their docs.
 
-use std::path::Path;
+use liftdb::store::Location;
 
 use clap::Args;
 use liftdb::store;
@@ -19,7 +19,7 @@ macro_rules! out {
     };
 }
 
-pub fn run(db: &Path, args: &SchemaArgs) -> anyhow::Result<i32> {
+pub fn run(db: &Location, args: &SchemaArgs) -> anyhow::Result<i32> {
     let st = super::open_read_after_upkeep(db)?;
     let conn = &st.conn;
     let w = args
@@ -44,7 +44,7 @@ pub fn run(db: &Path, args: &SchemaArgs) -> anyhow::Result<i32> {
     println!("\ntables:");
     let mut stmt = conn.prepare(
         "SELECT table_name, estimated_size, coalesce(comment, '') FROM duckdb_tables()
-         WHERE schema_name = 'main' AND NOT internal AND NOT temporary ORDER BY table_name",
+         WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal AND NOT temporary ORDER BY table_name",
     )?;
     let rows = stmt.query_map([], |r| {
         Ok((
@@ -66,7 +66,7 @@ pub fn run(db: &Path, args: &SchemaArgs) -> anyhow::Result<i32> {
     println!("\nviews:");
     let mut stmt = conn.prepare(
         "SELECT view_name, coalesce(comment, '') FROM duckdb_views()
-         WHERE schema_name = 'main' AND NOT internal ORDER BY view_name",
+         WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal ORDER BY view_name",
     )?;
     let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
     let views = rows.collect::<Result<Vec<_>, _>>()?;

@@ -1,6 +1,6 @@
 //! `liftdb sql "SELECT …"`
 
-use std::path::Path;
+use liftdb::store::Location;
 
 use clap::Args;
 use liftdb::report::{self, Filters};
@@ -15,7 +15,7 @@ pub struct SqlArgs {
     pub output: OutputArgs,
 }
 
-pub fn run(db: &Path, args: &SqlArgs) -> anyhow::Result<i32> {
+pub fn run(db: &Location, args: &SqlArgs) -> anyhow::Result<i32> {
     let store = super::open_read_after_upkeep(db)?;
     let result = report::query(&store.conn, &args.statement, &Filters::new());
     let rs = match result {
@@ -23,7 +23,7 @@ pub fn run(db: &Path, args: &SqlArgs) -> anyhow::Result<i32> {
             // The statement writes: reopen for writing (which also takes the lock).
             drop(store);
             let store =
-                super::naming_store(db, "opening for writing", liftdb::store::open_write(db))?;
+                super::naming_store(db, "opening for writing", liftdb::store::open_write_at(db))?;
             report::query(&store.conn, &args.statement, &Filters::new())?
         }
         other => other?,

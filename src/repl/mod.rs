@@ -8,7 +8,7 @@ mod session;
 pub mod split;
 
 use std::io::{IsTerminal, Read};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
@@ -128,7 +128,7 @@ fn install_ctrl_c(running: RunningQuery, interactive: bool) {
     });
 }
 
-pub fn run(db: &Path, opts: &ReplOptions) -> Result<i32> {
+pub fn run(db: &crate::store::Location, opts: &ReplOptions) -> Result<i32> {
     let scripted = !opts.commands.is_empty() || opts.file.is_some();
     let interactive = !scripted && std::io::stdin().is_terminal();
     let default_mode = if std::io::stdout().is_terminal() {
@@ -170,7 +170,11 @@ pub fn run(db: &Path, opts: &ReplOptions) -> Result<i32> {
     Ok(0)
 }
 
-fn interactive_loop(session: &mut Session, runner: &mut Runner, db: &Path) -> Result<()> {
+fn interactive_loop(
+    session: &mut Session,
+    runner: &mut Runner,
+    db: &crate::store::Location,
+) -> Result<()> {
     let config = Config::builder().auto_add_history(false).build();
     let mut editor: Editor<complete::LiftdbHelper, FileHistory> =
         Editor::with_config(config).map_err(|e| crate::Error::Invalid(e.to_string()))?;

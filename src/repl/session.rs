@@ -16,14 +16,14 @@ use duckdb::InterruptHandle;
 
 use crate::output::{self, Format, RenderOptions, ResultSet};
 use crate::report::{self, Filters};
-use crate::store::{self, Store};
+use crate::store::{self, Location, Store};
 use crate::{Error, Result};
 
 /// The connection of the query currently running, for Ctrl-C.
 pub type RunningQuery = Arc<Mutex<Option<Arc<InterruptHandle>>>>;
 
 pub struct Session {
-    db: PathBuf,
+    db: Location,
     /// Open while a statement runs, or while pinned.
     store: Option<Store>,
     /// Whether the open store is the writable one.
@@ -46,10 +46,10 @@ pub struct Session {
 impl Session {
     /// A session on `db`; the store is opened here once to say at start
     /// whether it can be read, then released.
-    pub fn open(db: &Path, mode: Format) -> Result<Self> {
-        let store = store::open_read_after_upkeep(db)?;
+    pub fn open(db: &Location, mode: Format) -> Result<Self> {
+        let store = store::open_read_at(db, None)?;
         Ok(Session {
-            db: db.to_path_buf(),
+            db: db.clone(),
             store: Some(store),
             writable: false,
             pinned: None,
@@ -72,7 +72,7 @@ impl Session {
     /// settings replayed) if no statement holds it.
     pub fn conn(&mut self) -> Result<&duckdb::Connection> {
         if self.store.is_none() {
-            let store = store::open_read_after_upkeep(&self.db)?;
+            let store = store::open_read_at(&self.db, None)?;
             self.writable = false;
             self.replay_settings(&store)?;
             self.store = Some(store);
@@ -173,7 +173,7 @@ impl Session {
     /// reader if another process holds the store).
     fn reopen_for_writing(&mut self) -> Result<()> {
         drop(self.store.take());
-        match store::open_write(&self.db) {
+        match store::open_write_at(&self.db) {
             Ok(w) => {
                 self.replay_settings(&w)?;
                 self.store = Some(w);

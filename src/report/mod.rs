@@ -216,10 +216,15 @@ fn stream_parts<E: From<Error>>(
     for part in parts {
         let mut stmt = conn.prepare(&part.sql).map_err(Error::from)?;
         let values = bound_values(&stmt, filters)?;
-        let batches = stmt
+        let schema = stmt
             .stream_arrow(params_from_iter(values))
-            .map_err(Error::from)?;
-        let schema = batches.get_schema();
+            .map_err(Error::from)?
+            .get_schema();
+        // Stepped here, not through the crate's iterator, which panics on a
+        // failure mid-stream (an interrupt, DuckDB out of memory): each is
+        // an error the caller says.
+        let batches = std::iter::from_fn(|| stmt.step().transpose())
+            .map(|chunk| chunk.map(|array| duckdb::arrow::record_batch::RecordBatch::from(&array)));
         let first = match &columns {
             None => {
                 sink(Streamed::Columns(&schema))?;

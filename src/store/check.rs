@@ -46,12 +46,12 @@ fn check_all(conn: &Connection) -> Result<Vec<Checked>> {
     let passes = [
         (
             "table",
-            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT internal AND NOT temporary ORDER BY table_name",
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal AND NOT temporary ORDER BY table_name",
             "SELECT count(*), bit_xor(hash(t)) FROM {} t",
         ),
         (
             "view",
-            "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main' AND NOT internal ORDER BY view_name",
+            "SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal ORDER BY view_name",
             "SELECT count(*) FROM {}",
         ),
     ];

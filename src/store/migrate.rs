@@ -29,9 +29,9 @@ pub fn checksum(sql: &str) -> String {
     crate::sys::hash::sha256_hex(sql.as_bytes())
 }
 
-fn has_ledger(conn: &Connection) -> Result<bool> {
+pub(crate) fn has_ledger(conn: &Connection) -> Result<bool> {
     let n: i64 = conn.query_row(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_migrations' AND schema_name = 'main'",
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_migrations' AND database_name = current_database() AND schema_name = 'main'",
         [],
         |r| r.get(0),
     )?;
@@ -153,6 +153,57 @@ pub fn migrate_up_to(conn: &Connection, path: &Path, target: i64) -> Result<bool
             })?;
     }
     Ok(true)
+}
+
+/// The ledger as a lake keeps it (DuckLake refuses keys).
+const LAKE_LEDGER_DDL: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
+    version        BIGINT NOT NULL,
+    name           VARCHAR NOT NULL,
+    checksum       VARCHAR NOT NULL,
+    applied_at     TIMESTAMP NOT NULL,
+    liftdb_version VARCHAR NOT NULL
+)";
+
+/// Bring a lake's schema to this binary's: a new lake gets every
+/// migration's resulting tables at once (`lake::schema_ddl`) and a ledger
+/// saying so, in one transaction; a lake made by an older liftdb gets the
+/// migrations it lacks, which are written in the dialect DuckLake accepts
+/// (0015 on). True when anything was applied.
+pub fn migrate_lake(conn: &Connection, lake: &str) -> Result<bool> {
+    let path = Path::new(lake);
+    if has_ledger(conn)? {
+        let applied = applied_migrations(conn)?;
+        verify(&applied, path)?;
+        let pending: Vec<_> = MIGRATIONS
+            .iter()
+            .filter(|m| !applied.iter().any(|a| a.version == m.version))
+            .collect();
+        for m in &pending {
+            let tx = conn.unchecked_transaction()?;
+            tx.execute_batch(m.sql)?;
+            record(&tx, m)?;
+            tx.commit()?;
+        }
+        return Ok(!pending.is_empty());
+    }
+    let tx = conn.unchecked_transaction()?;
+    tx.execute_batch(LAKE_LEDGER_DDL)?;
+    tx.execute_batch(&super::lake::schema_ddl()?)?;
+    for m in MIGRATIONS {
+        record(&tx, m)?;
+    }
+    tx.commit()?;
+    super::lake::configure(conn)?;
+    Ok(true)
+}
+
+/// A migration recorded as applied, in the caller's transaction.
+fn record(tx: &Connection, m: &crate::sqlfiles::Migration) -> Result<()> {
+    tx.execute(
+        "INSERT INTO schema_migrations VALUES (?, ?, ?, now()::TIMESTAMP, ?)",
+        params![m.version, m.name, checksum(m.sql), VERSION],
+    )?;
+    Ok(())
 }
 
 /// An older store is copied aside (`NAME.duckdb.bak-vN`, N = its version)

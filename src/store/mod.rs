@@ -6,14 +6,19 @@ mod appenders;
 mod arrow_rows;
 pub mod budget;
 pub mod check;
+pub mod ids;
+pub mod lake;
+pub mod location;
 mod migrate;
 pub(crate) mod open;
 mod views;
 pub mod writer;
 
+pub use location::{Lake, Location};
 pub use migrate::{applied_migrations, schema_version, AppliedMigration};
 pub use open::{
     check_persists, check_store_path, classify_db_error, is_write_refusal, open_read_after_upkeep,
-    open_write, open_write_up_to, open_write_waiting, Store,
+    open_read_at, open_write, open_write_at, open_write_up_to, open_write_waiting,
+    open_write_waiting_at, Store,
 };
 pub use views::recreate_views;

@@ -7,13 +7,94 @@ use std::path::{Path, PathBuf};
 use duckdb::{AccessMode, Config, Connection};
 
 use super::aggregates::refill;
+use super::location::{Lake, Location};
 use super::{migrate, views};
 use crate::{Error, Result};
 
-/// An open store: the connection plus the path it came from (for messages).
+/// An open store: the connection plus where it came from.
 pub struct Store {
     pub conn: Connection,
+    /// The file, or the lake's catalog string, as messages name it.
     pub path: PathBuf,
+    pub location: Location,
+}
+
+impl Store {
+    fn file(conn: Connection, path: &Path) -> Store {
+        Store {
+            conn,
+            path: path.to_path_buf(),
+            location: Location::File(path.to_path_buf()),
+        }
+    }
+
+    /// On a lake, the snapshot this connection reads (None: a file store).
+    pub fn snapshot(&self) -> Result<Option<i64>> {
+        match self.location {
+            Location::File(_) => Ok(None),
+            Location::Lake(_) => super::lake::current_snapshot(&self.conn).map(Some),
+        }
+    }
+}
+
+/// Open a store for writing, wherever it is: a file (created if needed), or
+/// a lake (its tables created in an empty one).
+pub fn open_write_at(location: &Location) -> Result<Store> {
+    match location {
+        Location::File(path) => open_write(path),
+        Location::Lake(lake) => open_lake(lake, None, true),
+    }
+}
+
+/// `open_write_at`, waiting for another writer of a file store as
+/// `open_write_waiting` does (a lake takes writers at once).
+pub fn open_write_waiting_at(location: &Location, wait: std::time::Duration) -> Result<Store> {
+    match location {
+        Location::File(path) => open_write_waiting(path, wait),
+        Location::Lake(_) => open_write_at(location),
+    }
+}
+
+/// Open a store to read, after its upkeep (see `open_read_after_upkeep`).
+/// `snapshot`: on a lake, read it as it was then (read-only).
+pub fn open_read_at(location: &Location, snapshot: Option<i64>) -> Result<Store> {
+    match (location, snapshot) {
+        (Location::File(path), None) => open_read_after_upkeep(path),
+        (Location::File(path), Some(_)) => Err(Error::Invalid(format!(
+            "{} is a file store: --snapshot reads a lake as it was at one of its snapshots",
+            path.display()
+        ))),
+        (Location::Lake(lake), snapshot) => open_lake(lake, snapshot, false),
+    }
+}
+
+/// A lake attached; for writing (or when it is new, or waits for upkeep),
+/// its schema and views brought to this binary's and what waits refilled,
+/// each step tried again when another writer's commit conflicts with it.
+fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store> {
+    let conn = super::lake::attach(lake, snapshot)?;
+    let name = Path::new(&lake.catalog);
+    if snapshot.is_none() {
+        let upkeep = writing
+            || !migrate::has_ledger(&conn)?
+            || !views::current(&conn).unwrap_or(false)
+            || refill::waiting(&conn)? != refill::Waiting::Nothing;
+        if upkeep {
+            let migrated = super::lake::retrying(|| migrate::migrate_lake(&conn, &lake.catalog))?;
+            super::lake::retrying(|| views::ensure_views(&conn, migrated))?;
+            if refill::waiting(&conn)? != refill::Waiting::Nothing {
+                super::lake::retrying(|| refill::finish_waiting(&conn))
+                    .map_err(|e| refill_failed(name, e))?;
+            }
+        }
+    }
+    migrate::check_readable(&conn, name)?;
+    crate::stats::sql_functions::register(&conn)?;
+    Ok(Store {
+        conn,
+        path: name.to_path_buf(),
+        location: Location::Lake(lake.clone()),
+    })
 }
 
 /// Open for writing, retrying while another process holds the write lock,
@@ -68,10 +149,7 @@ pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
     check_persists(&conn, path).map_err(|e| in_store(path, e))?;
     let migrated = migrate::migrate_up_to(&conn, path, version).map_err(|e| in_store(path, e))?;
     if version < i64::MAX {
-        return Ok(Store {
-            conn,
-            path: path.to_path_buf(),
-        });
+        return Ok(Store::file(conn, path));
     }
     let views_changed = views::ensure_views(&conn, migrated).map_err(|e| in_store(path, e))?;
     if refill::waiting(&conn)? != refill::Waiting::Nothing {
@@ -86,10 +164,7 @@ pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
         refill::finish_waiting(&conn).map_err(|e| refill_failed(path, e))?;
     }
     crate::stats::sql_functions::register(&conn)?;
-    Ok(Store {
-        conn,
-        path: path.to_path_buf(),
-    })
+    Ok(Store::file(conn, path))
 }
 
 /// Open an existing store read-only (other readers may hold it at the same
@@ -132,10 +207,7 @@ pub fn open_read_after_upkeep(path: &Path) -> Result<Store> {
         }
     };
     crate::stats::sql_functions::register(&conn)?;
-    Ok(Store {
-        conn,
-        path: path.to_path_buf(),
-    })
+    Ok(Store::file(conn, path))
 }
 
 fn connect_read(path: &Path) -> Result<Connection> {

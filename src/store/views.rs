@@ -18,7 +18,7 @@ fn views_sha256() -> String {
 
 fn view_count(conn: &Connection) -> Result<i64> {
     Ok(conn.query_row(
-        "SELECT count(*) FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'",
+        "SELECT count(*) FROM duckdb_views() WHERE NOT internal AND database_name = current_database() AND schema_name = 'main'",
         [],
         |r| r.get(0),
     )?)
@@ -65,16 +65,21 @@ pub fn ensure_views(conn: &Connection, schema_changed: bool) -> Result<bool> {
     }
     let now = format!("{}:{}", views_sha256(), view_count(&tx)?);
     tx.execute(
-        "INSERT OR REPLACE INTO liftdb_settings VALUES ('views_sha256', ?)",
-        [now],
+        "INSERT INTO setting_record VALUES ('views_sha256', ?, now()::TIMESTAMP, ?)",
+        duckdb::params![now, (super::ids::random() >> 1) as i64],
     )?;
     tx.commit()?;
     Ok(true)
 }
 
 pub fn recreate_views(conn: &Connection) -> Result<()> {
+    let on_lake = super::lake::on_lake(conn)?;
     for (name, sql) in VIEWS {
-        conn.execute_batch(sql).map_err(|e| Error::ViewProbe {
+        let sql = match on_lake {
+            true => std::borrow::Cow::Owned(super::lake::view_sql(sql)),
+            false => std::borrow::Cow::Borrowed(*sql),
+        };
+        conn.execute_batch(&sql).map_err(|e| Error::ViewProbe {
             name: (*name).to_string(),
             detail: e.to_string(),
         })?;
@@ -85,7 +90,7 @@ pub fn recreate_views(conn: &Connection) -> Result<()> {
 
 pub fn probe_views(conn: &Connection) -> Result<()> {
     let mut stmt = conn.prepare(
-        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' ORDER BY view_name",
+        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND database_name = current_database() AND schema_name = 'main' ORDER BY view_name",
     )?;
     let names: Vec<String> = stmt
         .query_map([], |r| r.get(0))?
@@ -118,7 +123,7 @@ mod tests {
         let conn = Connection::open(&db).unwrap();
         let views_changed = || {
             conn.execute_batch(
-                "UPDATE liftdb_settings SET value = 'another liftdb' WHERE key = 'views_sha256'",
+                "INSERT INTO setting_record VALUES ('views_sha256', 'another liftdb', now()::TIMESTAMP, 0)",
             )
             .unwrap();
             assert!(!current(&conn).unwrap());
@@ -127,7 +132,7 @@ mod tests {
         assert!(ensure_views(&conn, false).unwrap(), "re-created");
         assert_eq!(waiting(&conn).unwrap(), Waiting::Nothing, "no release");
 
-        conn.execute_batch("INSERT INTO releases VALUES ('v1', 1, now(), '--release')")
+        conn.execute_batch("INSERT INTO release_record VALUES ('v1', now()::TIMESTAMP, 1, 0, '--release')")
             .unwrap();
         views_changed();
         assert_eq!(waiting(&conn).unwrap(), Waiting::Nothing);

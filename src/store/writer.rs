@@ -234,11 +234,8 @@ impl<'c> BatchWriter<'c> {
         redact: bool,
     ) -> Result<Self> {
         let tx = conn.unchecked_transaction()?;
-        let batch_id = tx.query_row(
-            "SELECT coalesce(max(batch_id), 0) + 1 FROM ingest_batch",
-            [],
-            |r| r.get(0),
-        )?;
+        // Taken, not read: writers of one lake at once never share one.
+        let batch_id = super::ids::new_id();
         tx.execute(
             "INSERT INTO ingest_batch (batch_id, release_label, paths, liftdb_version, started_at)
              VALUES (?, ?, ?, ?, now()::TIMESTAMP)",
@@ -249,12 +246,15 @@ impl<'c> BatchWriter<'c> {
                 crate::VERSION
             ],
         )?;
+        // Appended when new (two writers may both append it: the releases
+        // view gives it once, by its first record).
         tx.execute(
-            "INSERT INTO releases
-             SELECT ?, coalesce((SELECT max(ordinal) FROM releases), 0) + 1, now()::TIMESTAMP, ?
-             WHERE NOT EXISTS (SELECT 1 FROM releases WHERE release_label = ?)",
+            "INSERT INTO release_record
+             SELECT ?, now()::TIMESTAMP, ?, 0, ?
+             WHERE NOT EXISTS (SELECT 1 FROM release_record WHERE release_label = ?)",
             params![
                 batch.release_label,
+                batch_id,
                 batch.release_source,
                 batch.release_label
             ],
@@ -398,10 +398,10 @@ impl<'c> BatchWriter<'c> {
         }
         refuse_duplicate_keys(tx, self.batch_id)?;
         update_mtimes(tx, touched)?;
-        register_run_releases(tx)?;
+        register_run_releases(tx, self.batch_id)?;
         clock.mark("errors + mtimes");
         let touched = touched_releases(tx, self.batch_id)?;
-        super::aggregates::refill::mark_waiting(tx, &touched)?;
+        super::aggregates::refill::mark_waiting(tx, &touched, self.batch_id)?;
         tx.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
                     files_unchanged = ?, runs_written = ?, errors = ? WHERE batch_id = ?",
@@ -433,8 +433,7 @@ impl<'c> BatchWriter<'c> {
         super::budget::return_freed_memory();
         // The batch is stored: a failure from here leaves it so, its
         // releases' aggregates waiting for the next open to refill them.
-        let scope = crate::store::aggregates::Scope::Releases(&touched);
-        super::aggregates::refill::run(conn, scope, budget.as_mut(), clock).map_err(|e| {
+        super::aggregates::refill::run(conn, budget.as_mut(), clock).map_err(|e| {
             Error::AggregatesWaiting {
                 batch_id: counts.batch_id,
                 detail: match e {
@@ -482,16 +481,16 @@ pub fn touch(conn: &Connection, touched: &[(String, i64)]) -> Result<()> {
 
 /// Releases that runs carry besides their batch's (skill-creator's
 /// iteration-N folders, one release each) join `releases` in their natural
-/// order — iteration-2 before iteration-10 — after every label seen before.
-fn register_run_releases(tx: &Connection) -> Result<()> {
-    tx.execute_batch(
-        "INSERT INTO releases
-         SELECT release_label,
-                coalesce((SELECT max(ordinal) FROM releases), 0)
-                    + row_number() OVER (ORDER BY TRY_CAST(regexp_extract(release_label, '(\\d+)$', 1) AS BIGINT) NULLS LAST, release_label),
-                now()::TIMESTAMP, 'skill-creator iteration'
+/// order — iteration-2 before iteration-10 — after the batch's own.
+fn register_run_releases(tx: &Connection, batch_id: i64) -> Result<()> {
+    tx.execute(
+        "INSERT INTO release_record
+         SELECT release_label, now()::TIMESTAMP, ?,
+                row_number() OVER (ORDER BY TRY_CAST(regexp_extract(release_label, '(\\d+)$', 1) AS BIGINT) NULLS LAST, release_label)::INTEGER,
+                'skill-creator iteration'
          FROM (SELECT release_label FROM run UNION SELECT release_label FROM suite)
-         WHERE release_label NOT IN (SELECT release_label FROM releases)",
+         WHERE release_label NOT IN (SELECT release_label FROM release_record)",
+        [batch_id],
     )?;
     Ok(())
 }

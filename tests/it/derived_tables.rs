@@ -304,7 +304,7 @@ fn a_reader_brings_views_another_liftdb_wrote_up_to_date_once() {
     ts.store
         .conn
         .execute_batch(
-            "UPDATE liftdb_settings SET value = 'written by another liftdb' WHERE key = 'views_sha256';
+            "INSERT INTO setting_record VALUES ('views_sha256', 'written by another liftdb', now()::TIMESTAMP, 0);
              DROP TABLE run_rows;",
         )
         .unwrap();
@@ -614,11 +614,8 @@ fn aggregates_left_waiting_are_refilled_by_the_next_open() {
                 )
                 .unwrap();
             match record {
-                Some(labels) => refill::mark_waiting(&store.conn, labels).unwrap(),
-                None => store
-                    .conn
-                    .execute_batch("INSERT OR REPLACE INTO liftdb_settings VALUES ('refill_pending', 'every release')")
-                    .unwrap(),
+                Some(labels) => refill::mark_waiting(&store.conn, labels, 1).unwrap(),
+                None => refill::mark_every_waiting(&store.conn).unwrap(),
             }
             assert_ne!(refill::waiting(&store.conn).unwrap(), Waiting::Nothing);
         }
@@ -658,7 +655,7 @@ fn a_refill_on_open_that_fails_keeps_the_runs_and_the_record() {
         .conn
         .execute_batch(
             "DROP TABLE ablation_stats;
-             INSERT OR REPLACE INTO liftdb_settings VALUES ('refill_pending', 'every release')",
+             INSERT INTO refill_mark VALUES (NULL, 1, 'waiting', now()::TIMESTAMP)",
         )
         .unwrap();
     drop(store);

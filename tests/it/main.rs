@@ -11,6 +11,7 @@ mod experiments;
 mod formats;
 mod grading;
 mod hostile;
+mod lake;
 mod ingest_behaviour;
 mod repl_tmux;
 mod schema_columns;

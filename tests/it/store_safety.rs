@@ -536,3 +536,27 @@ fn every_failure_is_said_once() {
         assert_said_once(what, &stderr_of(out));
     }
 }
+
+/// A store written by the DuckDB 2.0 build of liftdb (its storage format is
+/// newer than this DuckDB reads) is refused untouched, with the way to
+/// rebuild it from its run trees.
+#[test]
+fn a_store_of_the_duckdb_2_build_is_refused_with_the_rebuild_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("liftdb.duckdb");
+    let gz = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/store-duckdb-2.0/liftdb.duckdb.gz"),
+    )
+    .unwrap();
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut bytes).unwrap();
+    std::fs::write(&db, &bytes).unwrap();
+    for args in [&["report", "lift"][..], &["ingest", "/nonexistent"][..]] {
+        let out = crate::common::liftdb_cmd(&db).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("newer DuckDB") && said.contains("rebuild --batches"), "{said}");
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), bytes, "left untouched");
+}

@@ -38,9 +38,9 @@ fn provenance_verified(
              SELECT DISTINCT skill_tree_hash FROM run
              WHERE release_label = ? AND skill_name = ? AND arm = 'with_skill' AND skill_tree_hash IS NOT NULL)
          SELECT bool_and(
-                    raw_metadata ->> '$.ablation.id' = ?
+                    (raw_metadata ->> '$.ablation.id') = ?
                     AND (NOT EXISTS (SELECT 1 FROM parents)
-                         OR raw_metadata ->> '$.ablation.parent_skill_hash' IN (SELECT skill_tree_hash FROM parents)))
+                         OR (raw_metadata ->> '$.ablation.parent_skill_hash') IN (SELECT skill_tree_hash FROM parents)))
          FROM run
          WHERE release_label = ? AND skill_name = ? AND arm = 'ablation:' || ?",
         params![release, skill, ablation, release, skill, ablation],

@@ -176,21 +176,34 @@ fn releases_from(conn: &Connection, labels: &[String]) -> Result<Vec<String>> {
 
 /// Give each derived table's columns (and its view's, when they are
 /// another view's) the comments of `comments_from`: an analyst reading the
-/// table sees what each column means.
+/// table sees what each column means. A lake keeps no comments on a view's
+/// columns: its tables take them from the view files.
 pub fn copy_comments(conn: &Connection) -> Result<()> {
+    let on_lake = crate::store::lake::on_lake(conn)?;
     for d in DERIVED.iter() {
-        let mut stmt = conn.prepare(
-            "SELECT column_name, comment FROM duckdb_columns()
-             WHERE table_name = ? AND schema_name = 'main' AND comment IS NOT NULL",
-        )?;
-        let comments = stmt
-            .query_map([d.comments_from.unwrap_or(d.view)], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-            })?
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        let targets: &[&str] = match d.comments_from {
-            None => &[d.table],
-            Some(_) => &[d.table, d.view],
+        let source = d.comments_from.unwrap_or(d.view);
+        let comments: Vec<(String, String)> = match on_lake {
+            true => crate::sqlfiles::VIEWS
+                .iter()
+                .flat_map(|(_, sql)| crate::store::lake::view_column_comments(sql))
+                .filter(|(view, _, _)| *view == source)
+                .map(|(_, column, comment)| (column.to_string(), comment))
+                .collect(),
+            false => {
+                let mut stmt = conn.prepare(
+                    "SELECT column_name, comment FROM duckdb_columns()
+                     WHERE table_name = ? AND database_name = current_database()
+                       AND schema_name = 'main' AND comment IS NOT NULL",
+                )?;
+                let rows = stmt
+                    .query_map([source], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<std::result::Result<Vec<_>, _>>()?;
+                rows
+            }
+        };
+        let targets: &[&str] = match (d.comments_from, on_lake) {
+            (Some(_), false) => &[d.table, d.view],
+            _ => &[d.table],
         };
         let sql: String = targets
             .iter()

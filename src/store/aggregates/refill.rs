@@ -6,96 +6,93 @@
 //! session).
 //!
 //! All or nothing as users see it: the batch's transaction records which
-//! releases wait for their refill (`liftdb_settings.refill_pending`), each
-//! step commits on its own, and the record is emptied only when every step is
-//! done. A store is opened by liftdb, for reading or writing, only after
+//! releases wait for their refill (`refill_mark`), each step commits on its
+//! own, and the marks are recorded done only with the last step. A store is opened by liftdb, for reading or writing, only after
 //! a refill left waiting (the ingest was killed, or the refill failed) is
 //! finished: no report reads aggregates that lack part of a batch.
 
-use duckdb::{Connection, OptionalExt};
+use duckdb::Connection;
 
 use super::{Derived, Scope, DERIVED};
 use crate::store::budget::{return_freed_memory, MemoryBudget};
 use crate::sys::timings::Timings;
-use crate::{Error, Result};
-
-const PENDING: &str = "refill_pending";
+use crate::Result;
 
 /// The releases whose stored aggregates wait for a refill.
 #[derive(Debug, PartialEq)]
 pub enum Waiting {
     Nothing,
     Releases(Vec<String>),
-    /// The record cannot be read (edited by hand): refill every release.
+    /// The views were re-created: every release.
     Every,
+}
+
+/// What waits, with the marks that asked for it: a refill records as done
+/// exactly the marks it read before it began, so a batch committed while it
+/// ran still waits for its own.
+#[derive(Debug)]
+pub struct Marks {
+    pub waiting: Waiting,
+    marks: Vec<(Option<String>, i64)>,
 }
 
 /// What the store says waits.
 pub fn waiting(conn: &Connection) -> Result<Waiting> {
-    let value: Option<String> = conn
-        .query_row(
-            "SELECT value FROM liftdb_settings WHERE key = ?",
-            [PENDING],
-            |r| r.get(0),
-        )
-        .optional()?;
-    Ok(
-        match value.map(|v| serde_json::from_str::<Vec<String>>(&v)) {
-            None => Waiting::Nothing,
-            Some(Ok(labels)) if labels.is_empty() => Waiting::Nothing,
-            Some(Ok(labels)) => Waiting::Releases(labels),
-            Some(Err(_)) => Waiting::Every,
-        },
-    )
+    Ok(marks(conn)?.waiting)
 }
 
-/// In the batch's transaction: `releases` wait for their refill, besides
-/// whatever already waited.
-pub fn mark_waiting(tx: &Connection, releases: &[String]) -> Result<()> {
-    let labels: Option<Vec<String>> = match waiting(tx)? {
-        Waiting::Nothing => Some(releases.to_vec()),
-        Waiting::Releases(mut before) => {
-            before.extend_from_slice(releases);
-            before.sort();
-            before.dedup();
-            Some(before)
+/// What waits, and the marks behind it.
+pub fn marks(conn: &Connection) -> Result<Marks> {
+    let mut stmt = conn.prepare("SELECT release_label, mark_id FROM refill_waiting")?;
+    let marks = stmt
+        .query_map([], |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, i64>(1)?)))?
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let waiting = match marks.iter().any(|(label, _)| label.is_none()) {
+        true => Waiting::Every,
+        false => {
+            let mut labels: Vec<String> = marks.iter().filter_map(|(l, _)| l.clone()).collect();
+            labels.sort();
+            labels.dedup();
+            match labels.is_empty() {
+                true => Waiting::Nothing,
+                false => Waiting::Releases(labels),
+            }
         }
-        Waiting::Every => None,
     };
-    match labels {
-        Some(labels) => {
-            let value = serde_json::to_string(&labels)
-                .map_err(|e| Error::Invalid(format!("recording the releases to refill: {e}")))?;
-            record_waiting(tx, &value)
-        }
-        None => mark_every_waiting(tx),
+    Ok(Marks { waiting, marks })
+}
+
+/// In the batch's transaction: `releases` wait for their refill, asked for
+/// by mark `mark_id` (the batch). Appended: writers at once never rewrite
+/// one another's marks.
+pub fn mark_waiting(tx: &Connection, releases: &[String], mark_id: i64) -> Result<()> {
+    let mut stmt = tx.prepare(
+        "INSERT INTO refill_mark VALUES (?, ?, 'waiting', now()::TIMESTAMP)",
+    )?;
+    for label in releases {
+        stmt.execute(duckdb::params![label, mark_id])?;
     }
+    Ok(())
 }
 
 /// In the caller's transaction: every release waits for its refill (the
 /// views were re-created, their tables empty).
 pub fn mark_every_waiting(tx: &Connection) -> Result<()> {
-    // Not a list of labels: `waiting` reads it as every release.
-    record_waiting(tx, "every release")
-}
-
-fn record_waiting(tx: &Connection, value: &str) -> Result<()> {
     tx.execute(
-        "INSERT OR REPLACE INTO liftdb_settings VALUES (?, ?)",
-        [PENDING, value],
+        "INSERT INTO refill_mark VALUES (NULL, ?, 'waiting', now()::TIMESTAMP)",
+        [crate::store::ids::new_id()],
     )?;
     Ok(())
 }
 
-/// Nothing waits any more (in the transaction that refilled everything).
-/// The record stays, an empty list: a deleted row is counted in DuckDB's
-/// estimate of the table's size (what `liftdb schema` shows) until a
-/// checkpoint drops it, and the table would show a row more than it holds.
-pub fn clear(conn: &Connection) -> Result<()> {
-    conn.execute(
-        "UPDATE liftdb_settings SET value = '[]' WHERE key = ?",
-        [PENDING],
-    )?;
+/// The marks read before a refill began are done (in the transaction of
+/// its last step).
+fn mark_done(conn: &Connection, marks: &Marks) -> Result<()> {
+    let mut stmt =
+        conn.prepare("INSERT INTO refill_mark VALUES (?, ?, 'done', now()::TIMESTAMP)")?;
+    for (label, mark_id) in &marks.marks {
+        stmt.execute(duckdb::params![label, mark_id])?;
+    }
     Ok(())
 }
 
@@ -103,33 +100,37 @@ pub fn clear(conn: &Connection) -> Result<()> {
 /// or every release after a views change), a step at a time under the
 /// default budget: when a store is opened.
 pub fn finish_waiting(conn: &Connection) -> Result<bool> {
-    let labels = match waiting(conn)? {
+    let marks = marks(conn)?;
+    let scope = match &marks.waiting {
         Waiting::Nothing => return Ok(false),
-        Waiting::Releases(labels) => Some(labels),
-        Waiting::Every => None,
+        Waiting::Releases(labels) => Scope::Releases(labels),
+        Waiting::Every => Scope::Every,
     };
-    let scope = labels.as_deref().map_or(Scope::Every, Scope::Releases);
     let scope = widest(conn, scope)?;
     let mut clock = Timings::from_env();
-    crate::store::budget::under_default_refill(conn, || steps(conn, scope, true, &mut clock))?;
+    crate::store::budget::under_default_refill(conn, || {
+        steps(conn, scope, &marks, true, &mut clock)
+    })?;
     clock.report();
     Ok(true)
 }
 
-/// Refill `scope` after a batch committed, under the batch's budget (none:
-/// DuckDB's own limits and threads), then record that nothing waits.
-pub fn run(
-    conn: &Connection,
-    scope: Scope,
-    budget: Option<&mut MemoryBudget>,
-    clock: &mut Timings,
-) -> Result<()> {
+/// Refill what waits after a batch committed (its own releases, and any
+/// another batch or an open left waiting), under the batch's budget (none:
+/// DuckDB's own limits and threads), then record those marks done.
+pub fn run(conn: &Connection, budget: Option<&mut MemoryBudget>, clock: &mut Timings) -> Result<()> {
+    let marks = marks(conn)?;
+    let scope = match &marks.waiting {
+        Waiting::Nothing => return Ok(()),
+        Waiting::Releases(labels) => Scope::Releases(labels),
+        Waiting::Every => Scope::Every,
+    };
     let scope = widest(conn, scope)?;
     match budget {
         Some(budget) if budget.refill_share().is_some() => {
-            budget.refill(conn, || steps(conn, scope, true, clock))
+            budget.refill(conn, || steps(conn, scope, &marks, true, clock))
         }
-        _ => steps(conn, scope, false, clock),
+        _ => steps(conn, scope, &marks, false, clock),
     }
 }
 
@@ -202,24 +203,31 @@ impl Fill {
 /// caller's transaction (tests compare a batch's refill with it); nothing
 /// waits afterwards.
 pub fn everything(conn: &Connection) -> Result<()> {
+    let marks = marks(conn)?;
     for fill in Fill::in_order() {
         fill.run(conn, Scope::Every)?;
     }
-    clear(conn)
+    mark_done(conn, &marks)
 }
 
 /// Each step in a transaction of its own, the record of what waits emptied
 /// in the last. `budgeted`: DuckDB is held to the refill's share on one
 /// thread (MemoryBudget::refill), and the steps marked for two threads get
 /// two.
-fn steps(conn: &Connection, scope: Scope, budgeted: bool, clock: &mut Timings) -> Result<()> {
+fn steps(
+    conn: &Connection,
+    scope: Scope,
+    marks: &Marks,
+    budgeted: bool,
+    clock: &mut Timings,
+) -> Result<()> {
     let last = Fill::in_order().count() - 1;
     for (n, fill) in Fill::in_order().enumerate() {
         let tries = tries(budgeted && fill.two_threads(), scope);
         step(conn, &tries, clock, |tx, scope| {
             fill.run(tx, scope)?;
             if n == last {
-                clear(tx)?;
+                mark_done(tx, marks)?;
             }
             Ok(())
         })?;
@@ -272,10 +280,12 @@ fn step(
         Ok(tx.commit()?)
     };
     for (n, way) in tries.iter().enumerate() {
-        let done = match way.two_threads {
+        // A lake's other writers may refill the same release at once: the
+        // step is tried again on their commit, reading it.
+        let done = crate::store::lake::retrying(|| match way.two_threads {
             true => crate::store::budget::on_threads(conn, 2, || committed(way.scope)),
             false => committed(way.scope),
-        };
+        });
         match done {
             Err(e) if e.is_out_of_memory() && n + 1 < tries.len() => {
                 clock.mark("out of memory, tried again");
@@ -290,6 +300,7 @@ fn step(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
 
     fn out_of_memory() -> Error {
         Error::Db(duckdb::Error::DuckDBFailure(
@@ -399,22 +410,36 @@ mod tests {
         );
     }
 
+    /// Marks are appended by each batch and resolved together; a refill
+    /// records done only the marks it read before it began, so one a batch
+    /// adds meanwhile still waits; every release waits after a views change.
     #[test]
-    fn waiting_releases_are_recorded_merged_and_cleared() {
+    fn waiting_marks_are_appended_merged_and_done_only_as_read() {
         let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch("CREATE TABLE liftdb_settings (key VARCHAR PRIMARY KEY, value VARCHAR)")
-            .unwrap();
+        conn.execute_batch(
+            "CREATE TABLE refill_mark (release_label VARCHAR, mark_id BIGINT NOT NULL,
+                                       kind VARCHAR NOT NULL, marked_at TIMESTAMP NOT NULL)",
+        )
+        .unwrap();
+        let refill_waiting = include_str!("../../../sql/views/05_bookkeeping.sql");
+        let view = &refill_waiting[refill_waiting.find("CREATE OR REPLACE VIEW refill_waiting").unwrap()..];
+        conn.execute_batch(view).unwrap();
         assert_eq!(waiting(&conn).unwrap(), Waiting::Nothing);
-        mark_waiting(&conn, &["v2".into(), "v1".into()]).unwrap();
-        mark_waiting(&conn, &["v1".into(), "v3".into()]).unwrap();
+        mark_waiting(&conn, &["v2".into(), "v1".into()], 1).unwrap();
+        mark_waiting(&conn, &["v1".into(), "v3".into()], 2).unwrap();
         let labels = ["v1", "v2", "v3"].map(String::from).to_vec();
         assert_eq!(waiting(&conn).unwrap(), Waiting::Releases(labels));
-        conn.execute_batch("UPDATE liftdb_settings SET value = 'edited'")
-            .unwrap();
+        let read = marks(&conn).unwrap();
+        mark_waiting(&conn, &["v4".into()], 3).unwrap();
+        mark_done(&conn, &read).unwrap();
+        assert_eq!(
+            waiting(&conn).unwrap(),
+            Waiting::Releases(vec!["v4".into()]),
+            "the mark added after the refill began still waits"
+        );
+        mark_every_waiting(&conn).unwrap();
         assert_eq!(waiting(&conn).unwrap(), Waiting::Every);
-        mark_waiting(&conn, &["v4".into()]).unwrap();
-        assert_eq!(waiting(&conn).unwrap(), Waiting::Every, "every stays every");
-        clear(&conn).unwrap();
+        mark_done(&conn, &marks(&conn).unwrap()).unwrap();
         assert_eq!(waiting(&conn).unwrap(), Waiting::Nothing);
     }
 }

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Team mode's cost against one file, measured in one run on the same trees.
+
+Run through benches/lake.sh (it builds liftdb, starts PostgreSQL and fetches
+the DuckLake extensions, as scripts/test does). Steps, alternating in order
+between rounds:
+
+  F   liftdb ingest of the tree + manifest into a new file store
+  L   the same into a new lake
+  W   eight writers at once, each 1/8 of the runs (its own tree), into a new lake
+  dF  report lift on the file store;  dL  on the lake
+
+Targets (#48): L <= 1.5 F; W <= 1.2 L; dL <= 2 dF.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare import measure  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BEGIN = "<!-- benches/lake.py writes from here -->"
+END = "<!-- benches/lake.py writes up to here -->"
+
+
+def pg(args, *cmd):
+    settings = dict(kv.split("=", 1) for kv in os.environ["LIFTDB_TEST_PG"].split())
+    subprocess.run([os.path.join(os.environ["LIFTDB_TEST_PG_BIN"], cmd[0]), "-h", settings["host"],
+                    "-p", settings["port"], "-U", "postgres", *cmd[1:]], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def new_lake(args, name, work):
+    pg(args, "dropdb", "--if-exists", name)
+    pg(args, "createdb", name)
+    data = work / f"{name}-data"
+    shutil.rmtree(data, ignore_errors=True)
+    data.mkdir()
+    return [args.liftdb, "--db", f"ducklake:postgres:dbname={name} {os.environ['LIFTDB_TEST_PG']}",
+            "--data-path", str(data), "--extension-dir", os.environ["LIFTDB_TEST_EXTENSION_DIR"]]
+
+
+def gen(args, out, runs, seed, root):
+    if not (out / "manifest.json").exists():
+        shutil.rmtree(out, ignore_errors=True)
+        subprocess.run([args.gen_runs, "--runs", str(runs), "--seed", str(seed), "--out", str(out)],
+                       check=True, stdout=subprocess.DEVNULL)
+        (out / "eval-runs").rename(out / root)
+    return [str(out / root), str(out / "manifest.json")]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("runs", nargs="?", type=int, default=10_000)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--writers", type=int, default=8)
+    p.add_argument("--liftdb", required=True)
+    p.add_argument("--gen-runs", required=True)
+    p.add_argument("--work", default=os.environ.get("LIFTDB_BENCH_DIR", "/tmp/liftdb-bench") + "/lake")
+    p.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
+    args = p.parse_args()
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    whole = gen(args, work / f"tree-{args.runs}", args.runs, 7, "eval-runs")
+    share = args.runs // args.writers
+    parts = [gen(args, work / f"part-{share}-{i}", share, 200 + i, f"runs-{i}") for i in range(args.writers)]
+    results = {}
+    for rnd in range(args.rounds):
+        order = ["F", "L", "W"] if rnd % 2 == 0 else ["W", "L", "F"]
+        for step in order:
+            if step == "F":
+                store = work / "file.duckdb"
+                store.unlink(missing_ok=True)
+                results.setdefault("F", []).append(measure([args.liftdb, "--db", str(store), "ingest", "--quiet", *whole]))
+                results.setdefault("dF", []).append(measure([args.liftdb, "--db", str(store), "--format", "csv", "report", "lift"]))
+            elif step == "L":
+                lake = new_lake(args, "bench_lake", work)
+                results.setdefault("L", []).append(measure([*lake, "ingest", "--quiet", *whole]))
+                results.setdefault("dL", []).append(measure([*lake, "--format", "csv", "report", "lift"]))
+            else:
+                lake = new_lake(args, "bench_fanout", work)
+                subprocess.run([*lake, "sql", "SELECT 1"], check=True, stdout=subprocess.DEVNULL)
+                started = time.monotonic()
+                procs = [subprocess.Popen([*lake, "ingest", "--quiet", *part], stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE, text=True) for part in parts]
+                failed = [p.stderr.read() for p in procs if p.wait() != 0]
+                if failed:
+                    sys.exit(f"a writer failed: {failed[0][-2000:]}")
+                results.setdefault("W", []).append((time.monotonic() - started, 0.0))
+        print({k: [round(s, 2) for s, _ in v] for k, v in results.items()}, flush=True)
+    best = {k: min(s for s, _ in v) for k, v in results.items()}
+    rss = {k: max(m for _, m in v) for k, v in results.items()}
+    lines = [
+        f"## Team mode against one file ({args.runs:,} runs, `bash benches/lake.sh {args.runs}`)\n",
+        f"Date: {time.strftime('%Y-%m-%d')}; {args.rounds} rounds, steps alternating, the fastest of each; "
+        "PostgreSQL (Debian) on this machine, the lake's files on local disk.\n",
+        "| step | seconds | peak RSS (MB) | ratio | target |",
+        "|---|---:|---:|---:|---|",
+        f"| (F) ingest into a new file store | {best['F']:.2f} | {rss['F']:.0f} | 1.00 | |",
+        f"| (L) the same into a new lake | {best['L']:.2f} | {rss['L']:.0f} | L/F = {best['L'] / best['F']:.2f} | ≤ 1.5 — {'met' if best['L'] <= 1.5 * best['F'] else '**missed**'} |",
+        f"| (W) {args.writers} writers at once, {share:,} runs each, into a new lake | {best['W']:.2f} | | W/L = {best['W'] / best['L']:.2f} | ≤ 1.2 — {'met' if best['W'] <= 1.2 * best['L'] else '**missed**'} |",
+        f"| (dF) report lift, file store | {best['dF']:.2f} | {rss['dF']:.0f} | 1.00 | |",
+        f"| (dL) report lift, lake | {best['dL']:.2f} | {rss['dL']:.0f} | dL/dF = {best['dL'] / best['dF']:.2f} | ≤ 2 — {'met' if best['dL'] <= 2 * best['dF'] else '**missed**'} |",
+        "",
+        "All rounds (seconds): " + str({k: [round(s, 2) for s, _ in v] for k, v in results.items()}),
+        "",
+    ]
+    text = "\n".join(lines)
+    old = Path(args.out).read_text() if Path(args.out).exists() else ""
+    if BEGIN in old and END in old:
+        head, rest = old.split(BEGIN, 1)
+        new = head + BEGIN + "\n" + text + END + rest.split(END, 1)[1]
+    else:
+        new = old + "\n" + BEGIN + "\n" + text + END + "\n"
+    Path(args.out).write_text(new)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

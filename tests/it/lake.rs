@@ -1,0 +1,378 @@
+//! Team mode: the same store on DuckLake, its catalog in PostgreSQL, many
+//! writers at once. The server and the extensions are set up by
+//! scripts/test (scripts/lake-services.sh), which exports where they are.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use crate::common::seh_root;
+
+/// A fresh lake: a database of its own on the test server, a data folder.
+pub struct TestLake {
+    pub catalog: String,
+    pub data: tempfile::TempDir,
+}
+
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| {
+        panic!("{name} is not set: run the tests with scripts/test, which starts PostgreSQL and fetches the DuckLake extensions")
+    })
+}
+
+/// The server's connection settings as `key=value` pairs.
+fn setting(key: &str) -> String {
+    env("LIFTDB_TEST_PG")
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")).map(str::to_string))
+        .unwrap_or_else(|| panic!("LIFTDB_TEST_PG has no {key}"))
+}
+
+impl TestLake {
+    pub fn new(name: &str) -> TestLake {
+        let db = format!("lake_{name}_{}", std::process::id());
+        let created = Command::new(Path::new(&env("LIFTDB_TEST_PG_BIN")).join("createdb"))
+            .args(["-h", &setting("host"), "-p", &setting("port"), "-U", "postgres", &db])
+            .output()
+            .expect("createdb");
+        assert!(created.status.success(), "createdb: {}", String::from_utf8_lossy(&created.stderr));
+        TestLake {
+            catalog: format!("ducklake:postgres:dbname={db} {}", env("LIFTDB_TEST_PG")),
+            data: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// `liftdb` on this lake.
+    pub fn liftdb(&self) -> Command {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("liftdb"));
+        cmd.arg("--db")
+            .arg(&self.catalog)
+            .arg("--data-path")
+            .arg(self.data.path())
+            .arg("--extension-dir")
+            .arg(env("LIFTDB_TEST_EXTENSION_DIR"))
+            .env_remove("LIFTDB_DB");
+        cmd
+    }
+
+    /// One query's rows as CSV.
+    pub fn sql(&self, query: &str) -> String {
+        let out = self.liftdb().args(["sql", query, "--format", "csv"]).output().unwrap();
+        assert!(out.status.success(), "{query}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    pub fn count(&self, query: &str) -> i64 {
+        self.sql(query).lines().nth(1).unwrap().trim().parse().unwrap()
+    }
+}
+
+fn file_liftdb(db: &Path) -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("liftdb"));
+    cmd.arg("--db").arg(db).env_remove("LIFTDB_DB");
+    cmd
+}
+
+fn ok(out: Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what}: exit {:?}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The corpora ingested in the lake and file equality test: runs with a
+/// manifest (graded by liftdb), the tool's reports, another harness.
+fn corpus() -> Vec<PathBuf> {
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut paths = crate::common::corpus_paths(&seh_root());
+    paths.push(fixtures.join("promptfoo/runs"));
+    paths.push(fixtures.join("skill-creator/runs"));
+    paths
+}
+
+/// Every canned report, and every view and table read in a fixed order,
+/// gives the same rows on a lake as on a one-file store of the same trees;
+/// `liftdb check` passes on the lake.
+#[test]
+fn a_lake_answers_every_report_and_view_as_a_file_store_does() {
+    let lake = TestLake::new("equal");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file.duckdb");
+    for (release, paths) in [("v1", &corpus()[..3]), ("v2", &corpus()[..])] {
+        let mut args = vec!["ingest".to_string(), "--quiet".into(), "--release".into(), release.into()];
+        args.extend(paths.iter().map(|p| p.display().to_string()));
+        ok(file_liftdb(&file).args(&args).output().unwrap(), "file ingest");
+        ok(lake.liftdb().args(&args).output().unwrap(), "lake ingest");
+    }
+    let reports = liftdb::report::all();
+    assert!(reports.len() > 15);
+    for report in &reports {
+        let args = ["report", report.name.as_str(), "--format", "csv"];
+        let on_file = ok(file_liftdb(&file).args(args).output().unwrap(), &report.name);
+        let on_lake = ok(lake.liftdb().args(args).output().unwrap(), &report.name);
+        assert_eq!(on_lake, on_file, "report {}", report.name);
+    }
+    let names = ok(
+        file_liftdb(&file)
+            .args([
+                "sql",
+                "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'
+                 UNION ALL SELECT table_name FROM duckdb_tables() WHERE NOT internal AND schema_name = 'main'
+                   AND table_name NOT IN ('schema_migrations', 'ingest_batch', 'ingest_error', 'release_record',
+                                          'setting_record', 'refill_mark', 'source_file')
+                 ORDER BY 1",
+                "--format",
+                "csv",
+            ])
+            .output()
+            .unwrap(),
+        "names",
+    );
+    // Ids and times are the batch's own on each store; the rest is equal.
+    let varying = ["batch_id", "ingested_at", "started_at", "finished_at", "first_ingested_at", "recorded_at", "occurred_at"];
+    for name in names.lines().skip(1) {
+        let columns = ok(
+            file_liftdb(&file)
+                .args(["sql", &format!("SELECT column_name FROM (DESCRIBE \"{name}\")"), "--format", "csv"])
+                .output()
+                .unwrap(),
+            name,
+        );
+        let kept: Vec<String> = columns
+            .lines()
+            .skip(1)
+            .filter(|c| !varying.contains(c) && !c.ends_with("_at"))
+            .map(|c| format!("\"{c}\""))
+            .collect();
+        let query = format!("SELECT {} FROM \"{name}\" ORDER BY ALL", kept.join(", "));
+        let on_file = ok(file_liftdb(&file).args(["sql", &query, "--format", "csv"]).output().unwrap(), name);
+        let on_lake = lake.sql(&query);
+        assert_eq!(on_lake, on_file, "{name}");
+    }
+    let checked = lake.liftdb().arg("check").output().unwrap();
+    assert!(checked.status.success(), "check: {}", String::from_utf8_lossy(&checked.stderr));
+}
+
+/// A gen-runs tree of `runs` runs whose runs root is named `root` (the
+/// experiment: trees in one release must not claim each other's runs).
+fn tree(dir: &Path, root: &str, runs: usize, seed: u64) -> PathBuf {
+    let out = dir.join(root);
+    let made = Command::new(assert_cmd::cargo::cargo_bin("gen-runs"))
+        .args(["--runs", &runs.to_string(), "--seed", &seed.to_string(), "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "gen-runs: {}", String::from_utf8_lossy(&made.stderr));
+    std::fs::rename(out.join("eval-runs"), out.join(root)).unwrap();
+    out
+}
+
+/// Counts that must each be the trees' sum, once per row: rows held once.
+fn held_once(lake: &TestLake) -> [(i64, i64); 4] {
+    let pair = |table: &str, key: &str| {
+        let rows = lake.sql(&format!("SELECT count(*), count(DISTINCT {key}) FROM {table}"));
+        let line = rows.lines().nth(1).unwrap().to_string();
+        let (a, b) = line.split_once(',').unwrap();
+        (a.parse().unwrap(), b.parse().unwrap())
+    };
+    [
+        pair("run", "run_id"),
+        pair("measurement", "(run_id, metric)"),
+        pair("trace_event", "(run_id, seq)"),
+        pair("source_file", "(path, owner_key)"),
+    ]
+}
+
+/// Eight `liftdb ingest` at once into one lake, half into one shared
+/// release: all exit 0, every row is held once (count = count distinct = the
+/// trees' sum), eight batch ids, one release per label; a reader polling
+/// meanwhile never sees a batch's runs in part; the same eight again at once
+/// change nothing.
+#[test]
+fn eight_writers_at_once_store_each_batch_once_and_whole() {
+    let lake = TestLake::new("fanout");
+    let dir = tempfile::tempdir().unwrap();
+    let trees: Vec<(PathBuf, String)> = (0..8)
+        .map(|i| {
+            let root = format!("runs-{i}");
+            let release = if i % 2 == 0 { "shared".to_string() } else { format!("own-{i}") };
+            (tree(dir.path(), &root, 60 + 6 * i, 100 + i as u64), release)
+        })
+        .collect();
+    // Created before the fan-out, as a team's lake is.
+    ok(lake.liftdb().args(["sql", "SELECT 1"]).output().unwrap(), "create");
+    let expected_runs: i64 = trees
+        .iter()
+        .map(|(t, _)| {
+            let manifest: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(t.join("manifest.json")).unwrap()).unwrap();
+            assert!(manifest["cases"].is_array());
+            walk_runs(t)
+        })
+        .sum();
+
+    let fan_out = |trees: &[(PathBuf, String)]| -> Vec<Child> {
+        trees
+            .iter()
+            .enumerate()
+            .map(|(i, (t, release))| {
+                lake.liftdb()
+                    .args(["ingest", "--quiet", "--release", release])
+                    .arg(t.join(format!("runs-{i}")))
+                    .arg(t.join("manifest.json"))
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let children = fan_out(&trees);
+    // The reader: every batch it sees holds all its runs or none.
+    let mut polls = 0;
+    let mut children = children;
+    while children.iter_mut().any(|c| c.try_wait().unwrap().is_none()) {
+        let partial = lake.count(
+            "SELECT count(*) FROM (SELECT b.batch_id FROM ingest_batch b LEFT JOIN run r USING (batch_id)
+             GROUP BY b.batch_id, b.runs_written HAVING count(r.run_id) <> coalesce(b.runs_written, 0))",
+        );
+        assert_eq!(partial, 0, "a reader saw a batch in part");
+        polls += 1;
+    }
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "a writer failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert!(polls > 0, "the reader polled during the fan-out");
+    let counts = held_once(&lake);
+    for (all, distinct) in counts {
+        assert_eq!(all, distinct, "a row held twice: {counts:?}");
+    }
+    assert_eq!(counts[0].0, expected_runs, "runs: the trees' sum");
+    assert_eq!(lake.count("SELECT count(DISTINCT batch_id) FROM ingest_batch"), 8);
+    assert_eq!(lake.count("SELECT count(*) FROM releases"), 5, "shared and four own");
+    assert_eq!(lake.count("SELECT count(*) FROM releases WHERE release_label = 'shared'"), 1);
+    assert_eq!(lake.count("SELECT count(*) FROM refill_waiting"), 0, "nothing left waiting");
+
+    // The same eight again at once: a re-ingest under contention.
+    let again = fan_out(&trees);
+    for child in again {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "a re-ingest failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(held_once(&lake), counts, "counts unchanged");
+    let checked = lake.liftdb().arg("check").output().unwrap();
+    assert!(checked.status.success(), "check: {}", String::from_utf8_lossy(&checked.stderr));
+}
+
+/// Run directories of a gen-runs tree: each `run-N` folder (an independent
+/// count of what the ingest must store).
+fn walk_runs(tree: &Path) -> i64 {
+    walkdir::WalkDir::new(tree)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir() && e.file_name().to_string_lossy().starts_with("run-"))
+        .count() as i64
+}
+
+/// A writer killed during its batch leaves the lake with all of the batch
+/// or none of it, and the next ingest works.
+#[test]
+fn a_writer_killed_mid_batch_leaves_all_or_nothing() {
+    let lake = TestLake::new("kill");
+    let dir = tempfile::tempdir().unwrap();
+    let t = tree(dir.path(), "runs-k", 600, 7);
+    let runs = walk_runs(&t);
+    ok(lake.liftdb().args(["sql", "SELECT 1"]).output().unwrap(), "create");
+    for delay_ms in [300, 900, 1600] {
+        let mut child = lake
+            .liftdb()
+            .args(["ingest", "--quiet"])
+            .arg(t.join("runs-k"))
+            .arg(t.join("manifest.json"))
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        // SIGKILL: no chance to roll back.
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let held = lake.count("SELECT count(*) FROM run");
+        assert!(held == 0 || held == runs, "after a kill at {delay_ms} ms: {held} of {runs} runs");
+    }
+    ok(
+        lake.liftdb()
+            .args(["ingest", "--quiet"])
+            .arg(t.join("runs-k"))
+            .arg(t.join("manifest.json"))
+            .output()
+            .unwrap(),
+        "the next ingest",
+    );
+    assert_eq!(lake.count("SELECT count(*) FROM run"), runs);
+}
+
+/// A report names the snapshot it read, and `--snapshot N` reads the lake
+/// as it was then: a later batch does not change that report.
+#[test]
+fn a_report_names_its_snapshot_and_reads_it_again() {
+    let lake = TestLake::new("snapshot");
+    let paths = corpus();
+    ok(
+        lake.liftdb().args(["ingest", "--quiet", "--release", "v1"]).args(&paths[..3]).output().unwrap(),
+        "ingest",
+    );
+    let first = lake.liftdb().args(["report", "lift", "--format", "csv"]).output().unwrap();
+    let named = String::from_utf8_lossy(&first.stderr).to_string();
+    let snapshot: i64 = named
+        .split("read lake snapshot ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no snapshot named: {named}"));
+    ok(
+        lake.liftdb().args(["ingest", "--quiet", "--release", "v2"]).args(&paths).output().unwrap(),
+        "a later batch",
+    );
+    let again = lake
+        .liftdb()
+        .args(["report", "lift", "--format", "csv", "--snapshot", &snapshot.to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(ok(again, "--snapshot"), ok(first, "first"));
+    let now = ok(lake.liftdb().args(["report", "lift", "--format", "csv"]).output().unwrap(), "now");
+    assert!(now.contains("v2"), "the latest snapshot holds the later batch");
+    ok(lake.liftdb().args(["lake", "maintain", "--grace", "1 hour"]).output().unwrap(), "maintain");
+}
+
+/// `liftdb rebuild` moves a store between a file and a lake, both ways,
+/// with the same runs.
+#[test]
+fn rebuild_moves_a_store_from_a_file_to_a_lake_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file.duckdb");
+    let mut args = vec!["ingest".to_string(), "--quiet".into(), "--release".into(), "v1".into()];
+    args.extend(corpus()[..3].iter().map(|p| p.display().to_string()));
+    ok(file_liftdb(&file).args(&args).output().unwrap(), "ingest");
+    let lake = TestLake::new("rebuild");
+    ok(
+        file_liftdb(&file)
+            .args(["rebuild", "--out", &lake.catalog])
+            .env("LIFTDB_DATA_PATH", lake.data.path())
+            .env("LIFTDB_EXTENSION_DIR", env("LIFTDB_TEST_EXTENSION_DIR"))
+            .output()
+            .unwrap(),
+        "file to lake",
+    );
+    let back = dir.path().join("back.duckdb");
+    ok(
+        lake.liftdb().args(["rebuild", "--out"]).arg(&back).output().unwrap(),
+        "lake to file",
+    );
+    let runs = "SELECT release_label, count(*) FROM run GROUP BY ALL ORDER BY ALL";
+    let on_file = ok(file_liftdb(&file).args(["sql", runs]).output().unwrap(), "file");
+    assert_eq!(lake.sql(runs), on_file);
+    assert_eq!(ok(file_liftdb(&back).args(["sql", runs]).output().unwrap(), "back"), on_file);
+}
