@@ -84,6 +84,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "append_only_bookkeeping",
         sql: include_str!("../sql/migrations/0015_append_only_bookkeeping.sql"),
     },
+    Migration {
+        version: 16,
+        name: "definition_records",
+        sql: include_str!("../sql/migrations/0016_definition_records.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
@@ -92,6 +97,10 @@ pub const VIEWS: &[(&str, &str)] = &[
     (
         "bookkeeping",
         include_str!("../sql/views/05_bookkeeping.sql"),
+    ),
+    (
+        "definitions",
+        include_str!("../sql/views/06_definitions.sql"),
     ),
     ("runs", include_str!("../sql/views/10_runs.sql")),
     ("run_totals", include_str!("../sql/views/15_run_totals.sql")),

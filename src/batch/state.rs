@@ -552,8 +552,8 @@ impl StoredState {
         }
         let mut definition_sources = HashMap::new();
         let mut stmt = conn.prepare(
-            "SELECT case_pk, coalesce(source_path, '') FROM case_def
-             UNION ALL SELECT suite_id, coalesce(manifest_path, '') FROM suite",
+            "SELECT case_pk, coalesce(source_path, '') FROM case_def_record
+             UNION ALL SELECT suite_id, coalesce(manifest_path, '') FROM suite_record",
         )?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
@@ -561,7 +561,7 @@ impl StoredState {
         }
         let mut manifest_cases = Vec::new();
         let mut stmt = conn.prepare(
-            "SELECT c.case_id, c.raw, c.source_path FROM case_def c
+            "SELECT c.case_id, c.raw, c.source_path FROM case_def_record c
              JOIN source_file f ON f.path = c.source_path AND f.owner_key = c.source_path
              WHERE f.kind = 'manifest' AND c.raw IS NOT NULL ORDER BY c.source_path, c.case_id",
         )?;

@@ -55,7 +55,7 @@ pub fn key(parts: &[Option<&str>]) -> String {
 
 table! {
     #[derive(Debug, Clone)]
-    pub struct SuiteRec in "suite" {
+    pub struct SuiteRec in "suite_record" {
         suite_id: String => "VARCHAR",
         release_label: String => "VARCHAR",
         skill_name: String => "VARCHAR",
@@ -73,7 +73,7 @@ table! {
 
 table! {
     #[derive(Debug, Clone, Default)]
-    pub struct CaseRec in "case_def" {
+    pub struct CaseRec in "case_def_record" {
         case_pk: String => "VARCHAR",
         suite_id: String => "VARCHAR",
         release_label: String => "VARCHAR",

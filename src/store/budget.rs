@@ -13,6 +13,8 @@ use duckdb::Connection;
 use crate::{Error, Result};
 
 pub struct MemoryBudget {
+    /// DuckDB's limits before the budget, set back when it is done.
+    initial: Limits,
     total_mib: Option<u64>,
     /// DuckDB's limit as last set (MiB).
     duckdb_mib: u64,
@@ -32,10 +34,42 @@ const DUCKDB_FLOOR_MIB: u64 = 64;
 pub fn under_default_refill<T>(conn: &Connection, work: impl FnOnce() -> Result<T>) -> Result<T> {
     let mut budget = MemoryBudget::start(conn, Some(DEFAULT_MEMORY_MB))?;
     let done = budget.refill(conn, work);
-    let reset = conn.execute_batch("RESET memory_limit");
+    let reset = budget.initial.restore(conn);
     let done = done?;
     reset?;
     Ok(done)
+}
+
+/// DuckDB's limits as they were before a budget changed them. Set back by
+/// value: DuckDB 1.5's `RESET memory_limit` shows the default again but
+/// leaves the buffer pool held to the last limit set.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    memory: String,
+    threads: i64,
+}
+
+impl Limits {
+    pub fn read(conn: &Connection) -> Result<Limits> {
+        Ok(conn.query_row(
+            "SELECT current_setting('memory_limit'), current_setting('threads')",
+            [],
+            |r| {
+                Ok(Limits {
+                    memory: r.get(0)?,
+                    threads: r.get(1)?,
+                })
+            },
+        )?)
+    }
+
+    pub fn restore(&self, conn: &Connection) -> Result<()> {
+        conn.execute_batch(&format!(
+            "SET memory_limit = '{}'; SET threads = {}",
+            self.memory, self.threads
+        ))?;
+        Ok(())
+    }
 }
 
 impl MemoryBudget {
@@ -43,6 +77,7 @@ impl MemoryBudget {
     /// own limit, 80% of RAM, and nothing is rebalanced).
     pub fn start(conn: &Connection, total_mib: Option<u64>) -> Result<MemoryBudget> {
         let mut budget = MemoryBudget {
+            initial: Limits::read(conn)?,
             total_mib,
             duckdb_mib: 0,
         };
@@ -82,8 +117,8 @@ impl MemoryBudget {
         conn.execute_batch(&format!("SET threads = 1; SET memory_limit = '{share}MiB'"))?;
         let done = work();
         let restored = conn.execute_batch(&format!(
-            "RESET threads; SET memory_limit = '{}MiB'",
-            self.duckdb_mib
+            "SET threads = {}; SET memory_limit = '{}MiB'",
+            self.initial.threads, self.duckdb_mib
         ));
         let done = done?;
         restored?;
@@ -129,7 +164,7 @@ impl MemoryBudget {
             Some(_) => {
                 conn.execute_batch(&format!("SET memory_limit = '{}MiB'", self.duckdb_mib))?
             }
-            None => conn.execute_batch("RESET memory_limit")?,
+            None => self.initial.restore(conn)?,
         }
         return_freed_memory();
         Ok(())

@@ -219,8 +219,8 @@ pub fn view_column_comments(sql: &str) -> Vec<(&str, &str, String)> {
 pub fn maintain(conn: &Connection, grace: &str) -> Result<()> {
     conn.execute_batch(&format!(
         "CALL ducklake_merge_adjacent_files('{ALIAS}');
-         CALL ducklake_expire_snapshots('{ALIAS}', older_than => now() - INTERVAL {grace});
-         CALL ducklake_cleanup_old_files('{ALIAS}', older_than => now() - INTERVAL {grace});",
+         CALL ducklake_expire_snapshots('{ALIAS}', older_than => (now()::TIMESTAMP - INTERVAL {grace})::TIMESTAMPTZ);
+         CALL ducklake_cleanup_old_files('{ALIAS}', older_than => (now()::TIMESTAMP - INTERVAL {grace})::TIMESTAMPTZ);",
         grace = quoted(grace)
     ))?;
     Ok(())

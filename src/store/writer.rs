@@ -58,9 +58,9 @@ const DELETE_UNITS: &[&str] = &[
 /// only: the releases it defined before keep theirs. Any other replaced
 /// file gives up all of them. Run before DELETE_UNITS (it reads source_file).
 const DELETE_DEFINITIONS: &[&str] = &[
-    "DELETE FROM case_def WHERE source_path IN (SELECT path FROM liftdb_doomed)
+    "DELETE FROM case_def_record WHERE source_path IN (SELECT path FROM liftdb_doomed)
        AND (release_label = ? OR source_path NOT IN (SELECT path FROM source_file WHERE kind = 'manifest'))",
-    "DELETE FROM suite WHERE manifest_path IN (SELECT path FROM liftdb_doomed)
+    "DELETE FROM suite_record WHERE manifest_path IN (SELECT path FROM liftdb_doomed)
        AND (release_label = ? OR manifest_path NOT IN (SELECT path FROM source_file WHERE kind = 'manifest'))",
 ];
 
@@ -72,8 +72,8 @@ const RELEASES_DELETED: &str = "
     SELECT release_label FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed)
     UNION SELECT r.release_label FROM grading g JOIN run r USING (run_id)
           WHERE g.report_path IN (SELECT path FROM liftdb_doomed)
-    UNION SELECT release_label FROM case_def WHERE source_path IN (SELECT path FROM liftdb_doomed)
-    UNION SELECT release_label FROM suite WHERE manifest_path IN (SELECT path FROM liftdb_doomed)";
+    UNION SELECT release_label FROM case_def_record WHERE source_path IN (SELECT path FROM liftdb_doomed)
+    UNION SELECT release_label FROM suite_record WHERE manifest_path IN (SELECT path FROM liftdb_doomed)";
 
 /// ...then those of the rows it wrote: its runs, the runs its gradings grade
 /// (a report joins the release of the runs it grades), the cases and suites
@@ -87,8 +87,8 @@ const RELEASES_WRITTEN: &str = "
     SELECT release_label FROM run WHERE batch_id = $1
     UNION SELECT r.release_label FROM grading g JOIN run r USING (run_id)
           WHERE g.report_path IN (SELECT path FROM read_now)
-    UNION SELECT release_label FROM case_def WHERE source_path IN (SELECT path FROM read_now)
-    UNION SELECT release_label FROM suite WHERE batch_id = $1";
+    UNION SELECT release_label FROM case_def_record WHERE source_path IN (SELECT path FROM read_now)
+    UNION SELECT release_label FROM suite_record WHERE batch_id = $1";
 
 /// Keys of run and grading are unique by construction, with no index to
 /// enforce it (migration 0013): before committing, the batch looks for a key

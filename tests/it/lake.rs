@@ -203,15 +203,31 @@ fn eight_writers_at_once_store_each_batch_once_and_whole() {
         .collect();
     // Created before the fan-out, as a team's lake is.
     ok(lake.liftdb().args(["sql", "SELECT 1"]).output().unwrap(), "create");
-    let expected_runs: i64 = trees
-        .iter()
-        .map(|(t, _)| {
-            let manifest: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(t.join("manifest.json")).unwrap()).unwrap();
-            assert!(manifest["cases"].is_array());
-            walk_runs(t)
-        })
-        .sum();
+    // The independent count: the same trees ingested one after another
+    // into a file store (its keys enforced by the file's own checks).
+    let file = dir.path().join("one-by-one.duckdb");
+    for (i, (t, release)) in trees.iter().enumerate() {
+        ok(
+            file_liftdb(&file)
+                .args(["ingest", "--quiet", "--release", release])
+                .arg(t.join(format!("runs-{i}")))
+                .arg(t.join("manifest.json"))
+                .output()
+                .unwrap(),
+            "file ingest",
+        );
+    }
+    let file_count = |query: &str| -> i64 {
+        let out = ok(file_liftdb(&file).args(["sql", query, "--format", "csv"]).output().unwrap(), query);
+        out.lines().nth(1).unwrap().trim().parse().unwrap()
+    };
+    let expected = [
+        file_count("SELECT count(*) FROM run"),
+        file_count("SELECT count(*) FROM measurement"),
+        file_count("SELECT count(*) FROM trace_event"),
+        file_count("SELECT count(*) FROM source_file"),
+    ];
+    assert!(expected[0] >= walk_runs(dir.path()), "every run directory stored");
 
     let fan_out = |trees: &[(PathBuf, String)]| -> Vec<Child> {
         trees
@@ -250,7 +266,7 @@ fn eight_writers_at_once_store_each_batch_once_and_whole() {
     for (all, distinct) in counts {
         assert_eq!(all, distinct, "a row held twice: {counts:?}");
     }
-    assert_eq!(counts[0].0, expected_runs, "runs: the trees' sum");
+    assert_eq!(counts.map(|(all, _)| all), expected, "the trees' sums: runs, measurements, trace events, files");
     assert_eq!(lake.count("SELECT count(DISTINCT batch_id) FROM ingest_batch"), 8);
     assert_eq!(lake.count("SELECT count(*) FROM releases"), 5, "shared and four own");
     assert_eq!(lake.count("SELECT count(*) FROM releases WHERE release_label = 'shared'"), 1);
