@@ -122,7 +122,8 @@ impl Error {
             Error::Db(db) => duckdb_text(db),
             _ => return false,
         };
-        text.contains("Transaction conflict") || text.contains("Failed to commit DuckLake transaction")
+        text.contains("Transaction conflict")
+            || text.contains("Failed to commit DuckLake transaction")
     }
 
     /// Did DuckDB run out of the memory it was given? (A refill step is then

@@ -65,8 +65,11 @@ use liftdb::store::budget::DEFAULT_MEMORY_MB;
 
 pub fn run(db: &Location, args: &IngestArgs) -> anyhow::Result<i32> {
     let wait = std::time::Duration::from_secs(args.wait);
-    let mut store =
-        super::naming_store(db, "opening", liftdb::store::open_write_waiting_at(db, wait))?;
+    let mut store = super::naming_store(
+        db,
+        "opening",
+        liftdb::store::open_write_waiting_at(db, wait),
+    )?;
     let format = match args.format.as_str() {
         "auto" => None,
         other => Some(other.parse::<Format>().map_err(anyhow::Error::msg)?),

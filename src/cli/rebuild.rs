@@ -28,10 +28,21 @@ pub struct RebuildArgs {
 /// The batches another liftdb exported, in the order given:
 /// `liftdb export "SELECT release_label, paths FROM ingest_batch ..." --out FILE.jsonl`.
 fn batches_from_file(file: &Path) -> anyhow::Result<Vec<(String, Vec<String>)>> {
-    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let mut batches = Vec::new();
-    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let bad = || format!("{} line {}: not an object with release_label and paths", file.display(), n + 1);
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let bad = || {
+            format!(
+                "{} line {}: not an object with release_label and paths",
+                file.display(),
+                n + 1
+            )
+        };
         let row: serde_json::Value = serde_json::from_str(line).with_context(bad)?;
         let release = row["release_label"].as_str().with_context(bad)?.to_string();
         // DuckDB writes a JSON column as the array itself, a VARCHAR as its text.
@@ -55,7 +66,9 @@ pub fn run(db: &Location, args: &RebuildArgs) -> anyhow::Result<i32> {
         Location::File(_) => Location::parse(
             &args.out,
             std::env::var("LIFTDB_DATA_PATH").ok().as_deref(),
-            std::env::var_os("LIFTDB_EXTENSION_DIR").map(PathBuf::from).as_deref(),
+            std::env::var_os("LIFTDB_EXTENSION_DIR")
+                .map(PathBuf::from)
+                .as_deref(),
         ),
     };
     if out.file().is_some_and(Path::exists) {

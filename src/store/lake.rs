@@ -154,7 +154,9 @@ pub fn schema_ddl() -> Result<String> {
     )?;
     for (table, comment) in &tables {
         let cols: Vec<(String, String, bool, Option<String>)> = columns
-            .query_map([table], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .query_map([table], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?
             .collect::<std::result::Result<_, _>>()?;
         let defs: Vec<String> = cols
             .iter()
@@ -168,7 +170,10 @@ pub fn schema_ddl() -> Result<String> {
             defs.join(",\n")
         ));
         if let Some(comment) = comment {
-            ddl.push_str(&format!("COMMENT ON TABLE {table} IS {};\n", quoted(comment)));
+            ddl.push_str(&format!(
+                "COMMENT ON TABLE {table} IS {};\n",
+                quoted(comment)
+            ));
         }
         for (name, _, _, comment) in &cols {
             if let Some(comment) = comment {
@@ -264,7 +269,13 @@ mod tests {
     #[test]
     fn view_column_comments_are_kept_aside_for_the_lake() {
         let sql = "CREATE VIEW v AS SELECT 1 AS a;\nCOMMENT ON VIEW v IS 'x';\nCOMMENT ON COLUMN v.a IS 'the ''a''';";
-        assert_eq!(view_sql(sql), "CREATE VIEW v AS SELECT 1 AS a;\nCOMMENT ON VIEW v IS 'x';");
-        assert_eq!(view_column_comments(sql), [("v", "a", "the 'a'".to_string())]);
+        assert_eq!(
+            view_sql(sql),
+            "CREATE VIEW v AS SELECT 1 AS a;\nCOMMENT ON VIEW v IS 'x';"
+        );
+        assert_eq!(
+            view_column_comments(sql),
+            [("v", "a", "the 'a'".to_string())]
+        );
     }
 }

@@ -88,8 +88,13 @@ mod tests {
             Some("/data/lake/"),
             None,
         );
-        assert!(matches!(&lake, Location::Lake(l) if l.data_path.as_deref() == Some("/data/lake/")));
-        assert_eq!(lake.to_string(), "ducklake:postgres:dbname=lake host=127.0.0.1");
+        assert!(
+            matches!(&lake, Location::Lake(l) if l.data_path.as_deref() == Some("/data/lake/"))
+        );
+        assert_eq!(
+            lake.to_string(),
+            "ducklake:postgres:dbname=lake host=127.0.0.1"
+        );
         let file = Location::parse("runs.duckdb", Some("/ignored"), None);
         assert_eq!(file.file(), Some(Path::new("runs.duckdb")));
     }

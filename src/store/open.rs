@@ -317,7 +317,9 @@ fn classify_open_error(path: &Path, e: duckdb::Error, writing: bool) -> Error {
             },
         };
     }
-    if msg.contains("only read versions between") || msg.contains("version number") && msg.contains("storage") {
+    if msg.contains("only read versions between")
+        || msg.contains("version number") && msg.contains("storage")
+    {
         return Error::NewerStorage {
             path: text,
             detail: msg,

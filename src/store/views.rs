@@ -132,8 +132,10 @@ mod tests {
         assert!(ensure_views(&conn, false).unwrap(), "re-created");
         assert_eq!(waiting(&conn).unwrap(), Waiting::Nothing, "no release");
 
-        conn.execute_batch("INSERT INTO release_record VALUES ('v1', now()::TIMESTAMP, 1, 0, '--release')")
-            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO release_record VALUES ('v1', now()::TIMESTAMP, 1, 0, '--release')",
+        )
+        .unwrap();
         views_changed();
         assert_eq!(waiting(&conn).unwrap(), Waiting::Nothing);
 

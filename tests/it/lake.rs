@@ -31,10 +31,22 @@ impl TestLake {
     pub fn new(name: &str) -> TestLake {
         let db = format!("lake_{name}_{}", std::process::id());
         let created = Command::new(Path::new(&env("LIFTDB_TEST_PG_BIN")).join("createdb"))
-            .args(["-h", &setting("host"), "-p", &setting("port"), "-U", "postgres", &db])
+            .args([
+                "-h",
+                &setting("host"),
+                "-p",
+                &setting("port"),
+                "-U",
+                "postgres",
+                &db,
+            ])
             .output()
             .expect("createdb");
-        assert!(created.status.success(), "createdb: {}", String::from_utf8_lossy(&created.stderr));
+        assert!(
+            created.status.success(),
+            "createdb: {}",
+            String::from_utf8_lossy(&created.stderr)
+        );
         TestLake {
             catalog: format!("ducklake:postgres:dbname={db} {}", env("LIFTDB_TEST_PG")),
             data: tempfile::tempdir().unwrap(),
@@ -56,13 +68,27 @@ impl TestLake {
 
     /// One query's rows as CSV.
     pub fn sql(&self, query: &str) -> String {
-        let out = self.liftdb().args(["sql", query, "--format", "csv"]).output().unwrap();
-        assert!(out.status.success(), "{query}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = self
+            .liftdb()
+            .args(["sql", query, "--format", "csv"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{query}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     }
 
     pub fn count(&self, query: &str) -> i64 {
-        self.sql(query).lines().nth(1).unwrap().trim().parse().unwrap()
+        self.sql(query)
+            .lines()
+            .nth(1)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
     }
 }
 
@@ -101,16 +127,27 @@ fn a_lake_answers_every_report_and_view_as_a_file_store_does() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("file.duckdb");
     for (release, paths) in [("v1", &corpus()[..3]), ("v2", &corpus()[..])] {
-        let mut args = vec!["ingest".to_string(), "--quiet".into(), "--release".into(), release.into()];
+        let mut args = vec![
+            "ingest".to_string(),
+            "--quiet".into(),
+            "--release".into(),
+            release.into(),
+        ];
         args.extend(paths.iter().map(|p| p.display().to_string()));
-        ok(file_liftdb(&file).args(&args).output().unwrap(), "file ingest");
+        ok(
+            file_liftdb(&file).args(&args).output().unwrap(),
+            "file ingest",
+        );
         ok(lake.liftdb().args(&args).output().unwrap(), "lake ingest");
     }
     let reports = liftdb::report::all();
     assert!(reports.len() > 15);
     for report in &reports {
         let args = ["report", report.name.as_str(), "--format", "csv"];
-        let on_file = ok(file_liftdb(&file).args(args).output().unwrap(), &report.name);
+        let on_file = ok(
+            file_liftdb(&file).args(args).output().unwrap(),
+            &report.name,
+        );
         let on_lake = ok(lake.liftdb().args(args).output().unwrap(), &report.name);
         assert_eq!(on_lake, on_file, "report {}", report.name);
     }
@@ -131,11 +168,24 @@ fn a_lake_answers_every_report_and_view_as_a_file_store_does() {
         "names",
     );
     // Ids and times are the batch's own on each store; the rest is equal.
-    let varying = ["batch_id", "ingested_at", "started_at", "finished_at", "first_ingested_at", "recorded_at", "occurred_at"];
+    let varying = [
+        "batch_id",
+        "ingested_at",
+        "started_at",
+        "finished_at",
+        "first_ingested_at",
+        "recorded_at",
+        "occurred_at",
+    ];
     for name in names.lines().skip(1) {
         let columns = ok(
             file_liftdb(&file)
-                .args(["sql", &format!("SELECT column_name FROM (DESCRIBE \"{name}\")"), "--format", "csv"])
+                .args([
+                    "sql",
+                    &format!("SELECT column_name FROM (DESCRIBE \"{name}\")"),
+                    "--format",
+                    "csv",
+                ])
                 .output()
                 .unwrap(),
             name,
@@ -147,12 +197,22 @@ fn a_lake_answers_every_report_and_view_as_a_file_store_does() {
             .map(|c| format!("\"{c}\""))
             .collect();
         let query = format!("SELECT {} FROM \"{name}\" ORDER BY ALL", kept.join(", "));
-        let on_file = ok(file_liftdb(&file).args(["sql", &query, "--format", "csv"]).output().unwrap(), name);
+        let on_file = ok(
+            file_liftdb(&file)
+                .args(["sql", &query, "--format", "csv"])
+                .output()
+                .unwrap(),
+            name,
+        );
         let on_lake = lake.sql(&query);
         assert_eq!(on_lake, on_file, "{name}");
     }
     let checked = lake.liftdb().arg("check").output().unwrap();
-    assert!(checked.status.success(), "check: {}", String::from_utf8_lossy(&checked.stderr));
+    assert!(
+        checked.status.success(),
+        "check: {}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
 }
 
 /// A gen-runs tree of `runs` runs whose runs root is named `root` (the
@@ -160,11 +220,21 @@ fn a_lake_answers_every_report_and_view_as_a_file_store_does() {
 fn tree(dir: &Path, root: &str, runs: usize, seed: u64) -> PathBuf {
     let out = dir.join(root);
     let made = Command::new(assert_cmd::cargo::cargo_bin("gen-runs"))
-        .args(["--runs", &runs.to_string(), "--seed", &seed.to_string(), "--out"])
+        .args([
+            "--runs",
+            &runs.to_string(),
+            "--seed",
+            &seed.to_string(),
+            "--out",
+        ])
         .arg(&out)
         .output()
         .unwrap();
-    assert!(made.status.success(), "gen-runs: {}", String::from_utf8_lossy(&made.stderr));
+    assert!(
+        made.status.success(),
+        "gen-runs: {}",
+        String::from_utf8_lossy(&made.stderr)
+    );
     std::fs::rename(out.join("eval-runs"), out.join(root)).unwrap();
     out
 }
@@ -172,7 +242,9 @@ fn tree(dir: &Path, root: &str, runs: usize, seed: u64) -> PathBuf {
 /// Counts that must each be the trees' sum, once per row: rows held once.
 fn held_once(lake: &TestLake) -> [(i64, i64); 4] {
     let pair = |table: &str, key: &str| {
-        let rows = lake.sql(&format!("SELECT count(*), count(DISTINCT {key}) FROM {table}"));
+        let rows = lake.sql(&format!(
+            "SELECT count(*), count(DISTINCT {key}) FROM {table}"
+        ));
         let line = rows.lines().nth(1).unwrap().to_string();
         let (a, b) = line.split_once(',').unwrap();
         (a.parse().unwrap(), b.parse().unwrap())
@@ -197,12 +269,19 @@ fn eight_writers_at_once_store_each_batch_once_and_whole() {
     let trees: Vec<(PathBuf, String)> = (0..8)
         .map(|i| {
             let root = format!("runs-{i}");
-            let release = if i % 2 == 0 { "shared".to_string() } else { format!("own-{i}") };
+            let release = if i % 2 == 0 {
+                "shared".to_string()
+            } else {
+                format!("own-{i}")
+            };
             (tree(dir.path(), &root, 60 + 6 * i, 100 + i as u64), release)
         })
         .collect();
     // Created before the fan-out, as a team's lake is.
-    ok(lake.liftdb().args(["sql", "SELECT 1"]).output().unwrap(), "create");
+    ok(
+        lake.liftdb().args(["sql", "SELECT 1"]).output().unwrap(),
+        "create",
+    );
     // The independent count: the same trees ingested one after another
     // into a file store (its keys enforced by the file's own checks).
     let file = dir.path().join("one-by-one.duckdb");
@@ -218,7 +297,13 @@ fn eight_writers_at_once_store_each_batch_once_and_whole() {
         );
     }
     let file_count = |query: &str| -> i64 {
-        let out = ok(file_liftdb(&file).args(["sql", query, "--format", "csv"]).output().unwrap(), query);
+        let out = ok(
+            file_liftdb(&file)
+                .args(["sql", query, "--format", "csv"])
+                .output()
+                .unwrap(),
+            query,
+        );
         out.lines().nth(1).unwrap().trim().parse().unwrap()
     };
     let expected = [
@@ -227,7 +312,10 @@ fn eight_writers_at_once_store_each_batch_once_and_whole() {
         file_count("SELECT count(*) FROM trace_event"),
         file_count("SELECT count(*) FROM source_file"),
     ];
-    assert!(expected[0] >= walk_runs(dir.path()), "every run directory stored");
+    assert!(
+        expected[0] >= walk_runs(dir.path()),
+        "every run directory stored"
+    );
 
     let fan_out = |trees: &[(PathBuf, String)]| -> Vec<Child> {
         trees
@@ -259,28 +347,68 @@ fn eight_writers_at_once_store_each_batch_once_and_whole() {
     }
     for child in children {
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "a writer failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "a writer failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     assert!(polls > 0, "the reader polled during the fan-out");
     let counts = held_once(&lake);
     for (all, distinct) in counts {
         assert_eq!(all, distinct, "a row held twice: {counts:?}");
     }
-    assert_eq!(counts.map(|(all, _)| all), expected, "the trees' sums: runs, measurements, trace events, files");
-    assert_eq!(lake.count("SELECT count(DISTINCT batch_id) FROM ingest_batch"), 8);
-    assert_eq!(lake.count("SELECT count(*) FROM releases"), 5, "shared and four own");
-    assert_eq!(lake.count("SELECT count(*) FROM releases WHERE release_label = 'shared'"), 1);
-    assert_eq!(lake.count("SELECT count(*) FROM refill_waiting"), 0, "nothing left waiting");
+    assert_eq!(
+        counts.map(|(all, _)| all),
+        expected,
+        "the trees' sums: runs, measurements, trace events, files"
+    );
+    assert_eq!(
+        lake.count("SELECT count(DISTINCT batch_id) FROM ingest_batch"),
+        8
+    );
+    assert_eq!(
+        lake.count("SELECT count(*) FROM releases"),
+        5,
+        "shared and four own"
+    );
+    assert_eq!(
+        lake.count("SELECT count(*) FROM releases WHERE release_label = 'shared'"),
+        1
+    );
+    assert_eq!(
+        lake.count("SELECT count(*) FROM refill_waiting"),
+        0,
+        "nothing left waiting"
+    );
+    // Each tree's manifest defines the same cases: the shared release's
+    // writers each stored a copy, and the views give each case and suite once.
+    assert_eq!(
+        lake.count("SELECT count(*) - count(DISTINCT case_pk) FROM case_def"),
+        0
+    );
+    assert_eq!(
+        lake.count("SELECT count(*) - count(DISTINCT suite_id) FROM suite"),
+        0
+    );
 
     // The same eight again at once: a re-ingest under contention.
     let again = fan_out(&trees);
     for child in again {
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "a re-ingest failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "a re-ingest failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     assert_eq!(held_once(&lake), counts, "counts unchanged");
     let checked = lake.liftdb().arg("check").output().unwrap();
-    assert!(checked.status.success(), "check: {}", String::from_utf8_lossy(&checked.stderr));
+    assert!(
+        checked.status.success(),
+        "check: {}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
 }
 
 /// Run directories of a gen-runs tree: each `run-N` folder (an independent
@@ -301,7 +429,10 @@ fn a_writer_killed_mid_batch_leaves_all_or_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let t = tree(dir.path(), "runs-k", 600, 7);
     let runs = walk_runs(&t);
-    ok(lake.liftdb().args(["sql", "SELECT 1"]).output().unwrap(), "create");
+    ok(
+        lake.liftdb().args(["sql", "SELECT 1"]).output().unwrap(),
+        "create",
+    );
     for delay_ms in [300, 900, 1600] {
         let mut child = lake
             .liftdb()
@@ -316,7 +447,10 @@ fn a_writer_killed_mid_batch_leaves_all_or_nothing() {
         child.kill().unwrap();
         child.wait().unwrap();
         let held = lake.count("SELECT count(*) FROM run");
-        assert!(held == 0 || held == runs, "after a kill at {delay_ms} ms: {held} of {runs} runs");
+        assert!(
+            held == 0 || held == runs,
+            "after a kill at {delay_ms} ms: {held} of {runs} runs"
+        );
     }
     ok(
         lake.liftdb()
@@ -337,10 +471,18 @@ fn a_report_names_its_snapshot_and_reads_it_again() {
     let lake = TestLake::new("snapshot");
     let paths = corpus();
     ok(
-        lake.liftdb().args(["ingest", "--quiet", "--release", "v1"]).args(&paths[..3]).output().unwrap(),
+        lake.liftdb()
+            .args(["ingest", "--quiet", "--release", "v1"])
+            .args(&paths[..3])
+            .output()
+            .unwrap(),
         "ingest",
     );
-    let first = lake.liftdb().args(["report", "lift", "--format", "csv"]).output().unwrap();
+    let first = lake
+        .liftdb()
+        .args(["report", "lift", "--format", "csv"])
+        .output()
+        .unwrap();
     let named = String::from_utf8_lossy(&first.stderr).to_string();
     let snapshot: i64 = named
         .split("read lake snapshot ")
@@ -349,18 +491,44 @@ fn a_report_names_its_snapshot_and_reads_it_again() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no snapshot named: {named}"));
     ok(
-        lake.liftdb().args(["ingest", "--quiet", "--release", "v2"]).args(&paths).output().unwrap(),
+        lake.liftdb()
+            .args(["ingest", "--quiet", "--release", "v2"])
+            .args(&paths)
+            .output()
+            .unwrap(),
         "a later batch",
     );
     let again = lake
         .liftdb()
-        .args(["report", "lift", "--format", "csv", "--snapshot", &snapshot.to_string()])
+        .args([
+            "report",
+            "lift",
+            "--format",
+            "csv",
+            "--snapshot",
+            &snapshot.to_string(),
+        ])
         .output()
         .unwrap();
     assert_eq!(ok(again, "--snapshot"), ok(first, "first"));
-    let now = ok(lake.liftdb().args(["report", "lift", "--format", "csv"]).output().unwrap(), "now");
-    assert!(now.contains("v2"), "the latest snapshot holds the later batch");
-    ok(lake.liftdb().args(["lake", "maintain", "--grace", "1 hour"]).output().unwrap(), "maintain");
+    let now = ok(
+        lake.liftdb()
+            .args(["report", "lift", "--format", "csv"])
+            .output()
+            .unwrap(),
+        "now",
+    );
+    assert!(
+        now.contains("v2"),
+        "the latest snapshot holds the later batch"
+    );
+    ok(
+        lake.liftdb()
+            .args(["lake", "maintain", "--grace", "1 hour"])
+            .output()
+            .unwrap(),
+        "maintain",
+    );
 }
 
 /// `liftdb rebuild` moves a store between a file and a lake, both ways,
@@ -369,7 +537,12 @@ fn a_report_names_its_snapshot_and_reads_it_again() {
 fn rebuild_moves_a_store_from_a_file_to_a_lake_and_back() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("file.duckdb");
-    let mut args = vec!["ingest".to_string(), "--quiet".into(), "--release".into(), "v1".into()];
+    let mut args = vec![
+        "ingest".to_string(),
+        "--quiet".into(),
+        "--release".into(),
+        "v1".into(),
+    ];
     args.extend(corpus()[..3].iter().map(|p| p.display().to_string()));
     ok(file_liftdb(&file).args(&args).output().unwrap(), "ingest");
     let lake = TestLake::new("rebuild");
@@ -384,11 +557,24 @@ fn rebuild_moves_a_store_from_a_file_to_a_lake_and_back() {
     );
     let back = dir.path().join("back.duckdb");
     ok(
-        lake.liftdb().args(["rebuild", "--out"]).arg(&back).output().unwrap(),
+        lake.liftdb()
+            .args(["rebuild", "--out"])
+            .arg(&back)
+            .output()
+            .unwrap(),
         "lake to file",
     );
     let runs = "SELECT release_label, count(*) FROM run GROUP BY ALL ORDER BY ALL";
-    let on_file = ok(file_liftdb(&file).args(["sql", runs]).output().unwrap(), "file");
+    let on_file = ok(
+        file_liftdb(&file).args(["sql", runs]).output().unwrap(),
+        "file",
+    );
     assert_eq!(lake.sql(runs), on_file);
-    assert_eq!(ok(file_liftdb(&back).args(["sql", runs]).output().unwrap(), "back"), on_file);
+    assert_eq!(
+        ok(
+            file_liftdb(&back).args(["sql", runs]).output().unwrap(),
+            "back"
+        ),
+        on_file
+    );
 }

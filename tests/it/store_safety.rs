@@ -556,7 +556,10 @@ fn a_store_of_the_duckdb_2_build_is_refused_with_the_rebuild_advice() {
         let out = crate::common::liftdb_cmd(&db).args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let said = String::from_utf8_lossy(&out.stderr);
-        assert!(said.contains("newer DuckDB") && said.contains("rebuild --batches"), "{said}");
+        assert!(
+            said.contains("newer DuckDB") && said.contains("rebuild --batches"),
+            "{said}"
+        );
     }
     assert_eq!(std::fs::read(&db).unwrap(), bytes, "left untouched");
 }

@@ -45,7 +45,9 @@ pub fn waiting(conn: &Connection) -> Result<Waiting> {
 pub fn marks(conn: &Connection) -> Result<Marks> {
     let mut stmt = conn.prepare("SELECT release_label, mark_id FROM refill_waiting")?;
     let marks = stmt
-        .query_map([], |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, i64>(1)?)))?
+        .query_map([], |r| {
+            Ok((r.get::<_, Option<String>>(0)?, r.get::<_, i64>(1)?))
+        })?
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let waiting = match marks.iter().any(|(label, _)| label.is_none()) {
         true => Waiting::Every,
@@ -66,9 +68,8 @@ pub fn marks(conn: &Connection) -> Result<Marks> {
 /// by mark `mark_id` (the batch). Appended: writers at once never rewrite
 /// one another's marks.
 pub fn mark_waiting(tx: &Connection, releases: &[String], mark_id: i64) -> Result<()> {
-    let mut stmt = tx.prepare(
-        "INSERT INTO refill_mark VALUES (?, ?, 'waiting', now()::TIMESTAMP)",
-    )?;
+    let mut stmt =
+        tx.prepare("INSERT INTO refill_mark VALUES (?, ?, 'waiting', now()::TIMESTAMP)")?;
     for label in releases {
         stmt.execute(duckdb::params![label, mark_id])?;
     }
@@ -118,7 +119,11 @@ pub fn finish_waiting(conn: &Connection) -> Result<bool> {
 /// Refill what waits after a batch committed (its own releases, and any
 /// another batch or an open left waiting), under the batch's budget (none:
 /// DuckDB's own limits and threads), then record those marks done.
-pub fn run(conn: &Connection, budget: Option<&mut MemoryBudget>, clock: &mut Timings) -> Result<()> {
+pub fn run(
+    conn: &Connection,
+    budget: Option<&mut MemoryBudget>,
+    clock: &mut Timings,
+) -> Result<()> {
     let marks = marks(conn)?;
     let scope = match &marks.waiting {
         Waiting::Nothing => return Ok(()),
@@ -422,7 +427,9 @@ mod tests {
         )
         .unwrap();
         let refill_waiting = include_str!("../../../sql/views/05_bookkeeping.sql");
-        let view = &refill_waiting[refill_waiting.find("CREATE OR REPLACE VIEW refill_waiting").unwrap()..];
+        let view = &refill_waiting[refill_waiting
+            .find("CREATE OR REPLACE VIEW refill_waiting")
+            .unwrap()..];
         conn.execute_batch(view).unwrap();
         assert_eq!(waiting(&conn).unwrap(), Waiting::Nothing);
         mark_waiting(&conn, &["v2".into(), "v1".into()], 1).unwrap();
