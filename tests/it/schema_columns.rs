@@ -90,20 +90,20 @@ fn every_record_matches_its_table_column_for_column() {
 
 #[test]
 fn two_swapped_fields_are_caught() {
-    // The check itself: suite with release_label and skill_name swapped, as
+    // The check itself: suite_record with release_label and skill_name swapped, as
     // a record declared in the wrong order would be.
     let (table, columns) = Records::TABLES
         .iter()
-        .find(|(t, _)| *t == "suite")
-        .expect("suite is declared");
+        .find(|(t, _)| *t == "suite_record")
+        .expect("suite_record is declared");
     let mut swapped = columns.to_vec();
     swapped.swap(1, 2);
     let problems = mismatches(&new_store().store, table, &swapped);
     assert_eq!(
         problems,
         [
-            "suite column 1: declared skill_name, store has release_label",
-            "suite column 2: declared release_label, store has skill_name"
+            "suite_record column 1: declared skill_name, store has release_label",
+            "suite_record column 2: declared release_label, store has skill_name"
         ]
     );
 }

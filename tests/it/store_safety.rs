@@ -349,7 +349,8 @@ fn check_reads_every_table_and_view_and_rebuild_writes_a_new_store() {
     let report = String::from_utf8_lossy(&out.stdout);
     for (kind, name) in [
         ("table", "run"),
-        ("table", "case_def"),
+        ("table", "case_def_record"),
+        ("view", "case_def"),
         ("view", "lift"),
         ("view", "trend"),
         ("derived", "lift_rows"),
