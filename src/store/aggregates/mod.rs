@@ -31,8 +31,6 @@ use crate::Result;
 pub struct Derived {
     pub table: &'static str,
     pub view: &'static str,
-    /// `<view>_in`, the table macro of the view's rows for some releases.
-    pub of_releases: String,
     /// The view whose column comments the table and the view are given
     /// when the view holds another's rows (None: the view's own comments).
     pub comments_from: Option<&'static str>,
@@ -79,7 +77,6 @@ fn parse_declaration(file_view: &'static str, sql: &'static str) -> Option<Deriv
     Some(Derived {
         table,
         view,
-        of_releases: format!("{view}_in"),
         comments_from: value("stored comments from"),
         two_threads: match value("stored threads") {
             None | Some("1") => false,
@@ -126,6 +123,11 @@ fn sql_list(labels: &[String]) -> String {
 }
 
 impl Derived {
+    /// `<view>_in`, the table macro of the view's rows for some releases.
+    pub fn of_releases(&self) -> String {
+        format!("{}_in", self.view)
+    }
+
     /// This table's rows of `scope`, replaced by its view's; a table kept
     /// in order (`listed_in`) has the rows of every release sorting after
     /// the first of `scope` replaced too, so that they follow it again.
@@ -147,7 +149,7 @@ impl Derived {
              INSERT INTO {table} BY NAME SELECT * FROM {macro_}({argument}){order};",
             table = self.table,
             filter = scope.filter("release_label"),
-            macro_ = self.of_releases,
+            macro_ = self.of_releases(),
             argument = scope.argument(),
             order = self
                 .listed_in
@@ -243,10 +245,10 @@ mod declaration_tests {
                 Some(d) => {
                     assert_eq!(created, [d.table], "{name}: one table, the declared one");
                     assert!(
-                        sql.contains(&format!("MACRO {} (", d.of_releases))
-                            || sql.contains(&format!("MACRO {}(", d.of_releases)),
+                        sql.contains(&format!("MACRO {} (", d.of_releases()))
+                            || sql.contains(&format!("MACRO {}(", d.of_releases())),
                         "{name}: no table macro {}",
-                        d.of_releases
+                        d.of_releases()
                     );
                 }
             }
