@@ -89,6 +89,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "definition_records",
         sql: include_str!("../sql/migrations/0016_definition_records.sql"),
     },
+    Migration {
+        version: 17,
+        name: "refill_turn",
+        sql: include_str!("../sql/migrations/0017_refill_turn.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

@@ -6,7 +6,14 @@ use duckdb::arrow::array::{
     UInt32Array, UInt64Array, UInt8Array,
 };
 use duckdb::arrow::buffer::NullBuffer;
-use duckdb::arrow::datatypes::DataType;
+use duckdb::arrow::datatypes::{
+    DataType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType,
+};
+use duckdb::arrow::temporal_conversions::{
+    timestamp_ms_to_datetime, timestamp_ns_to_datetime, timestamp_s_to_datetime,
+    timestamp_us_to_datetime,
+};
 use duckdb::arrow::util::display::{ArrayFormatter, FormatOptions};
 use serde_json::Value;
 
@@ -33,6 +40,10 @@ enum Cells<'a> {
     Int32(&'a Int32Array),
     Float64(&'a Float64Array),
     Boolean(&'a BooleanArray),
+    /// A TIMESTAMP WITH TIME ZONE: Arrow cannot display a named zone
+    /// (DuckDB's session zone) without a zone database, so the instant is
+    /// shown in UTC, as Arrow shows an offset: `2026-12-05T10:43:03.675621+00:00`.
+    Instant(&'a dyn Array, TimeUnit),
     Formatted(ArrayFormatter<'a>),
     /// A column of NULLs, or one Arrow cannot display.
     Nothing,
@@ -51,6 +62,7 @@ impl<'a> ColumnText<'a> {
             DataType::Int32 => any.downcast_ref().map(Cells::Int32),
             DataType::Float64 => any.downcast_ref().map(Cells::Float64),
             DataType::Boolean => any.downcast_ref().map(Cells::Boolean),
+            DataType::Timestamp(unit, Some(_)) => Some(Cells::Instant(array.as_ref(), *unit)),
             _ => None,
         }
         .or_else(|| {
@@ -79,6 +91,32 @@ impl<'a> ColumnText<'a> {
             Cells::Int32(a) => out.push_str(itoa::Buffer::new().format(a.value(row))),
             Cells::Float64(a) => write_float(a.value(row), out),
             Cells::Boolean(a) => out.push_str(if a.value(row) { "true" } else { "false" }),
+            Cells::Instant(a, unit) => {
+                let (count, utc) = match unit {
+                    TimeUnit::Second => {
+                        let v = a.as_primitive::<TimestampSecondType>().value(row);
+                        (v, timestamp_s_to_datetime(v))
+                    }
+                    TimeUnit::Millisecond => {
+                        let v = a.as_primitive::<TimestampMillisecondType>().value(row);
+                        (v, timestamp_ms_to_datetime(v))
+                    }
+                    TimeUnit::Microsecond => {
+                        let v = a.as_primitive::<TimestampMicrosecondType>().value(row);
+                        (v, timestamp_us_to_datetime(v))
+                    }
+                    TimeUnit::Nanosecond => {
+                        let v = a.as_primitive::<TimestampNanosecondType>().value(row);
+                        (v, timestamp_ns_to_datetime(v))
+                    }
+                };
+                // Beyond chrono's years: the count since the epoch, never NULL.
+                match utc {
+                    Some(t) => write!(out, "{t:?}+00:00"),
+                    None => write!(out, "{count} {unit:?}s since 1970-01-01 UTC"),
+                }
+                .expect("writing to a String");
+            }
             Cells::Formatted(f) => {
                 // A cell Arrow fails to display reads as NULL, nothing of it kept.
                 let start = out.len();

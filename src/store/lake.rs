@@ -183,8 +183,39 @@ pub fn schema_ddl() -> Result<String> {
                 ));
             }
         }
+        ddl.push_str(&seed_rows(&scratch, table, cols.len())?);
     }
     Ok(ddl)
+}
+
+/// The rows a migration itself writes into a new store (refill_turn's one
+/// row), as INSERTs: a new lake starts with them as a new file does.
+fn seed_rows(scratch: &Connection, table: &str, columns: usize) -> Result<String> {
+    use duckdb::types::Value;
+    let mut inserts = String::new();
+    let mut stmt = scratch.prepare(&format!("SELECT * FROM {table}"))?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let values = (0..columns)
+            .map(|i| {
+                Ok(match row.get::<_, Value>(i)? {
+                    Value::Null => "NULL".to_string(),
+                    Value::Boolean(b) => b.to_string(),
+                    Value::Int(n) => n.to_string(),
+                    Value::BigInt(n) => n.to_string(),
+                    Value::Text(t) => quoted(&t),
+                    other => unreachable!(
+                        "a migration seeds {table} with {other:?}: give seed_rows its literal"
+                    ),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        inserts.push_str(&format!(
+            "INSERT INTO {table} VALUES ({});\n",
+            values.join(", ")
+        ));
+    }
+    Ok(inserts)
 }
 
 /// A column type as the lake keeps it exactly.

@@ -38,6 +38,27 @@ fn sql_prints_csv_when_piped() {
         .stdout("n\n504\n");
 }
 
+/// A TIMESTAMP WITH TIME ZONE (what `now()` returns) prints as its instant,
+/// in UTC, in every format: the literal's own instant is the expected value.
+#[test]
+fn a_time_with_zone_prints_its_instant_never_null() {
+    let (_dir, db) = ingested_db();
+    let query = "SELECT TIMESTAMPTZ '2026-01-02 04:04:05.5+01' AS t";
+    for (format, expected) in [
+        ("csv", "t\n2026-01-02T03:04:05.500+00:00\n"),
+        (
+            "json",
+            "[\n  {\n    \"t\": \"2026-01-02T03:04:05.500+00:00\"\n  }\n]\n",
+        ),
+    ] {
+        liftdb_cmd(&db)
+            .args(["sql", query, "--format", format])
+            .assert()
+            .success()
+            .stdout(expected);
+    }
+}
+
 #[test]
 fn report_lift_json_matches_the_tool() {
     let (_dir, db) = ingested_db();

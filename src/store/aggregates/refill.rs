@@ -186,6 +186,38 @@ impl Fill {
         }
     }
 
+    /// The tables it replaces rows of.
+    fn tables(self) -> &'static [&'static str] {
+        match self {
+            Fill::Derived(d) => std::slice::from_ref(&d.table),
+            Fill::LiftStats => &["lift_stats"],
+            Fill::AblationAndTrend => &["ablation_stats", "trend_stats"],
+        }
+    }
+
+    /// On a lake, in the step's transaction: when a table it fills holds
+    /// none of `scope`'s rows, its delete deletes nothing and would not
+    /// conflict with another writer filling the same release at once; the
+    /// step takes the turn (migration 0017), so one of two such steps is
+    /// tried again on the other's rows.
+    fn take_turn_if_nothing_to_replace(self, tx: &Connection, scope: Scope) -> Result<()> {
+        for table in self.tables() {
+            let holds: bool = tx.query_row(
+                &format!(
+                    "SELECT EXISTS (SELECT 1 FROM {table} WHERE {})",
+                    scope.filter("release_label")
+                ),
+                [],
+                |r| r.get(0),
+            )?;
+            if !holds {
+                tx.execute_batch("UPDATE refill_turn SET turns = turns + 1")?;
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
     /// Marked for two threads under a budget (the view file's `stored threads` says which).
     fn two_threads(self) -> bool {
         matches!(self, Fill::Derived(d) if d.two_threads)
@@ -227,9 +259,13 @@ fn steps(
     clock: &mut Timings,
 ) -> Result<()> {
     let last = Fill::in_order().count() - 1;
+    let lake = crate::store::lake::on_lake(conn)?;
     for (n, fill) in Fill::in_order().enumerate() {
         let tries = tries(budgeted && fill.two_threads(), scope);
         step(conn, &tries, clock, |tx, scope| {
+            if lake {
+                fill.take_turn_if_nothing_to_replace(tx, scope)?;
+            }
             fill.run(tx, scope)?;
             if n == last {
                 mark_done(tx, marks)?;
