@@ -7,12 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/liftdb-target}
 cargo build --release --bins
-VENV=${LIFTDB_BENCH_VENV:-$HOME/.cache/liftdb-bench-venv-1.5.5}
-if [ ! -x "$VENV/bin/skill-benchmark" ]; then
-  python3 -m venv "$VENV"
-  # The same DuckDB as the duckdb crate bundles (=1.10505.0 is DuckDB 1.5.5).
-  "$VENV/bin/pip" install --quiet duckdb==1.5.5 skill-eval-harness==0.6.0
-fi
+source benches/venv.sh
 exec "$VENV/bin/python" benches/compare.py \
   --liftdb "$CARGO_TARGET_DIR/release/liftdb" \
   --gen-runs "$CARGO_TARGET_DIR/release/gen-runs" \

@@ -2,12 +2,13 @@
 # Team mode against one file, on the same trees: a lake (PostgreSQL catalog,
 # Parquet data) ingesting a 10,000-run tree beside a file store; eight writers
 # of 1,250 runs each at once beside one writer of the 10,000; report lift on
-# both. Writes its section of BENCHMARKS.md. Usage: bash benches/lake.sh [RUNS]
+# both, beside DuckDB itself attaching the lake. Writes its section of BENCHMARKS.md. Usage: bash benches/lake.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/liftdb-target}
 cargo build --release --bins
 source scripts/lake-services.sh
-exec python3 benches/lake.py \
+source benches/venv.sh
+exec "$VENV/bin/python" benches/lake.py \
   --liftdb "$CARGO_TARGET_DIR/release/liftdb" \
   --gen-runs "$CARGO_TARGET_DIR/release/gen-runs" "$@"

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 
 use crate::ingest::formats;
 use crate::store::budget::MemoryBudget;
-use crate::store::writer::{self, BatchWriter};
+use crate::store::writer::{self, BatchInfo, BatchWriter};
 use crate::store::{lake, Store};
 use crate::sys::timings::Timings;
 use crate::Result;
@@ -128,7 +128,10 @@ fn ingest_batch(
         return Ok(summary::assemble(&plan, &resolved, 0, None, opts));
     }
 
-    let batch_info = plan.batch_info();
+    let batch_info = BatchInfo {
+        refill: !opts.defer_refill,
+        ..plan.batch_info()
+    };
     let mut batch = match opts.dry_run {
         true => None,
         false => Some(BatchWriter::begin(

@@ -23,4 +23,6 @@ pub struct IngestOptions {
     /// liftdb does not hold, up to half (budget.rs). None: DuckDB's default
     /// (80% of RAM).
     pub memory_mb: Option<u64>,
+    /// Leave the stored aggregates waiting after the commit (a lake's fan-out).
+    pub defer_refill: bool,
 }

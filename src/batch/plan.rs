@@ -461,6 +461,7 @@ impl Plan {
             files_seen: self.counts.files_seen as i64,
             files_changed: 0,
             files_unchanged: self.counts.files_unchanged as i64,
+            refill: true,
         }
     }
 }

@@ -59,6 +59,10 @@ pub struct IngestArgs {
     /// unchanged) and says so.
     #[arg(long, default_value_t = DEFAULT_MEMORY_MB, env = "LIFTDB_MEMORY_MB")]
     pub memory_mb: u64,
+    /// Commit the batch and leave the stored aggregates waiting: for the jobs of a fan-out into
+    /// one lake, followed by one `liftdb lake refresh` (else the next reader refills them).
+    #[arg(long)]
+    pub defer_refill: bool,
 }
 
 use liftdb::store::budget::DEFAULT_MEMORY_MB;
@@ -88,6 +92,7 @@ pub fn run(db: &Location, args: &IngestArgs) -> anyhow::Result<i32> {
             max_inflated_bytes: args.max_inflated_mb.saturating_mul(1 << 20),
         },
         memory_mb: (args.memory_mb > 0).then_some(args.memory_mb),
+        defer_refill: args.defer_refill,
     };
     let summary = batch::ingest(&mut store, &args.paths, &opts)?;
     if args.json {

@@ -35,8 +35,8 @@ pub fn run(db: &Location, args: &LakeArgs) -> anyhow::Result<i32> {
     }
     match &args.action {
         LakeAction::Refresh => {
-            // Opening for writing refills whatever waits.
-            let opened = store::open_write_at(db);
+            // Opening to read refills whatever waits (a writer leaves it to its batch).
+            let opened = store::open_read_at(db, None);
             let store = super::naming_store(db, "refreshing", opened)?;
             eprintln!(
                 "{}: the stored aggregates are current (snapshot {})",

@@ -68,12 +68,24 @@ pub const TRIES: u32 = 12;
 /// `work` tried again, after a growing random wait, while its commit
 /// conflicts with another writer's (DuckLake does not retry those itself);
 /// after `TRIES` tries the conflict is its own error.
-pub fn retrying<T>(mut work: impl FnMut() -> Result<T>) -> Result<T> {
+pub fn retrying<T>(work: impl FnMut() -> Result<T>) -> Result<T> {
+    retrying_unless(|| Ok(false), work).map(|done| done.expect("never settled otherwise"))
+}
+
+/// `retrying`, asking `settled` after each conflict whether another
+/// writer's commit has done the work meanwhile: then None, not tried again.
+pub fn retrying_unless<T>(
+    settled: impl Fn() -> Result<bool>,
+    mut work: impl FnMut() -> Result<T>,
+) -> Result<Option<T>> {
     let mut tried = 0;
     loop {
         tried += 1;
         match work() {
             Err(e) if e.is_transaction_conflict() => {
+                if settled()? {
+                    return Ok(None);
+                }
                 if tried >= TRIES {
                     return Err(Error::LakeConflict {
                         tries: tried,
@@ -82,7 +94,7 @@ pub fn retrying<T>(mut work: impl FnMut() -> Result<T>) -> Result<T> {
                 }
                 std::thread::sleep(backoff(tried));
             }
-            other => return other,
+            other => return other.map(Some),
         }
     }
 }

@@ -69,8 +69,11 @@ pub fn open_read_at(location: &Location, snapshot: Option<i64>) -> Result<Store>
 }
 
 /// A lake attached; for writing (or when it is new, or waits for upkeep),
-/// its schema and views brought to this binary's and what waits refilled,
-/// each step tried again when another writer's commit conflicts with it.
+/// its schema and views brought to this binary's, each step tried again
+/// when another writer's commit conflicts with it. What waits for a refill
+/// is refilled by a reader; a writer leaves it to its own batch's refill,
+/// which refills whatever waits (or, deferred, to `liftdb lake refresh`):
+/// the jobs of a fan-out do not each refill the others' batches first.
 fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store> {
     let conn = super::lake::attach(lake, snapshot)?;
     let name = Path::new(&lake.catalog);
@@ -82,10 +85,22 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
         if upkeep {
             let migrated = super::lake::retrying(|| migrate::migrate_lake(&conn, &lake.catalog))?;
             super::lake::retrying(|| views::ensure_views(&conn, migrated))?;
-            if refill::waiting(&conn)? != refill::Waiting::Nothing {
+            if !writing && refill::waiting(&conn)? != refill::Waiting::Nothing {
                 super::lake::retrying(|| refill::finish_waiting(&conn))
                     .map_err(|e| refill_failed(name, e))?;
             }
+        }
+    }
+    if let Some(at) = snapshot {
+        // A snapshot taken between a batch's commit and its refill: its
+        // stored aggregates lack part of the batch, which no report reads.
+        if let refill::Waiting::Releases(_) | refill::Waiting::Every = refill::waiting(&conn)? {
+            return Err(Error::Invalid(format!(
+                "{}: at snapshot {at} the stored aggregates wait for a refill (a batch was committed, \
+                 its refill not yet done), so its reports would lack part of that batch; \
+                 read a snapshot a report named, or a later one (`liftdb lake snapshots`)",
+                lake.catalog
+            )));
         }
     }
     migrate::check_readable(&conn, name)?;

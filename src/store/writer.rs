@@ -22,6 +22,11 @@ pub struct BatchInfo<'a> {
     pub files_seen: i64,
     pub files_changed: i64,
     pub files_unchanged: i64,
+    /// Refill the stored aggregates after the commit. False leaves them
+    /// waiting (`ingest --defer-refill`): the jobs of a lake's fan-out do
+    /// not each refill a shared release; `liftdb lake refresh` or the next
+    /// reader does it once.
+    pub refill: bool,
 }
 
 impl BatchInfo<'_> {
@@ -433,6 +438,9 @@ impl<'c> BatchWriter<'c> {
         super::budget::return_freed_memory();
         // The batch is stored: a failure from here leaves it so, its
         // releases' aggregates waiting for the next open to refill them.
+        if !batch.refill {
+            return Ok(counts);
+        }
         super::aggregates::refill::run(conn, budget.as_mut(), clock).map_err(|e| {
             Error::AggregatesWaiting {
                 batch_id: counts.batch_id,

@@ -658,3 +658,89 @@ fn rebuild_moves_a_store_from_a_file_to_a_lake_and_back() {
         on_file
     );
 }
+
+/// `ingest --defer-refill` commits the batch and leaves its stored
+/// aggregates waiting (a report at that snapshot is refused: it would lack
+/// the batch); `liftdb lake refresh` refills them once, and the report then
+/// reads what a file store's does.
+#[test]
+fn a_deferred_refill_waits_for_lake_refresh() {
+    let lake = TestLake::new("deferred");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file.duckdb");
+    let paths = &corpus()[..3];
+    ok(
+        file_liftdb(&file)
+            .args(["ingest", "--quiet", "--release", "v1"])
+            .args(paths)
+            .output()
+            .unwrap(),
+        "file ingest",
+    );
+    ok(
+        lake.liftdb()
+            .args(["ingest", "--quiet", "--defer-refill", "--release", "v1"])
+            .args(paths)
+            .output()
+            .unwrap(),
+        "deferred ingest",
+    );
+    // The catalog's latest snapshot, read from PostgreSQL itself: any liftdb
+    // reader of the lake as it is now would refill what waits.
+    let dbname = lake
+        .catalog
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix("ducklake:postgres:dbname="))
+        .unwrap()
+        .to_string();
+    let latest = Command::new(Path::new(&env("LIFTDB_TEST_PG_BIN")).join("psql"))
+        .args([
+            "-h",
+            &setting("host"),
+            "-p",
+            &setting("port"),
+            "-U",
+            "postgres",
+        ])
+        .args([
+            "-d",
+            &dbname,
+            "-tAc",
+            "SELECT max(snapshot_id) FROM ducklake_snapshot",
+        ])
+        .output()
+        .unwrap();
+    let latest = ok(latest, "psql").trim().to_string();
+    let at_latest = lake
+        .liftdb()
+        .args(["report", "lift", "--format", "csv", "--snapshot", &latest])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&at_latest.stderr);
+    assert!(
+        !at_latest.status.success() && said.contains("wait for a refill"),
+        "a snapshot whose aggregates wait is refused, saying why: {said}"
+    );
+    let lift = || {
+        ok(
+            lake.liftdb()
+                .args(["report", "lift", "--format", "csv"])
+                .output()
+                .unwrap(),
+            "report lift",
+        )
+    };
+    ok(
+        lake.liftdb().args(["lake", "refresh"]).output().unwrap(),
+        "refresh",
+    );
+    let on_file = ok(
+        file_liftdb(&file)
+            .args(["report", "lift", "--format", "csv"])
+            .output()
+            .unwrap(),
+        "file lift",
+    );
+    assert!(on_file.lines().count() > 1);
+    assert_eq!(lift(), on_file);
+}

@@ -260,9 +260,16 @@ fn steps(
 ) -> Result<()> {
     let last = Fill::in_order().count() - 1;
     let lake = crate::store::lake::on_lake(conn)?;
+    // On a lake another writer's refill, begun after these marks were
+    // written, may finish first: it covered this one, which stops.
+    let settled = || -> Result<bool> { Ok(lake && covered(conn, marks)?) };
     for (n, fill) in Fill::in_order().enumerate() {
+        if n > 0 && settled()? {
+            clock.mark("the rest done by another writer's refill");
+            return Ok(());
+        }
         let tries = tries(budgeted && fill.two_threads(), scope);
-        step(conn, &tries, clock, |tx, scope| {
+        let finished = step(conn, &tries, clock, &settled, |tx, scope| {
             if lake {
                 fill.take_turn_if_nothing_to_replace(tx, scope)?;
             }
@@ -272,6 +279,10 @@ fn steps(
             }
             Ok(())
         })?;
+        if !finished {
+            clock.mark("the rest done by another writer's refill");
+            return Ok(());
+        }
         // Each step's freed memory returned before the next one needs its own.
         return_freed_memory();
         clock.mark(fill.name());
@@ -307,14 +318,30 @@ fn tries(two_threads: bool, scope: Scope) -> Vec<Try> {
     tries
 }
 
+/// Whether every mark this refill read is done (by another writer's refill).
+fn covered(conn: &Connection, marks: &Marks) -> Result<bool> {
+    let ids: Vec<String> = marks.marks.iter().map(|(_, id)| id.to_string()).collect();
+    let waiting: i64 = conn.query_row(
+        &format!(
+            "SELECT count(*) FROM refill_waiting WHERE mark_id IN ({})",
+            ids.join(", ")
+        ),
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(waiting == 0)
+}
+
 /// `work` in a transaction of its own, committed, tried each way of `tries`
 /// in turn while DuckDB runs out of memory (a failed try is rolled back).
+/// False when a conflict found it `settled` by another writer.
 fn step(
     conn: &Connection,
     tries: &[Try],
     clock: &mut Timings,
+    settled: &dyn Fn() -> Result<bool>,
     work: impl Fn(&Connection, Scope) -> Result<()>,
-) -> Result<()> {
+) -> Result<bool> {
     let committed = |scope| -> Result<()> {
         let tx = conn.unchecked_transaction()?;
         work(&tx, scope)?;
@@ -323,7 +350,7 @@ fn step(
     for (n, way) in tries.iter().enumerate() {
         // A lake's other writers may refill the same release at once: the
         // step is tried again on their commit, reading it.
-        let done = crate::store::lake::retrying(|| match way.two_threads {
+        let done = crate::store::lake::retrying_unless(settled, || match way.two_threads {
             true => crate::store::budget::on_threads(conn, 2, || committed(way.scope)),
             false => committed(way.scope),
         });
@@ -332,10 +359,10 @@ fn step(
                 clock.mark("out of memory, tried again");
                 return_freed_memory();
             }
-            other => return other,
+            other => return other.map(|done| done.is_some()),
         }
     }
-    Ok(())
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -392,12 +419,25 @@ mod tests {
         let some = ["v1".to_string()];
         let asked = Scope::Releases(&some);
 
-        step(&conn, &tries(true, asked), clock, work(2, out_of_memory)).unwrap();
+        step(
+            &conn,
+            &tries(true, asked),
+            clock,
+            &|| Ok(false),
+            work(2, out_of_memory),
+        )
+        .unwrap();
         assert_eq!(*seen.borrow(), [(2, false), (1, false), (1, true)]);
         assert_eq!(kept(), [(1, true)], "the failed tries rolled back");
 
         seen.borrow_mut().clear();
-        let failed = step(&conn, &tries(true, asked), clock, work(3, out_of_memory));
+        let failed = step(
+            &conn,
+            &tries(true, asked),
+            clock,
+            &|| Ok(false),
+            work(3, out_of_memory),
+        );
         assert!(failed.is_err(), "out of ways");
         assert_eq!(seen.borrow().len(), 3);
         assert_eq!(kept(), []);
@@ -407,6 +447,7 @@ mod tests {
             &conn,
             &tries(true, asked),
             clock,
+            &|| Ok(false),
             work(1, || Error::Invalid("no".into())),
         );
         assert!(refused.is_err());
@@ -417,6 +458,7 @@ mod tests {
             &conn,
             &tries(false, Scope::Every),
             clock,
+            &|| Ok(false),
             work(0, out_of_memory),
         )
         .unwrap();
