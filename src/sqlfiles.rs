@@ -294,6 +294,28 @@ mod tests {
         }
     }
 
+    /// A value a report prints rounded is rounded as Python's `round` rounds
+    /// it (the tools print that): never DuckDB's `round`, which rounds a
+    /// binary tie away from zero (0.78125 to 0.7813, where Python prints
+    /// 0.7812). The one exception is an exact DECIMAL sum of money.
+    #[test]
+    fn reports_round_as_python_does() {
+        let duckdb_round = regex::Regex::new(r"(^|[^_a-z])round(_even)?\(").unwrap();
+        let sources = super::REPORTS
+            .iter()
+            .chain(super::HTML_QUERIES)
+            .chain(super::VIEWS.iter().filter(|(name, _)| *name != "macros"));
+        for (name, sql) in sources {
+            for line in sql.lines().filter(|l| duckdb_round.is_match(l)) {
+                assert!(
+                    line.contains("round(sum(l.cost_usd), 6)"),
+                    "{name}: DuckDB's rounding in `{}`: use liftdb_pyround",
+                    line.trim()
+                );
+            }
+        }
+    }
+
     /// Names follow the files (refinery's rule: the filename is the data):
     /// NNNN_name for a migration, NN_name for a view, the header's name for
     /// a report.

@@ -18,7 +18,7 @@ SELECT
     CASE WHEN sum(runs_with_cost) = sum(runs) THEN 'complete'
          WHEN sum(runs_with_cost) = 0 THEN 'unavailable'
          ELSE 'partial' END AS cost_availability,
-    round(sum(known_elapsed_ms) / 1000.0, 3) AS elapsed_s
+    liftdb_pyround(sum(known_elapsed_ms) / 1000.0, 3) AS elapsed_s
 FROM run_total_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)

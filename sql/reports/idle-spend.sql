@@ -10,7 +10,7 @@ SELECT
     s.idle_known_cost_usd,
     s.idle_known_tokens,
     s.known_cost_usd,
-    round(s.idle_cost_share, 4) AS idle_share
+    liftdb_pyround(s.idle_cost_share, 4) AS idle_share
 FROM idle_case_spend s
 JOIN releases r USING (release_label)
 WHERE ($skill IS NULL OR s.skill_name = $skill)

@@ -31,7 +31,7 @@ overall AS (
                list_avg(list_sort(list(w))) AS with_rate, list_avg(list_sort(list(n))) AS without_rate,
                sum(pairs) AS eligible_pairs,
                -- sign_flip_p is registered on liftdb's own connections.
-               round_even(sign_flip_p(list(w - n ORDER BY model NULLS LAST, case_id)), 6) AS p_value
+               liftdb_pyround(sign_flip_p(list(w - n ORDER BY model NULLS LAST, case_id)), 6) AS p_value
         FROM report_units GROUP BY report_path)
 ),
 pairs_compared AS (

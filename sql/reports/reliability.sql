@@ -18,8 +18,8 @@ SELECT
     n,
     c,
     k,
-    round(pass_at_k, 6) AS pass_at_k,
-    round(pass_hat_k, 6) AS pass_hat_k
+    liftdb_pyround(pass_at_k, 6) AS pass_at_k,
+    liftdb_pyround(pass_hat_k, 6) AS pass_hat_k
 FROM reliability_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)

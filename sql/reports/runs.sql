@@ -19,7 +19,7 @@ SELECT
     arm,
     repetition AS rep,
     scorable,
-    round(objective_pass_rate, 4) AS objective_pass_rate,
+    liftdb_pyround(objective_pass_rate, 4) AS objective_pass_rate,
     vetoed,
     total_tokens,
     cost_usd,

@@ -107,20 +107,32 @@ CREATE OR REPLACE MACRO liftdb_mean_signed(xs) AS
     list_transform([list_transform(list_filter(xs, lambda x: x IS NOT NULL), lambda x: liftdb_scaled(x))],
         lambda v: liftdb_mean_signed_of(list_sum(v), len(v)))[1];
 
--- Python's round(x, d): the double's exact value (scaled by 2^100, exact for
--- |x| >= 2^-48) rounded half to even at the d-th decimal. DuckDB's
--- round_even works on x * 10^d in floating point, which moves near-ties.
--- For |x| < 2^27 / 10^d (rates, scores, deltas: 13,421 at 4 places, 134 at 6).
+-- Python's round(x, d): the double's exact value, scaled by 2^k to an
+-- integer, rounded half to even at the d-th decimal. DuckDB's round() rounds
+-- half away from zero and round_even works on x * 10^d in floating point,
+-- which moves near-ties: 0.78125 is 0.7812 in Python, 0.7813 in DuckDB.
+-- The scale 2^100 is exact for |x| >= 2^-48 and fits a HUGEINT up to
+-- |x| < 2^27 / 10^d (rates, scores, deltas); larger values, whose last bit
+-- is worth 2^-45 or more, use 2^70, up to |x| < 2^57 / 10^d; beyond that a
+-- double has no fraction left at d places and round_even is exact.
+CREATE OR REPLACE MACRO liftdb_pyround_scaled(x, d, scale) AS
+    sign(x) * list_transform(
+        [CAST(abs(x) * CAST(scale AS DOUBLE) AS HUGEINT) * CAST(10 ** d AS HUGEINT)],
+        lambda e: list_transform(
+            [{'q': e // scale, 'r': e % scale}],
+            lambda p: CAST(p.q + CASE
+                WHEN 2 * p.r > scale THEN 1
+                WHEN 2 * p.r = scale AND p.q % 2 = 1 THEN 1
+                ELSE 0 END AS DOUBLE) / CAST(10 ** d AS DOUBLE))[1])[1];
+
 CREATE OR REPLACE MACRO liftdb_pyround(x, d) AS
-    CASE WHEN x IS NOT NULL THEN
-        sign(x) * list_transform(
-            [CAST(abs(x) * 1267650600228229401496703205376.0 AS HUGEINT) * CAST(10 ** d AS HUGEINT)],
-            lambda e: list_transform(
-                [{'q': e // 1267650600228229401496703205376, 'r': e % 1267650600228229401496703205376}],
-                lambda p: CAST(p.q + CASE
-                    WHEN 2 * p.r > 1267650600228229401496703205376 THEN 1
-                    WHEN 2 * p.r = 1267650600228229401496703205376 AND p.q % 2 = 1 THEN 1
-                    ELSE 0 END AS DOUBLE) / CAST(10 ** d AS DOUBLE))[1])[1]
+    CASE
+        WHEN x IS NULL THEN NULL
+        WHEN abs(x) < 134217728.0 / 10 ** d
+            THEN liftdb_pyround_scaled(x, d, CAST(1267650600228229401496703205376 AS HUGEINT))
+        WHEN abs(x) < 144115188075855872.0 / 10 ** d
+            THEN liftdb_pyround_scaled(x, d, CAST(1180591620717411303424 AS HUGEINT))
+        ELSE round_even(x, d)
     END;
 
 CREATE OR REPLACE MACRO liftdb_round4(x) AS liftdb_pyround(x, 4);

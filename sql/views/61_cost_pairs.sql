@@ -82,8 +82,14 @@ judged AS (
         p.release_label, p.native_batch, p.experiment, p.skill_name, p.case_id, p.split, p.model, p.repetition,
         p.with_run_id, p.control_run_id, p.eligible AS objective_eligible, p.delta AS objective_delta,
         mt.metric, lm.side AS l, rm.side AS r,
-        liftdb_cost_blocked_reason(mt.metric = 'cost',
-            coalesce(p.with_scorable AND p.control_scorable, false), lm.side, rm.side) AS blocked_reason
+        -- An arm with no run at all is missing_left / missing_right, as the
+        -- harness's cost-summary says it before it grades either arm.
+        CASE
+            WHEN p.with_run_id IS NULL THEN 'missing_left'
+            WHEN p.control_run_id IS NULL THEN 'missing_right'
+            ELSE liftdb_cost_blocked_reason(mt.metric = 'cost',
+                p.with_scorable AND p.control_scorable, lm.side, rm.side)
+        END AS blocked_reason
     FROM p
     CROSS JOIN metrics mt
     LEFT JOIN measured lm ON lm.run_id = p.with_run_id AND lm.metric = mt.metric

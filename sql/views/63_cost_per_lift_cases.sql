@@ -38,12 +38,12 @@ SELECT
     model,
     pairs,
     cost_comparable,
-    round(list_avg(list_transform(in_order, lambda p: p.lift)), 4) AS mean_lift,
-    round(list_avg(list_transform(in_order, lambda p: p.cost)), 6) AS mean_cost_delta_usd,
-    round(list_avg(list_transform(in_order, lambda p: p.tokens)), 1) AS mean_token_delta,
-    round(list_avg(list_transform(in_order, lambda p: p.per_dollar)), 2) AS lift_per_dollar,
-    round(list_avg(list_transform(in_order, lambda p: p.per_1k_tokens)), 4) AS lift_per_1k_tokens,
-    round(list_avg(list_transform(in_order, lambda p: p.per_unit_lift)), 6) AS usd_per_unit_lift,
+    liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.lift)), 4) AS mean_lift,
+    liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.cost)), 6) AS mean_cost_delta_usd,
+    liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.tokens)), 1) AS mean_token_delta,
+    liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.per_dollar)), 2) AS lift_per_dollar,
+    liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.per_1k_tokens)), 4) AS lift_per_1k_tokens,
+    liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.per_unit_lift)), 6) AS usd_per_unit_lift,
     cost_blocked
 FROM per_case;
 

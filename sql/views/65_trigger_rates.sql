@@ -39,10 +39,10 @@ query AS (
 SELECT
     release_label, experiment, skill_name, agent, model, polarity, scope, query_text,
     observations, triggered,
-    round(triggered / observations, 4) AS trigger_rate,
-    round(passed / observations, 4) AS pass_rate,
-    CASE WHEN should_trigger THEN round(1 - triggered / observations, 4) END AS false_negative_rate,
-    CASE WHEN NOT should_trigger THEN round(triggered / observations, 4) END AS false_positive_rate,
+    liftdb_pyround(triggered / observations, 4) AS trigger_rate,
+    liftdb_pyround(passed / observations, 4) AS pass_rate,
+    CASE WHEN should_trigger THEN liftdb_pyround(1 - triggered / observations, 4) END AS false_negative_rate,
+    CASE WHEN NOT should_trigger THEN liftdb_pyround(triggered / observations, 4) END AS false_positive_rate,
     incomplete
 FROM (SELECT * FROM polarity UNION ALL SELECT * FROM query);
 

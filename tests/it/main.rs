@@ -14,6 +14,7 @@ mod hostile;
 mod ingest_behaviour;
 mod lake;
 mod repl_tmux;
+mod rounding;
 mod schema_columns;
 mod secrets;
 mod seh_reference;

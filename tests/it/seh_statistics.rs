@@ -669,3 +669,37 @@ fn exact_mean_aggregate_is_statistics_mean() {
         assert!(r["none"].is_null(), "no value: NULL, not 0");
     }
 }
+
+/// A pair whose control run is missing is blocked `missing_right` in
+/// cost_pairs, as the harness's token-overhead report blocks it (the
+/// reasons are read from the tool's report on the same tree, at test time).
+#[test]
+fn a_pair_missing_its_control_run_is_missing_right_like_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("eval-runs");
+    crate::common::copy_tree(&crate::common::seh_root().join("runs/eval-runs"), &runs);
+    std::fs::remove_dir_all(runs.join("add-not-null-column/claude-haiku-4-5/without_skill/run-2"))
+        .unwrap();
+    let ts = crate::common::store_of(&[
+        runs,
+        crate::common::seh_root().join("input/evals/shared-benchmark.json"),
+    ]);
+    let report = crate::common::read_report(&crate::common::fixture(
+        "seh-missing-control/token-overhead.json.gz",
+    ));
+    let blocked = report["reports"][0]["blocked_pairs"].as_array().unwrap();
+    assert!(!blocked.is_empty(), "the tool blocked the pair");
+    for pair in blocked {
+        let ours = crate::common::scalar(
+            &ts.store,
+            &format!(
+                "SELECT blocked_reason FROM cost_pairs WHERE metric = 'total_tokens'
+                 AND case_id = {} AND model = {} AND repetition = {}",
+                crate::common::sql_str(pair["case_id"].as_str().unwrap()),
+                crate::common::sql_str(pair["model"].as_str().unwrap()),
+                pair["run_number"]
+            ),
+        );
+        assert_eq!(ours, pair["pair_status"]["reason"], "{pair}");
+    }
+}

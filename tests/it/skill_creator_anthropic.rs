@@ -336,3 +336,37 @@ fn trigger_reports_are_separate_experiments() {
         }
     }
 }
+
+/// A grading.json that names its list `assertion_results` (the Agent Skills
+/// guide's name) is read as one naming it `expectations`: the same rates
+/// and assertion rows, each run's rate its file's `summary.pass_rate`.
+#[test]
+fn assertion_results_are_read_as_expectations() {
+    let dir = tempfile::tempdir().unwrap();
+    let renamed = dir.path().join("workspace");
+    crate::common::copy_tree(&fixture("skill-creator-anthropic"), &renamed);
+    let mut files = 0;
+    for entry in walkdir::WalkDir::new(&renamed) {
+        let entry = entry.unwrap();
+        if entry.file_name() != "grading.json" {
+            continue;
+        }
+        let mut doc: Value = read_report(entry.path());
+        let list = doc.as_object_mut().unwrap().remove("expectations").unwrap();
+        doc["assertion_results"] = list;
+        std::fs::write(entry.path(), serde_json::to_vec(&doc).unwrap()).unwrap();
+        files += 1;
+    }
+    assert!(files > 0);
+    let query = "SELECT experiment, case_id, arm, repetition, objective_pass_rate,
+                        (SELECT count(*) FROM assertion_result a WHERE a.run_id = r.run_id) AS assertions
+                 FROM runs r ORDER BY ALL";
+    let original = rows(&corpus_store().store, query);
+    let renamed_rows = rows(&crate::common::store_of(&[renamed]).store, query);
+    assert_eq!(renamed_rows, original);
+    let graded = original
+        .iter()
+        .filter(|r| !r["objective_pass_rate"].is_null())
+        .count();
+    assert_eq!(graded, files, "each grading file grades its run");
+}

@@ -3,8 +3,8 @@
 SELECT e.release_label, e.skill_name, e.case_id,
        coalesce(c.split, '(none)') AS split,
        e.units, e.eligible_pairs,
-       round(e.with_rate, 4) AS with_skill, round(e.without_rate, 4) AS without_skill,
-       round(e.absolute_delta, 4) AS lift, e.p_value AS p, e.bh_q AS q,
+       liftdb_pyround(e.with_rate, 4) AS with_skill, liftdb_pyround(e.without_rate, 4) AS without_skill,
+       liftdb_pyround(e.absolute_delta, 4) AS lift, e.p_value AS p, e.bh_q AS q,
        e.units_won AS wins, e.units_tied AS ties, e.units_lost AS losses
 FROM lift_evidence e
 LEFT JOIN (SELECT DISTINCT release_label, skill_name, case_id, split FROM run_total_rows) c

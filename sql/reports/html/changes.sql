@@ -2,8 +2,8 @@
 -- case's change in the latest release of its skill, regressions first,
 -- then improvements.
 SELECT skill_name AS skill, previous_release AS previous, release_label AS release, case_id AS "case",
-       round(previous_lift, 4) AS previous_lift, round(lift, 4) AS lift,
-       round(lift_change, 4) AS change, direction, change_matched AS matched, change_p_value AS change_p
+       liftdb_pyround(previous_lift, 4) AS previous_lift, liftdb_pyround(lift, 4) AS lift,
+       liftdb_pyround(lift_change, 4) AS change, direction, change_matched AS matched, change_p_value AS change_p
 FROM case_trend t
 WHERE scope = 'case' AND direction IN ('regressed', 'improved')
   AND release_label = (SELECT o.release_label FROM skill_release_order o

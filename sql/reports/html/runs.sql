@@ -10,7 +10,7 @@ WITH numbered AS (
     WHERE $skill IS NULL OR r.skill_name = $skill
 )
 SELECT n.release_label, n.skill_name, n.case_id, n.model, n.arm, n.repetition, n.run_id,
-       n.scorable, n.unscorable_reason, round(n.objective_pass_rate, 4) AS objective_pass_rate,
+       n.scorable, n.unscorable_reason, liftdb_pyround(n.objective_pass_rate, 4) AS objective_pass_rate,
        n.total_tokens, n.cost_usd, n.elapsed_ms, n.case_runs,
        left(o.output_text, 600) AS output_excerpt,
        length(o.output_text) AS output_chars

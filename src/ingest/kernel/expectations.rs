@@ -2,14 +2,26 @@
 //! skill-creator's grader writes, and that skill-eval-harness writes into its
 //! own run directories with `grade --write-grading-files`: one grading and
 //! one assertion row per expectation; the run's rate is `summary.pass_rate`.
+//! The Agent Skills guide names the same list `assertion_results` (each with
+//! `text`, or an `id`, `passed` and `evidence`): read alike.
 
 use serde_json::Value;
 
 use crate::json::Get;
 use crate::model::records::{key, AssertionRec, GradingRec, RateBasis, Records};
 
+/// The names the graded list goes by, in the order they are looked for.
+pub const GRADED_LISTS: [&str; 2] = ["expectations", "assertion_results"];
+
+/// The graded list of a grading.json, whichever name it has.
+fn graded_list(doc: &Value) -> Option<&Vec<Value>> {
+    GRADED_LISTS
+        .iter()
+        .find_map(|name| doc.get(*name).and_then(Value::as_array))
+}
+
 pub fn is_expectations_grading(doc: &Value) -> bool {
-    doc.get("expectations").is_some_and(Value::is_array)
+    graded_list(doc).is_some()
 }
 
 /// A grading.json with expectations -> one grading and its assertion rows.
@@ -27,17 +39,15 @@ pub fn grading_from_expectations(run_id: &str, path: &str, doc: &Value, records:
         peer_pass_rate: summary.and_then(|s| s.f64_at("pass_rate")),
         ..Default::default()
     });
-    let expectations = doc
-        .get("expectations")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for (i, e) in expectations.iter().enumerate() {
+    for (i, e) in graded_list(doc).into_iter().flatten().enumerate() {
         records.assertions.push(AssertionRec {
             grading_id: grading_id.clone(),
             run_id: run_id.to_string(),
             seq: i as i64 + 1,
-            name: e.str_at("text").map(str::to_string),
+            name: ["text", "assertion", "id"]
+                .iter()
+                .find_map(|k| e.str_at(k))
+                .map(str::to_string),
             channel: "expectation".into(),
             severity: None,
             passed: e.bool_at("passed"),
