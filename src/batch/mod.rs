@@ -37,36 +37,23 @@ pub use summary::{ErrorLine, IngestSummary};
 /// lake, a batch whose commit meets another writer's is rolled back and
 /// tried again whole, from the plan on (the store it reads has changed).
 pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
-    let path = store.path.clone();
-    let mut tried = 0;
-    loop {
-        tried += 1;
-        let mut batch_bytes = None;
-        match ingest_batch(store, paths, opts, &mut batch_bytes) {
-            Err(e) if e.is_transaction_conflict() => {
-                if tried >= lake::TRIES {
-                    return Err(crate::Error::LakeConflict {
-                        tries: tried,
-                        detail: e.to_string(),
-                    });
-                }
-                if opts.progress {
-                    eprintln!("liftdb: the batch met another writer's commit to the lake; trying it again");
-                }
-                std::thread::sleep(lake::backoff(tried));
-            }
-            Err(e) => {
-                let e = match e {
-                    crate::Error::Db(db) => crate::store::classify_db_error(&path, db),
-                    other => other,
-                };
-                return Err(e.with_batch_bytes(batch_bytes));
-            }
-            Ok(mut summary) => {
-                summary.tries = tried;
-                return Ok(summary);
-            }
+    let path = store.path().to_path_buf();
+    let mut tries = 0;
+    let mut batch_bytes = None;
+    let ingested = lake::retrying(|| {
+        tries += 1;
+        if tries > 1 && opts.progress {
+            eprintln!("liftdb: the batch met another writer's commit to the lake; trying it again");
         }
+        batch_bytes = None;
+        ingest_batch(store, paths, opts, &mut batch_bytes)
+    });
+    match ingested {
+        Ok(summary) => Ok(IngestSummary { tries, ..summary }),
+        Err(crate::Error::Db(db)) => {
+            Err(crate::store::classify_db_error(&path, db).with_batch_bytes(batch_bytes))
+        }
+        Err(other) => Err(other.with_batch_bytes(batch_bytes)),
     }
 }
 

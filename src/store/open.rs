@@ -2,7 +2,7 @@
 //! the file is a liftdb store this binary understands, and bring views that
 //! another liftdb wrote up to date first when they can.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use duckdb::{AccessMode, Config, Connection};
 
@@ -14,8 +14,6 @@ use crate::{Error, Result};
 /// An open store: the connection plus where it came from.
 pub struct Store {
     pub conn: Connection,
-    /// The file, or the lake's catalog string, as messages name it.
-    pub path: PathBuf,
     pub location: Location,
 }
 
@@ -23,8 +21,15 @@ impl Store {
     fn file(conn: Connection, path: &Path) -> Store {
         Store {
             conn,
-            path: path.to_path_buf(),
             location: Location::File(path.to_path_buf()),
+        }
+    }
+
+    /// The file, or the lake's catalog string, as messages name it.
+    pub fn path(&self) -> &Path {
+        match &self.location {
+            Location::File(path) => path,
+            Location::Lake(lake) => Path::new(&lake.catalog),
         }
     }
 
@@ -107,7 +112,6 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
     crate::stats::sql_functions::register(&conn)?;
     Ok(Store {
         conn,
-        path: name.to_path_buf(),
         location: Location::Lake(lake.clone()),
     })
 }

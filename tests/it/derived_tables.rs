@@ -119,7 +119,7 @@ const LIVE_LISTINGS: [(&str, &str); 3] = [
         "runs",
         "SELECT release_label AS release, skill_name AS skill, experiment, case_id AS \"case\",
                 split, model, arm, repetition AS rep, scorable,
-                round(objective_pass_rate, 4) AS objective_pass_rate, vetoed,
+                liftdb_pyround(objective_pass_rate, 4) AS objective_pass_rate, vetoed,
                 total_tokens, cost_usd, elapsed_ms
          FROM runs
          ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep",
@@ -137,7 +137,7 @@ const LIVE_LISTINGS: [(&str, &str); 3] = [
         "reliability",
         "SELECT release_label AS release, skill_name AS skill, experiment, split,
                 case_id AS \"case\", arm, n, c, k,
-                round(pass_at_k, 6) AS pass_at_k, round(pass_hat_k, 6) AS pass_hat_k
+                liftdb_pyround(pass_at_k, 6) AS pass_at_k, liftdb_pyround(pass_hat_k, 6) AS pass_hat_k
          FROM reliability
          ORDER BY release, skill, experiment NULLS FIRST, \"case\", arm, k",
     ),
@@ -345,7 +345,7 @@ fn reports_over_stored_totals_give_what_the_live_views_give() {
                     CASE WHEN count(cost_usd) = count(*) THEN 'complete'
                          WHEN count(cost_usd) = 0 THEN 'unavailable'
                          ELSE 'partial' END AS cost_availability,
-                    round(sum(elapsed_ms) / 1000.0, 3) AS elapsed_s
+                    liftdb_pyround(sum(elapsed_ms) / 1000.0, 3) AS elapsed_s
              FROM cost_ledger GROUP BY ALL
              ORDER BY release, skill, experiment NULLS FIRST, arm, model NULLS FIRST",
         ),
@@ -403,12 +403,12 @@ fn reports_over_stored_totals_give_what_the_live_views_give() {
                  model,
                  pairs,
                  cost_comparable,
-                 round(list_avg(list_transform(in_order, lambda p: p.lift)), 4) AS mean_lift,
-                 round(list_avg(list_transform(in_order, lambda p: p.cost)), 6) AS mean_cost_delta_usd,
-                 round(list_avg(list_transform(in_order, lambda p: p.tokens)), 1) AS mean_token_delta,
-                 round(list_avg(list_transform(in_order, lambda p: p.per_dollar)), 2) AS lift_per_dollar,
-                 round(list_avg(list_transform(in_order, lambda p: p.per_1k_tokens)), 4) AS lift_per_1k_tokens,
-                 round(list_avg(list_transform(in_order, lambda p: p.per_unit_lift)), 6) AS usd_per_unit_lift,
+                 liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.lift)), 4) AS mean_lift,
+                 liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.cost)), 6) AS mean_cost_delta_usd,
+                 liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.tokens)), 1) AS mean_token_delta,
+                 liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.per_dollar)), 2) AS lift_per_dollar,
+                 liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.per_1k_tokens)), 4) AS lift_per_1k_tokens,
+                 liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.per_unit_lift)), 6) AS usd_per_unit_lift,
                  cost_blocked
              FROM per_case
              ORDER BY release, skill, experiment NULLS FIRST, "case", model NULLS FIRST;"#,
