@@ -417,7 +417,7 @@ mod tests {
     use super::*;
 
     /// DuckDB's out-of-memory failure under `--memory-mb` is told as such,
-    /// with the flag that gives it more (its text as DuckDB 2.0.0 words it).
+    /// with the flag that gives it more (DuckDB's own text).
     #[test]
     fn out_of_memory_names_the_budget_flag() {
         let duckdb_says = "Out of Memory Error: failed to allocate data of size 8.0 MiB (144.1 MiB/150.0 MiB used)";
