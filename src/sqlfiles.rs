@@ -94,6 +94,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "refill_turn",
         sql: include_str!("../sql/migrations/0017_refill_turn.sql"),
     },
+    Migration {
+        version: 18,
+        name: "run_folder_grading",
+        sql: include_str!("../sql/migrations/0018_run_folder_grading.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

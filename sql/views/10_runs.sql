@@ -30,8 +30,10 @@ gaps AS (
 chosen_grading AS (
     -- liftdb's own grading when it decided every verdict, then a tool's report
     -- (the newest, between a per-split and an all-split benchmark), then
-    -- liftdb's with scripts or embeddings not run or judge verdicts missing, then liftdb's
-    -- with unavailable verdicts.
+    -- liftdb's with scripts or embeddings not run or judge verdicts missing,
+    -- then the grading.json a harness left in the run folder (its judge tasks
+    -- written as failed, its severities dropped), then liftdb's with
+    -- unavailable verdicts.
     SELECT g.*
     FROM grading g
     LEFT JOIN gaps USING (grading_id)
@@ -39,8 +41,9 @@ chosen_grading AS (
     QUALIFY row_number() OVER (
         PARTITION BY g.run_id
         ORDER BY CASE
+                     WHEN g.origin = 'run_folder' THEN 3
                      WHEN g.origin IS DISTINCT FROM 'liftdb' THEN 1
-                     WHEN coalesce(gaps.unavailable, 0) > 0 THEN 3
+                     WHEN coalesce(gaps.unavailable, 0) > 0 THEN 4
                      WHEN coalesce(gaps.not_run, 0) > 0 OR coalesce(g.deferred_judge_tasks, 0) > 0 THEN 2
                      ELSE 0
                  END,
@@ -218,7 +221,7 @@ COMMENT ON COLUMN runs.objective_passed IS 'Passed gate and critical objective r
 COMMENT ON COLUMN runs.objective_total IS 'Gate and critical objective results counted.';
 COMMENT ON COLUMN runs.objective_pass_rate IS 'passed / total, 0 when vetoed, NULL when nothing counts (docs/metrics.md §M1); the tool''s own rate for run-outcome and summary bases.';
 COMMENT ON COLUMN runs.rate_basis IS 'How the tool defines a run''s rate: assertions, run_outcome (pass/fail), summary (a grader''s pass_rate).';
-COMMENT ON COLUMN runs.graded_by IS 'liftdb when liftdb graded the run from the manifest itself; report when a tool''s report carried the grading.';
+COMMENT ON COLUMN runs.graded_by IS 'liftdb when liftdb graded the run from the manifest itself; report when a tool''s report carried the grading; run_folder when it is the grading.json a harness wrote into the run folder.';
 COMMENT ON COLUMN runs.peer_pass IS 'The tool''s own pass/fail for the run, when it gives one.';
 COMMENT ON COLUMN runs.process_pass_rate IS 'Rate over gate process results (NULL when none).';
 COMMENT ON COLUMN runs.efficiency_pass_rate IS 'Rate over gate efficiency results (NULL when none).';

@@ -236,7 +236,11 @@ fn skill_creator_runs_and_expectations_match() {
             ),
         )
         .remove(0);
-        assert_eq!(r["source_format"].as_str(), Some("D_skill_creator"));
+        assert_eq!(
+            r["source_format"].as_str(),
+            Some("C_seh"),
+            "a seh run folder stays one"
+        );
         assert_close(
             f(&r["objective_pass_rate"]),
             f(&doc["summary"]["pass_rate"]),
@@ -286,11 +290,14 @@ fn skill_creator_runs_and_expectations_match() {
 
 #[test]
 fn one_ingest_of_all_corpora_detects_every_format() {
-    // The four harness corpora in one call (tests/fixtures/bad/ is not one).
+    // The harness corpora in one call (tests/fixtures/bad/ is not one);
+    // skill-creator/ is seh runs with the harness's skill-creator shaped
+    // files, skill-creator-anthropic/ Anthropic's own scripts' output.
     let ts = store_of(&[
         fixture("seed000-skill-eval"),
         fixture("skill-eval-harness"),
         fixture("skill-creator"),
+        fixture("skill-creator-anthropic"),
         fixture("promptfoo"),
     ]);
     let formats: Vec<String> = rows(

@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 use liftdb::batch::{self, IngestOptions};
 use serde_json::Value;
 
-use crate::common::{f, fixture, new_store, read_report, reference, rows, seh_root, TestStore};
+use crate::common::{
+    assert_close, f, fixture, new_store, read_report, reference, rows, seh_root, store_of,
+    TestStore,
+};
 use crate::seh_reference::{
     check_case_flags, check_paired_summary, check_reliability, check_run_rows,
 };
@@ -668,4 +671,93 @@ fn an_embedding_similarity_liftdb_cannot_run_leaves_the_run_to_a_report() {
     );
     assert_eq!(evidence.len(), 1);
     assert_eq!(evidence[0]["availability"], "embedding_not_run");
+}
+
+#[test]
+fn a_grading_file_in_a_seh_run_folder_never_replaces_liftdbs_grading() {
+    // tests/fixtures/seh-run-folder-grading/README.md: single-model run folders
+    // holding the grading.json that `grade --write-grading-files` wrote, every
+    // judge task deferred; graded.json.gz is the same command's report.
+    let dir = fixture("seh-run-folder-grading");
+    let report = read_report(&dir.join("graded.json.gz"));
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 36, "README: 36 results");
+    let runs_by_key =
+        |ts: &TestStore| -> BTreeMap<(String, String, i64), serde_json::Map<String, Value>> {
+            rows(
+                &ts.store,
+                "SELECT r.case_id, r.arm, r.repetition, r.source_format, r.graded_by,
+                    r.objective_pass_rate, r.combined_pass_rate, g.deferred_judge_tasks
+             FROM runs r JOIN grading g USING (grading_id)",
+            )
+            .into_iter()
+            .map(|r| {
+                let key = (
+                    r["case_id"].as_str().unwrap().to_string(),
+                    r["arm"].as_str().unwrap().to_string(),
+                    r["repetition"].as_i64().unwrap(),
+                );
+                (key, r)
+            })
+            .collect()
+        };
+
+    // With the manifest: liftdb's own grading, the harness's numbers.
+    let mut ts = new_store();
+    let (_, g) = ingest_counting(
+        &mut ts,
+        &[dir.join("runs"), dir.join("manifest.json")],
+        false,
+    );
+    assert_eq!(g.judge_deferred, 36, "no verdicts: every run defers");
+    let ours = runs_by_key(&ts);
+    assert_eq!(ours.len(), results.len());
+    for row in results {
+        let key = (
+            row["case_id"].as_str().unwrap().to_string(),
+            row["variant"].as_str().unwrap().to_string(),
+            row["run_number"].as_i64().unwrap(),
+        );
+        let mine = &ours[&key];
+        assert_eq!(mine["source_format"], "C_seh", "{key:?} stays a seh run");
+        assert_eq!(mine["graded_by"], "liftdb", "{key:?}");
+        for field in ["objective_pass_rate", "combined_pass_rate"] {
+            match row[field].as_f64() {
+                Some(v) => assert_close(f(&mine[field]), v, 1e-12, &format!("{key:?} {field}")),
+                None => assert!(mine[field].is_null(), "{key:?} {field} should be NULL"),
+            }
+        }
+        assert_eq!(
+            mine["deferred_judge_tasks"], row["deferred_judge_tasks"],
+            "{key:?}"
+        );
+    }
+
+    // Without it, the grading file is all there is: its summary's rate.
+    let ts = store_of(&[dir.join("runs")]);
+    let ours = runs_by_key(&ts);
+    assert_eq!(ours.len(), results.len());
+    for row in results {
+        let run_base = std::path::Path::new(row["run_base"].as_str().unwrap());
+        let rel: std::path::PathBuf = run_base
+            .iter()
+            .skip_while(|c| *c != "runs")
+            .skip(1)
+            .collect();
+        let file = read_report(&dir.join("runs").join(&rel).join("grading.json"));
+        let key = (
+            row["case_id"].as_str().unwrap().to_string(),
+            row["variant"].as_str().unwrap().to_string(),
+            row["run_number"].as_i64().unwrap(),
+        );
+        let mine = &ours[&key];
+        assert_eq!(mine["source_format"], "C_seh", "{key:?}");
+        assert_eq!(mine["graded_by"], "run_folder", "{key:?}");
+        assert_close(
+            f(&mine["objective_pass_rate"]),
+            f(&file["summary"]["pass_rate"]),
+            1e-12,
+            &format!("{key:?} the file's pass_rate"),
+        );
+    }
 }

@@ -13,6 +13,10 @@ use crate::model::records::{key, AssertionRec, GradingRec, RateBasis, Records};
 /// The names the graded list goes by, in the order they are looked for.
 pub const GRADED_LISTS: [&str; 2] = ["expectations", "assertion_results"];
 
+/// `grading.origin` of the grading.json a harness wrote into a run folder it
+/// also leaves for liftdb to grade (skill-eval-harness `grade --write-grading-files`).
+pub const RUN_FOLDER_GRADING: &str = "run_folder";
+
 /// The graded list of a grading.json, whichever name it has.
 fn graded_list(doc: &Value) -> Option<&Vec<Value>> {
     GRADED_LISTS

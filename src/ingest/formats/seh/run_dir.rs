@@ -9,8 +9,9 @@ use serde_json::Value;
 use super::metrics_doc::{self, MetricsDoc, ReadDoc};
 use super::{events, layout, telemetry, SOURCE_FORMAT};
 use crate::grade;
-use crate::ingest::kernel::expectations::{grading_from_expectations, is_expectations_grading};
-use crate::ingest::kernel::format::SKILL_CREATOR;
+use crate::ingest::kernel::expectations::{
+    grading_from_expectations, is_expectations_grading, RUN_FOLDER_GRADING,
+};
 use crate::ingest::kernel::{run_key, ManifestCase, RunContext, RunFiles, RunIdentity, RunOutcome};
 use crate::json::{parse_lenient, truthy};
 use crate::model::records::{key, AssertionRec, ErrorKind, GradingRec, Records, RunRec};
@@ -236,14 +237,16 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
             &mut records,
         );
     }
-    // `grade --write-grading-files` leaves a skill-creator shaped grading here.
+    // `grade --write-grading-files` leaves a skill-creator shaped grading here:
+    // a lossy copy of the harness's grading (deferred judge tasks written as
+    // failed, severities dropped). The run stays a seh run, and the grading is
+    // marked as the run folder's so that liftdb's own grading is preferred.
     if let Some(bytes) = files.get("grading.json") {
         match parse_lenient(bytes) {
             Ok(doc) if is_expectations_grading(&doc) => {
                 grading_from_expectations(&run_id, &path_of("grading.json"), &doc, &mut records);
-                // A skill-creator grading makes this a skill-creator run laid out by the harness.
-                if let Some(run) = records.runs.first_mut() {
-                    run.source_format = SKILL_CREATOR.into();
+                if let Some(grading) = records.gradings.last_mut() {
+                    grading.origin = Some(RUN_FOLDER_GRADING.into());
                 }
             }
             Ok(doc) if doc.get("expectations").is_some() => records.error(
