@@ -192,7 +192,7 @@ fn print_layout(l: &liftdb::batch::LayoutCounts) {
     }
     if l.guessed > 0 {
         eprintln!(
-            "note: {} runs: nothing tells <case>/<variant> from <case>/<model>/<variant> (no case in metadata.json, no manifest, not directly below a folder given): read as <case>/<variant>, one model. Ingest the runs root itself or the manifest with them to settle it; which: liftdb sql \"SELECT run_dir FROM run WHERE layout_reading = 'guessed'\"",
+            "note: {} runs: nothing tells <case>/<variant> from <case>/<model>/<variant> (metadata.json names neither the case folder nor the model folder, no manifest, not directly below a folder given): read as <case>/<variant>, one model. Ingest the runs root itself or the manifest with them to settle it; which: liftdb sql \"SELECT run_dir FROM run WHERE layout_reading = 'guessed'\"",
             l.guessed
         );
     }

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use crate::common::{
-    assert_aggregates_current, copy_tree, corpus_paths, ingest_paths, new_store, rows, scalar,
-    seh_root, sql_str,
+    assert_aggregates_current, copy_tree, corpus_paths, fixture, ingest_paths, new_store,
+    read_report, rows, scalar, seh_root, sql_str,
 };
 
 const TABLES: &[&str] = &[
@@ -569,6 +569,55 @@ fn a_layout_no_metadata_or_manifest_settles_is_read_from_the_folder_given_and_an
         stderr.contains("2 runs: nothing tells <case>/<variant> from <case>/<model>/<variant>"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_tree_given_from_above_its_runs_root_reads_the_model_its_runs_name() {
+    // tests/fixtures/seh-dataset-template/README.md: harness run folders copied
+    // under the template's case names, so metadata.json's case_id names no
+    // folder, but its model names the folder above each variant. Given the
+    // folder above the runs root without the manifest, the identities are the
+    // ones skill-benchmark read from the same tree (its report, at test time).
+    let fixture_dir = fixture("seh-dataset-template");
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &fixture_dir.join("eval-runs"),
+        &dir.path().join("eval-runs"),
+    );
+    let mut ts = new_store();
+    let summary = ingest_paths(&mut ts, &[dir.path().to_path_buf()]);
+    assert_eq!(summary.layout.guessed, 0);
+    let report = read_report(&fixture_dir.join("benchmark-template.json.gz"));
+    let mut theirs: Vec<(String, String, String, i64)> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["case_id"].as_str().unwrap().to_string(),
+                r["model"].as_str().unwrap().to_string(),
+                r["variant"].as_str().unwrap().to_string(),
+                r["run_number"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    theirs.sort();
+    let ours: Vec<(String, String, String, i64)> = rows(
+        &ts.store,
+        "SELECT case_id, model, arm, repetition, layout_reading FROM run ORDER BY ALL",
+    )
+    .into_iter()
+    .map(|r| {
+        assert_eq!(r["layout_reading"], "metadata", "{r:?}");
+        (
+            r["case_id"].as_str().unwrap().to_string(),
+            r["model"].as_str().unwrap().to_string(),
+            r["arm"].as_str().unwrap().to_string(),
+            r["repetition"].as_i64().unwrap(),
+        )
+    })
+    .collect();
+    assert_eq!(ours, theirs);
 }
 
 #[test]

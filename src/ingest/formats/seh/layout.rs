@@ -1,7 +1,8 @@
 //! Run identity from the directory layout
 //! `<case>/[<model>/]<variant>/[run-<n>/]` (docs/harnesses.md §C.3). The layout wins
 //! over metadata; metadata only breaks the tie between "case/variant" and
-//! "case/model/variant", and disagreements are recorded. Without metadata or
+//! "case/model/variant" (its case_id names the case folder, or its model the
+//! folder above the variant), and disagreements are recorded. Without metadata or
 //! a manifest to tell, a folder given to ingest that holds case folders is
 //! read as the harness reads `--runs`; deeper than that nothing tells, and
 //! the single-model reading is taken and announced.
@@ -59,11 +60,18 @@ fn depth_below_root(variant_dir: &Path, roots: &[PathBuf]) -> Option<usize> {
         .min()
 }
 
-/// Resolve identity from the path. `metadata_case` is metadata.case_id when
-/// present; `known_cases` maps manifest case ids to skills.
+/// What a run's metadata.json says about where the run sits.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MetadataSays<'a> {
+    pub case_id: Option<&'a str>,
+    pub model: Option<&'a str>,
+}
+
+/// Resolve identity from the path. `metadata` is what metadata.json names;
+/// `known_cases` maps manifest case ids to skills.
 pub fn resolve(
     run_dir: &Path,
-    metadata_case: Option<&str>,
+    metadata: MetadataSays,
     known_cases: &HashMap<String, String>,
     declared_arms: &HashSet<String>,
     roots: &[PathBuf],
@@ -87,6 +95,8 @@ pub fn resolve(
     let above_name = name_of(above).ok_or("no case directory")?;
     let above2_name = above.parent().and_then(name_of);
 
+    let metadata_case = metadata.case_id;
+    let depth = depth_below_root(variant_dir, roots);
     let is_case = |name: &str| metadata_case == Some(name) || known_cases.contains_key(name);
     let told_by = |name: &str| match metadata_case == Some(name) {
         true => Reading::Metadata,
@@ -104,8 +114,21 @@ pub fn resolve(
                 above.parent().unwrap_or(above),
                 reading,
             )
+        } else if let Some(case) = above2_name
+            .clone()
+            .filter(|_| metadata.model == Some(above_name.as_str()) && depth != Some(1))
+        {
+            // The folder above the variant is the model the run names (its
+            // case folder renamed, or its case_id absent): the one above is
+            // the case, as the harness's fanned layout has it.
+            (
+                case,
+                Some(above_name),
+                above.parent().unwrap_or(above),
+                Reading::Metadata,
+            )
         } else {
-            match (depth_below_root(variant_dir, roots), above2_name) {
+            match (depth, above2_name) {
                 (Some(1), _) => (above_name, None, above, Reading::RunsRoot),
                 (Some(2), Some(case)) => (
                     case,
@@ -143,7 +166,10 @@ mod tests {
     fn multi_model_with_repetitions() {
         let id = resolve(
             Path::new("/r/eval-runs/add-col/claude-haiku-4-5/ablation:no-severity/run-3"),
-            Some("add-col"),
+            MetadataSays {
+                case_id: Some("add-col"),
+                model: None,
+            },
             &HashMap::new(),
             &HashSet::new(),
             &[],
@@ -159,7 +185,7 @@ mod tests {
     fn single_model_single_run_is_repetition_one() {
         let id = resolve(
             Path::new("/r/latest/add-col/with_skill"),
-            None,
+            MetadataSays::default(),
             &cases(&["add-col"]),
             &HashSet::new(),
             &[],
@@ -176,7 +202,7 @@ mod tests {
     fn unknown_arm_is_rejected() {
         assert!(resolve(
             Path::new("/t/query-001-x/run-1"),
-            None,
+            MetadataSays::default(),
             &HashMap::new(),
             &HashSet::new(),
             &[],
@@ -190,7 +216,7 @@ mod tests {
         let read = |path: &str| {
             resolve(
                 Path::new(path),
-                None,
+                MetadataSays::default(),
                 &HashMap::new(),
                 &HashSet::new(),
                 &roots,
@@ -213,5 +239,28 @@ mod tests {
             (deep.case_id.as_str(), deep.reading),
             ("claude", Reading::Guessed)
         );
+    }
+
+    #[test]
+    fn the_model_metadata_names_settles_a_level_the_root_cannot() {
+        // One folder above the runs root, case folders renamed after the run
+        // (a metadata case_id that names no folder): the model tells.
+        let roots = [PathBuf::from("/r")];
+        let id = resolve(
+            Path::new("/r/latest/tpl-status/gpt-5-codex/with_skill/run-2"),
+            MetadataSays {
+                case_id: Some("add-not-null-column"),
+                model: Some("gpt-5-codex"),
+            },
+            &HashMap::new(),
+            &HashSet::new(),
+            &roots,
+        )
+        .unwrap();
+        assert_eq!(
+            (id.case_id.as_str(), id.model.as_deref(), id.reading),
+            ("tpl-status", Some("gpt-5-codex"), Reading::Metadata)
+        );
+        assert_eq!(id.runs_root.as_deref(), Some("latest"));
     }
 }

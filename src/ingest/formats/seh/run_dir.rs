@@ -84,16 +84,16 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     {
         return RunOutcome::TriggerTrace;
     }
-    let meta_case = metadata
-        .and_then(|m| m.get("case_id"))
-        .and_then(Value::as_str);
-    let ident = match layout::resolve(
-        run_dir,
-        meta_case,
-        ctx.known_cases,
-        ctx.declared_arms,
-        ctx.roots,
-    ) {
+    let says = layout::MetadataSays {
+        case_id: metadata
+            .and_then(|m| m.get("case_id"))
+            .and_then(Value::as_str),
+        model: metadata
+            .and_then(|m| m.get("model"))
+            .and_then(Value::as_str),
+    };
+    let ident = match layout::resolve(run_dir, says, ctx.known_cases, ctx.declared_arms, ctx.roots)
+    {
         Ok(i) => i,
         Err(reason) => {
             records.error(&dir_text, ErrorKind::NotARunLayout, reason);
