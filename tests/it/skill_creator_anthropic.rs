@@ -320,7 +320,7 @@ fn trigger_reports_are_separate_experiments() {
             let ours = rows(
                 &ts.store,
                 &format!(
-                    "SELECT observations, triggered FROM trigger_rates
+                    "SELECT observations, triggered, incomplete FROM trigger_rates
                      WHERE experiment = {} AND scope = 'polarity' AND polarity = {}",
                     sql_str(name),
                     sql_str(if should {
@@ -333,6 +333,9 @@ fn trigger_reports_are_separate_experiments() {
             assert_eq!(ours.len(), 1, "{name} {should}: {ours:?}");
             assert_eq!(f(&ours[0]["observations"]), runs, "{name} {should}");
             assert_eq!(f(&ours[0]["triggered"]), fired, "{name} {should}");
+            // run_eval.py counts a failed or timed-out query as not
+            // triggered: none of its observations is incomplete.
+            assert_eq!(f(&ours[0]["incomplete"]), 0.0, "{name} {should}");
         }
     }
 }

@@ -311,6 +311,9 @@ pub fn parse_trigger_eval(doc: &Value, path: &str, release: &str, records: &mut 
                 runs,
                 triggered_runs: triggers,
                 passed: q.bool_at("pass"),
+                // run_eval.py counts a query that failed or timed out as not
+                // triggered: every observation it reports is complete.
+                observation_complete: Some(true),
                 evidence_class: Some("skill_creator_run_eval".into()),
                 experiment: Some(report_experiment(path)),
                 ..Default::default()
