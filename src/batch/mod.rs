@@ -11,6 +11,7 @@ mod options;
 mod plan;
 mod progress;
 mod release;
+mod report_runs;
 mod resolve;
 mod runs;
 mod seh;
@@ -30,6 +31,7 @@ use crate::Result;
 pub use counts::{GradingCounts, LayoutCounts};
 pub use options::IngestOptions;
 pub use release::DEFAULT_RELEASE;
+pub use report_runs::ReportWithoutRuns;
 pub use summary::{ErrorLine, IngestSummary};
 
 /// Ingest `paths` in one batch. A failure of the store itself (a full disk,
@@ -182,6 +184,8 @@ fn ingest_batch(
     clock.report();
     summary.errors = errors.iter().map(ErrorLine::from).collect();
     if let Some(counts) = written {
+        summary.reports_without_runs =
+            report_runs::reports_without_runs(&store.conn, counts.batch_id)?;
         summary.batch_id = Some(counts.batch_id);
         summary.runs_written = counts.runs_written;
         summary.rows_written = counts.rows_written;

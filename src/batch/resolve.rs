@@ -11,6 +11,7 @@ use super::loose_files::LooseFiles;
 use super::plan::Plan;
 use crate::batch::state::StoredState;
 use crate::grade::GradeOptions;
+use crate::ingest::kernel::trigger_query::TriggerQuery;
 use crate::ingest::kernel::{GradingContext, ManifestCase};
 use crate::ingest::loose::LooseKind;
 use crate::model::errors::{ErrorKind, IngestErrorRec};
@@ -190,12 +191,22 @@ pub(super) fn resolve(
     }
 }
 
-/// A manifest case for the grader (answer cases only: trigger cases are not graded).
+/// A manifest case for the grader; a trigger case is not graded but names
+/// what the trigger runners asked.
 fn add_manifest_case(grading: &mut GradingContext, case_id: &str, raw: &str, manifest: &str) {
     let Ok(case) = serde_json::from_str::<serde_json::Value>(raw) else {
         return;
     };
     if case.get("kind").and_then(|k| k.as_str()) == Some("trigger") {
+        let query = TriggerQuery::from_case(case_id, &case);
+        match grading
+            .trigger_queries
+            .iter_mut()
+            .find(|q| q.case_id == case_id)
+        {
+            Some(known) => *known = query,
+            None => grading.trigger_queries.push(query),
+        }
         return;
     }
     let manifest_dir = Path::new(manifest)

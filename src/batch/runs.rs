@@ -63,7 +63,8 @@ struct ParsedRun {
 /// side still needs of them, taken before they were given up.
 enum Parsed {
     Answer(AnswerFacts),
-    TriggerTrace,
+    /// A trigger-run trace folder: its observation is in the rows.
+    TriggerTrace(Vec<IngestErrorRec>),
     Rejected(Vec<IngestErrorRec>),
 }
 
@@ -83,7 +84,7 @@ impl Parsed {
         match self {
             Parsed::Answer(facts) => facts.errors.len(),
             Parsed::Rejected(errors) => errors.len(),
-            Parsed::TriggerTrace => 0,
+            Parsed::TriggerTrace(errors) => errors.len(),
         }
     }
 }
@@ -323,7 +324,11 @@ fn parse_one(
     };
     let (outcome, rows) = match outcome {
         RunOutcome::Answer { run_id, records } => answer(run_id, records, batch_id, redact),
-        RunOutcome::TriggerTrace => (Parsed::TriggerTrace, Vec::new()),
+        RunOutcome::TriggerTrace(mut records) => {
+            let errors = std::mem::take(&mut records.errors);
+            let rows = writer::into_table_rows(records, batch_id, redact);
+            (Parsed::TriggerTrace(errors), rows)
+        }
         RunOutcome::Rejected(records) => (Parsed::Rejected(records.errors), Vec::new()),
     };
     ParsedRun {
@@ -515,30 +520,32 @@ fn collect_chunk(
     for (unit, p) in chunk.iter().zip(parsed) {
         out.errors.extend(p.read_errors);
         let dir = unit.path.display().to_string();
-        let mut facts = match p.outcome {
-            Parsed::TriggerTrace => {
+        let unit_format = match p.outcome {
+            Parsed::TriggerTrace(errors) => {
                 out.trigger_trace_dirs += 1;
-                continue;
+                out.errors.extend(errors);
+                formats::SEH.to_string()
             }
             Parsed::Rejected(errors) => {
                 out.errors.extend(errors);
                 continue;
             }
-            Parsed::Answer(facts) => facts,
+            Parsed::Answer(mut facts) => {
+                out.errors.append(&mut facts.errors);
+                let release = facts.releases.first().map(String::as_str);
+                if let Claim::Refused(clash) =
+                    owners.claim(&facts.run_id, release.unwrap_or(""), &unit.path)?
+                {
+                    out.errors.extend(clash);
+                    continue;
+                }
+                out.runs_written += facts.releases.len() as u64;
+                out.releases.extend(facts.releases);
+                out.layout.add(&facts.layout);
+                out.grading.add(&facts.grading);
+                facts.unit_format
+            }
         };
-        out.errors.append(&mut facts.errors);
-        let release = facts.releases.first().map(String::as_str);
-        if let Claim::Refused(clash) =
-            owners.claim(&facts.run_id, release.unwrap_or(""), &unit.path)?
-        {
-            out.errors.extend(clash);
-            continue;
-        }
-        let unit_format = facts.unit_format;
-        out.runs_written += facts.releases.len() as u64;
-        out.releases.extend(facts.releases);
-        out.layout.add(&facts.layout);
-        out.grading.add(&facts.grading);
         merge_rows(&mut rows, p.rows);
         for info in &unit.files {
             let path = info.path();

@@ -46,6 +46,8 @@ pub struct IngestSummary {
     pub grading: GradingCounts,
     /// How run layouts no metadata or manifest settled were read.
     pub layout: LayoutCounts,
+    /// Reports of this batch whose results name runs the store does not hold.
+    pub reports_without_runs: Vec<super::ReportWithoutRuns>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -108,5 +110,6 @@ pub(super) fn assemble(
         dry_run: opts.dry_run,
         grading: runs.map(|r| r.grading.clone()).unwrap_or_default(),
         layout: runs.map(|r| r.layout.clone()).unwrap_or_default(),
+        reports_without_runs: Vec::new(),
     }
 }

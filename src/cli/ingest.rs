@@ -167,9 +167,19 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
         }
     }
     print_grading(&s.grading);
+    for r in &s.reports_without_runs {
+        let elsewhere = match r.releases_with_runs.as_slice() {
+            [] => "the store holds no runs".to_string(),
+            releases => format!("releases with runs: {}", releases.join(", ")),
+        };
+        eprintln!(
+            "note: {} grades {} runs the store does not hold in release '{}' ({elsewhere}). A report defines no runs of its own: ingest its run folders with it, under the release it belongs to (--release).",
+            r.path, r.results, s.release
+        );
+    }
     if s.trigger_trace_dirs > 0 {
         eprintln!(
-            "note: {} trigger-trace run directories were not ingested as answer runs",
+            "  {} trigger-run trace folders read as trigger observations (liftdb report triggers); a query no manifest names has no polarity: ingest the manifest with them",
             s.trigger_trace_dirs
         );
     }

@@ -55,17 +55,19 @@ fn planted_tree() -> (tempfile::TempDir, PathBuf) {
     let out = seed.join("sql-migration-review/iteration-1/eval-1/with_skill/output.txt");
     std::fs::write(&out, &secret_text).unwrap();
 
-    // skill-creator: a grading's evidence and the answer it graded.
-    let creator = root.join("creator/enum-add-value/gpt-5-codex/with_skill/run-1");
+    // skill-creator (its own scripts' workspace): a grading's evidence and
+    // the answer it graded.
+    let eval = "dockerfile-hardening-workspace/iteration-1/eval-7-pin-base-image-digest";
     copy_tree(
-        &fixtures.join("skill-creator/runs/workspace/enum-add-value/gpt-5-codex/with_skill/run-1"),
-        &creator,
+        &fixtures.join("skill-creator-anthropic/runs").join(eval),
+        &root.join("creator").join(eval),
     );
+    let creator = root.join("creator").join(eval).join("with_skill/run-3");
     let mut grading: serde_json::Value =
         serde_json::from_slice(&std::fs::read(creator.join("grading.json")).unwrap()).unwrap();
     grading["expectations"][0]["evidence"] = serde_json::Value::String(secret_text.clone());
     std::fs::write(creator.join("grading.json"), grading.to_string()).unwrap();
-    std::fs::write(creator.join("output.md"), &secret_text).unwrap();
+    std::fs::write(creator.join("outputs/transcript.md"), &secret_text).unwrap();
     (dir, root)
 }
 

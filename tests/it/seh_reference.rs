@@ -454,3 +454,117 @@ fn generated_tree_matches_skill_benchmark() {
     check_reliability(&ts, &report, "all");
     check_run_rows(&ts, &report);
 }
+
+/// The harness's trigger-run trace folders (`skill-trigger-matrix
+/// --trace-runs`) with the manifest give the matrix the harness reported
+/// from the same runs (reference/trigger-matrix-stub-weaker-description.json,
+/// read at test time): per agent × model and polarity the observations,
+/// passes and incomplete ones, per query the runs that fired.
+#[test]
+fn trigger_run_traces_give_the_harness_matrix() {
+    let root = seh_root();
+    let ts = crate::common::store_of(&[
+        root.join("runs/trigger-traces-weaker-description"),
+        root.join("input/evals/shared-benchmark.json"),
+    ]);
+    let report = reference("trigger-matrix-stub-weaker-description.json");
+    let cells = report["matrix"].as_array().unwrap();
+    assert!(!cells.is_empty());
+    for cell in cells {
+        let (agent, model) = (
+            cell["agent"].as_str().unwrap(),
+            cell["model"].as_str().unwrap(),
+        );
+        let mut incomplete = 0.0;
+        for (block, polarity) in [
+            ("should_trigger", "should fire"),
+            ("should_not_trigger", "should not fire"),
+        ] {
+            let theirs = &cell["summary"][block];
+            let ours = rows(
+                &ts.store,
+                &format!(
+                    "SELECT observations, pass_rate, incomplete FROM trigger_rates
+                     WHERE agent = {} AND model = {} AND scope = 'polarity' AND polarity = {}",
+                    sql_str(agent),
+                    sql_str(model),
+                    sql_str(polarity)
+                ),
+            );
+            assert_eq!(ours.len(), 1, "{agent} {model} {polarity}: {ours:?}");
+            assert_eq!(
+                f(&ours[0]["observations"]),
+                f(&theirs["total"]),
+                "{polarity}"
+            );
+            assert_close(
+                f(&ours[0]["pass_rate"]),
+                f(&theirs["pass_rate"]),
+                1e-12,
+                polarity,
+            );
+            incomplete += f(&ours[0]["incomplete"]);
+        }
+        assert_eq!(incomplete, f(&cell["summary"]["incomplete_observations"]));
+        for q in cell["queries"].as_array().unwrap() {
+            let ours = rows(
+                &ts.store,
+                &format!(
+                    "SELECT observations, triggered FROM trigger_rates
+                     WHERE agent = {} AND model = {} AND scope = 'query' AND query_text = {}",
+                    sql_str(agent),
+                    sql_str(model),
+                    sql_str(q["query"].as_str().unwrap())
+                ),
+            );
+            assert_eq!(ours.len(), 1, "{q}: {ours:?}");
+            assert_eq!(f(&ours[0]["observations"]), f(&q["runs"]), "{q}");
+            assert_eq!(f(&ours[0]["triggered"]), f(&q["triggered_runs"]), "{q}");
+        }
+    }
+}
+
+/// A report ingested under another release than its runs writes no run and
+/// says why, naming the release that holds runs (issue: "wrote 0 runs" and
+/// nothing else). The count is the report's results, read at test time.
+#[test]
+fn a_report_without_its_runs_says_where_runs_are() {
+    let root = seh_root();
+    let mut ts = new_store();
+    let opts = |release: &str| liftdb::batch::IngestOptions {
+        release: Some(release.into()),
+        ..Default::default()
+    };
+    liftdb::batch::ingest(
+        &mut ts.store,
+        &[
+            root.join("runs/eval-runs"),
+            root.join("input/evals/shared-benchmark.json"),
+        ],
+        &opts("r1"),
+    )
+    .unwrap();
+    let report = root.join("reference/benchmark-tune.json.gz");
+    let summary =
+        liftdb::batch::ingest(&mut ts.store, std::slice::from_ref(&report), &opts("r2")).unwrap();
+    assert_eq!(summary.runs_written, 0);
+    let results = read_report(&report)["results"].as_array().unwrap().len() as u64;
+    assert_eq!(summary.reports_without_runs.len(), 1, "{summary:?}");
+    let r = &summary.reports_without_runs[0];
+    assert!(r.path.ends_with("benchmark-tune.json.gz"), "{r:?}");
+    assert_eq!(r.results, results);
+    assert_eq!(r.releases_with_runs, ["r1"]);
+    // Ingested with its runs, the same report names none missing.
+    let mut whole = new_store();
+    let with_runs = liftdb::batch::ingest(
+        &mut whole.store,
+        &[
+            root.join("runs/eval-runs"),
+            root.join("input/evals/shared-benchmark.json"),
+            report,
+        ],
+        &opts("r1"),
+    )
+    .unwrap();
+    assert!(with_runs.reports_without_runs.is_empty(), "{with_runs:?}");
+}

@@ -9,6 +9,7 @@ pub mod format;
 pub mod identity;
 pub mod paths;
 pub mod peer;
+pub mod trigger_query;
 pub mod unit;
 
 pub use format::Format;

@@ -40,6 +40,9 @@ pub struct GradingContext {
     /// The variants the manifests request (the harness's default `--variant`
     /// list): one missing under a case or model folder is a phantom run.
     pub variants: Vec<String>,
+    /// The manifests' trigger cases, in manifest order, as the trigger
+    /// runners ask them: what a trigger-run trace folder observed.
+    pub trigger_queries: Vec<super::trigger_query::TriggerQuery>,
 }
 
 #[derive(Debug, Clone)]
@@ -147,8 +150,9 @@ fn has_script(case: &serde_json::Value) -> bool {
 pub enum RunOutcome {
     /// An answer run: its records (which may include per-file errors).
     Answer { run_id: String, records: Records },
-    /// A trigger-trace run directory (population "trigger"): not an answer run.
-    TriggerTrace,
+    /// A trigger-trace run directory (population "trigger"): not an answer
+    /// run; its records hold its trigger observation.
+    TriggerTrace(Records),
     /// Not a run directory we understand; the records hold the error.
     Rejected(Records),
 }

@@ -37,6 +37,10 @@ impl Fields for MetricsDoc {
         "observation_complete",
         "trace_observation_complete",
         "skill_tree_hash",
+        // a trigger-run trace's observation (trigger_trace.rs)
+        "triggered",
+        "evidence",
+        "ablation",
         // measurements before v3 (telemetry.rs)
         "telemetry",
         "telemetry_schema_version",

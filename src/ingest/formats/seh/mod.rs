@@ -11,6 +11,7 @@ pub mod metrics_doc;
 pub mod run_dir;
 pub mod telemetry;
 pub mod trigger;
+pub mod trigger_trace;
 
 pub const SOURCE_FORMAT: &str = crate::ingest::kernel::format::SEH;
 

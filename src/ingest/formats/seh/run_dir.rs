@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::metrics_doc::{self, MetricsDoc, ReadDoc};
-use super::{events, layout, telemetry, SOURCE_FORMAT};
+use super::{events, layout, telemetry, trigger_trace, SOURCE_FORMAT};
 use crate::grade;
 use crate::ingest::kernel::expectations::{
     grading_from_expectations, is_expectations_grading, RUN_FOLDER_GRADING,
@@ -77,12 +77,18 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         }
     }
     let metadata = docs.get("metadata.json");
-    if metadata
-        .and_then(|m| m.get("population"))
-        .and_then(Value::as_str)
-        == Some("trigger")
+    if let Some(meta) =
+        metadata.filter(|m| m.get("population").and_then(Value::as_str) == Some("trigger"))
     {
-        return RunOutcome::TriggerTrace;
+        trigger_trace::observation(
+            run_dir,
+            &Value::Object(meta.fields.clone()),
+            ctx.release,
+            &ctx.grading.trigger_queries,
+            |case| ctx.known_cases.get(case).cloned(),
+            &mut records,
+        );
+        return RunOutcome::TriggerTrace(records);
     }
     let says = layout::MetadataSays {
         case_id: metadata
