@@ -222,7 +222,9 @@ SELECT
     tool_value,
     liftdb_value,
     liftdb_value - tool_value AS difference,
-    abs(liftdb_value - tool_value) <= 5e-7 * greatest(1, abs(tool_value)) AS agrees
+    abs(liftdb_value - tool_value) <= 5e-7 * greatest(1, abs(tool_value)) AS agrees,
+    -- liftdb's trend views follow skill-benchmark trend's definitions: none to name.
+    NULL::VARCHAR AS definition
 FROM (SELECT * FROM trend_coverage UNION ALL SELECT * FROM trend_series_compared
       UNION ALL SELECT * FROM trend_arms_compared UNION ALL SELECT * FROM trend_cases_compared
       UNION ALL SELECT * FROM trend_flags_compared UNION ALL SELECT * FROM trend_lists_compared)

@@ -526,3 +526,58 @@ fn a_promptfoo_error_row_keeps_its_providers_model() {
         ]
     );
 }
+
+#[test]
+fn reconcile_over_every_corpus_in_one_call_agrees_or_names_its_definition() {
+    // The five tool corpora in one call: seh runs in two runs roots of one
+    // release (eval-runs/ and skill-creator's workspace/ copy), the
+    // harness's export-anthropic benchmark.json beside that copy, and
+    // Anthropic's own skill-creator output. Each reconciled report is
+    // compared over the runs it describes, by its writer's definition.
+    let ts = store_of(&[
+        fixture("seed000-skill-eval"),
+        fixture("skill-eval-harness"),
+        fixture("skill-creator"),
+        fixture("skill-creator-anthropic"),
+        fixture("promptfoo"),
+    ]);
+    let report = liftdb::report::find("reconcile").unwrap();
+    let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
+    let mut out = Vec::new();
+    liftdb::output::render(&rs, liftdb::output::Format::Json, &mut out).unwrap();
+    let all: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let disagreeing: Vec<&serde_json::Value> = all.iter().filter(|r| r["agrees"] != true).collect();
+    assert!(disagreeing.is_empty(), "{disagreeing:#?}");
+    // Every kind of report is among them.
+    for name in [
+        "cost-summary.json",
+        "token-overhead.json.gz",
+        "benchmark-tune.json.gz",
+        "results.json",
+        "trigger-matrix-stub.json",
+        "run_eval-v1.json",
+    ] {
+        assert!(all.iter().any(|r| r["report"] == name), "no row for {name}");
+    }
+    // The export's stats follow its own definition and say so; its runs are
+    // the 27 per configuration it lists (README: 3 cases x 3 models x 3 runs).
+    let export: Vec<&serde_json::Value> = all
+        .iter()
+        .filter(|r| r["report"] == "benchmark.json" && r["folder"] == "runs")
+        .collect();
+    assert!(export
+        .iter()
+        .filter(|r| r["metric"].as_str().unwrap().starts_with("/run_summary/"))
+        .all(|r| r["definition"]
+            .as_str()
+            .unwrap()
+            .starts_with("export-anthropic")));
+    let listed = export
+        .iter()
+        .find(|r| r["metric"] == "runs of with_skill")
+        .unwrap();
+    assert_eq!(
+        (f(&listed["tool_value"]), f(&listed["liftdb_value"])),
+        (27.0, 27.0)
+    );
+}
