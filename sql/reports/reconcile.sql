@@ -64,6 +64,22 @@ promptfoo AS (
     FROM peer_metric p
     WHERE p.report_kind = 'promptfoo_results' AND p.json_path IN ('/stats/successes', '/stats/failures', '/stats/errors')
 ),
+promptfoo_costs AS (
+    -- Each prompt × provider's cost and incurredCost (promptfoo sums a row's
+    -- incurredCost, else its cost) against the runs of that provider's arm.
+    SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
+           (SELECT sum(CASE WHEN p.json_path LIKE '%/incurredCost' THEN l.incurred_cost_amount ELSE l.cost_amount END)
+              FROM cost_ledger l JOIN run_rows r USING (run_id) JOIN grading g ON g.grading_id = r.grading_id
+             WHERE g.report_path = p.source_path AND r.arm = a.value_text)::DOUBLE AS liftdb_value
+    FROM peer_metric p
+    JOIN peer_metric a
+      ON a.source_path = p.source_path AND a.json_path = regexp_extract(p.json_path, '^(/prompts/[0-9]+)/', 1) || '/provider'
+    WHERE p.report_kind = 'promptfoo_results'
+      AND regexp_matches(p.json_path, '^/prompts/[0-9]+/metrics/(cost|incurredCost)$')
+      -- One prompt per provider: a provider's runs are not told apart by prompt.
+      AND (SELECT count(*) FROM peer_metric q
+            WHERE q.source_path = p.source_path AND q.json_path LIKE '/prompts/%/provider' AND q.value_text = a.value_text) = 1
+),
 handbook AS (
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
            (SELECT CASE p.json_path
@@ -315,7 +331,7 @@ SELECT
     -- definition liftdb_value follows.
     definition
 FROM (SELECT *, NULL AS definition FROM pairs_compared UNION ALL SELECT *, NULL FROM promptfoo
-      UNION ALL SELECT *, NULL FROM handbook
+      UNION ALL SELECT *, NULL FROM promptfoo_costs UNION ALL SELECT *, NULL FROM handbook
       UNION ALL SELECT * FROM skill_creator_stats UNION ALL SELECT * FROM skill_creator_runs
       UNION ALL SELECT *, NULL FROM trigger_reports UNION ALL SELECT *, NULL FROM cost_summary
       UNION ALL SELECT *, NULL FROM token_overhead

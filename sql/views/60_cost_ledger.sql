@@ -3,7 +3,7 @@
 -- Money is exact DECIMAL; cost_usd is set only for USD amounts.
 CREATE OR REPLACE VIEW cost_ledger AS
 SELECT
-    run_id,
+    r.run_id,
     release_label,
     experiment,
     skill_name,
@@ -28,8 +28,13 @@ SELECT
     cost_reason,
     elapsed_ms,
     elapsed_availability,
-    run_dir
-FROM runs;
+    run_dir,
+    -- promptfoo tells what a run spent apart from its cost (a cache hit
+    -- costs its answer but spends nothing); other tools do not.
+    incurred.amount AS incurred_cost_amount
+FROM runs r
+LEFT JOIN measurement incurred
+  ON incurred.run_id = r.run_id AND incurred.metric = 'incurred_cost';
 
 COMMENT ON VIEW cost_ledger IS 'Per-run tokens, cost (exact DECIMAL) and time, each with availability and provenance.';
 
@@ -60,3 +65,4 @@ COMMENT ON COLUMN cost_ledger.cost_reason IS 'Why the cost is unavailable.';
 COMMENT ON COLUMN cost_ledger.elapsed_ms IS 'Wall time in milliseconds.';
 COMMENT ON COLUMN cost_ledger.elapsed_availability IS 'available or unavailable.';
 COMMENT ON COLUMN cost_ledger.run_dir IS 'Where the run was read from.';
+COMMENT ON COLUMN cost_ledger.incurred_cost_amount IS 'What the run spent (DECIMAL, cost_currency) where the tool tells it apart from cost_amount: promptfoo''s incurredCost, 0 for an answer its provider served from a cache, else its cost; NULL when the tool does not tell.';

@@ -296,9 +296,10 @@ table! {
 }
 
 impl MeasurementRec {
-    /// A measured value; money (metric `cost`) keeps its exact text in USD.
+    /// A measured value; money (metrics `cost`, `incurred_cost`) keeps its
+    /// exact text in USD.
     pub fn available(run_id: &str, metric: &str, value: f64, provenance: &str) -> Self {
-        let is_cost = metric == "cost";
+        let is_cost = matches!(metric, "cost" | "incurred_cost");
         MeasurementRec {
             run_id: run_id.into(),
             metric: metric.into(),

@@ -581,3 +581,62 @@ fn reconcile_over_every_corpus_in_one_call_agrees_or_names_its_definition() {
         (27.0, 27.0)
     );
 }
+
+#[test]
+fn promptfoo_incurred_cost_and_error_rows_are_read_as_promptfoo_counts_them() {
+    // tests/fixtures/promptfoo-cached/README.md: cached answers carry
+    // incurredCost 0 beside their cost, one provider error row.
+    let results = fixture("promptfoo-cached/runs/results.json");
+    let doc = read_json(&results);
+    let ts = store_of(std::slice::from_ref(&results));
+    // Per row: what it spent is its incurredCost, else its cost.
+    let ours: std::collections::HashMap<String, (Option<f64>, Option<f64>)> = rows(
+        &ts.store,
+        "SELECT run_dir, cost_amount::DOUBLE AS cost, incurred_cost_amount::DOUBLE AS incurred FROM cost_ledger",
+    )
+    .into_iter()
+    .map(|r| {
+        let id = r["run_dir"].as_str().unwrap().rsplit('#').next().unwrap().to_string();
+        (id, (r["cost"].as_f64(), r["incurred"].as_f64()))
+    })
+    .collect();
+    let rows_of_file = doc["results"]["results"].as_array().unwrap();
+    let cached = rows_of_file
+        .iter()
+        .filter(|r| r.get("incurredCost").is_some())
+        .count();
+    assert!(cached > 0, "the fixture has cached rows");
+    for row in rows_of_file {
+        let (cost, incurred) = ours[row["id"].as_str().unwrap()];
+        let theirs_cost = row["cost"].as_f64().filter(|c| *c > 0.0);
+        assert_eq!(cost, theirs_cost, "{}", row["id"]);
+        let theirs_incurred = row["incurredCost"].as_f64().or(theirs_cost);
+        assert_eq!(incurred, theirs_incurred, "{}", row["id"]);
+    }
+    // Reconcile: prompt totals and the error count as promptfoo reports them.
+    let report = liftdb::report::find("reconcile").unwrap();
+    let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
+    let mut out = Vec::new();
+    liftdb::output::render(&rs, liftdb::output::Format::Json, &mut out).unwrap();
+    let all: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    for (metric, expected) in [
+        ("/stats/errors", &doc["results"]["stats"]["errors"]),
+        ("/stats/failures", &doc["results"]["stats"]["failures"]),
+        (
+            "/prompts/0/metrics/incurredCost",
+            &doc["results"]["prompts"][0]["metrics"]["incurredCost"],
+        ),
+        (
+            "/prompts/1/metrics/cost",
+            &doc["results"]["prompts"][1]["metrics"]["cost"],
+        ),
+    ] {
+        let row = all
+            .iter()
+            .find(|r| r["metric"] == metric)
+            .unwrap_or_else(|| panic!("no reconcile row {metric}"));
+        assert_close(f(&row["liftdb_value"]), f(expected), 1e-9, metric);
+        assert_eq!(row["agrees"], true, "{row}");
+    }
+    assert!(f(&doc["results"]["stats"]["errors"]) > 0.0);
+}

@@ -305,6 +305,14 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
             .and_then(|r| r.get("cost"))
             .and_then(as_f64)
             .or_else(|| row.f64_at("cost").filter(|c| *c > 0.0));
+        // promptfoo 0.123: `cost` is the logical cost of the answer, cached
+        // or not; `incurredCost` what the run spent (0 for a cache hit),
+        // present when they differ. Its prompt totals sum incurredCost, else cost.
+        let incurred = row
+            .get("incurredCost")
+            .or(response.and_then(|r| r.get("incurredCost")))
+            .and_then(as_f64)
+            .or(cost);
         let latency = meta(row, "durationMs")
             .and_then(as_f64)
             .or_else(|| response.and_then(|r| r.f64_at("latencyMs")))
@@ -325,6 +333,7 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
                 "provider_reported",
             ),
             MeasurementRec::reported(&run_id, "cost", cost, "provider_reported"),
+            MeasurementRec::reported(&run_id, "incurred_cost", incurred, "provider_reported"),
             MeasurementRec::reported(&run_id, "elapsed_ms", latency, "provider_reported"),
         ]);
         let evidence = meta(row, "evidencePath")
