@@ -640,3 +640,92 @@ fn promptfoo_incurred_cost_and_error_rows_are_read_as_promptfoo_counts_them() {
     }
     assert!(f(&doc["results"]["stats"]["errors"]) > 0.0);
 }
+
+#[test]
+fn promptfoo_skill_used_assertions_are_trigger_observations() {
+    // tests/fixtures/promptfoo-cached/README.md: skill-used / not-skill-used
+    // assertions graded by promptfoo on the provider's metadata.skillCalls.
+    // Expected: the file's own verdicts, tallied per provider and polarity.
+    let results = fixture("promptfoo-cached/runs/results.json");
+    let doc = read_json(&results);
+    let ts = store_of(std::slice::from_ref(&results));
+    let mut theirs: std::collections::BTreeMap<(String, &str), (u32, u32, u32)> =
+        Default::default();
+    for row in doc["results"]["results"].as_array().unwrap() {
+        let components = row["gradingResult"]["componentResults"].as_array();
+        for c in components.into_iter().flatten() {
+            let should = match c["assertion"]["type"].as_str() {
+                Some("skill-used") => true,
+                Some("not-skill-used") => false,
+                _ => continue,
+            };
+            let pass = c["pass"].as_bool().unwrap();
+            let polarity = if should {
+                "should fire"
+            } else {
+                "should not fire"
+            };
+            let label = row["provider"]["label"].as_str().unwrap().to_string();
+            let cell = theirs.entry((label, polarity)).or_default();
+            cell.0 += 1;
+            cell.1 += u32::from(pass == should);
+            cell.2 += u32::from(pass);
+        }
+    }
+    assert_eq!(
+        theirs.len(),
+        4,
+        "two providers x two polarities: {theirs:?}"
+    );
+    for ((agent, polarity), (n, fired, passed)) in &theirs {
+        let ours = rows(
+            &ts.store,
+            &format!(
+                "SELECT observations, triggered, pass_rate, incomplete FROM trigger_rates
+                 WHERE agent = {} AND polarity = {} AND scope = 'polarity'",
+                sql_str(agent),
+                sql_str(polarity)
+            ),
+        );
+        assert_eq!(ours.len(), 1, "{agent} {polarity}: {ours:?}");
+        assert_eq!(f(&ours[0]["observations"]), f64::from(*n));
+        assert_eq!(f(&ours[0]["triggered"]), f64::from(*fired));
+        assert_close(
+            f(&ours[0]["pass_rate"]),
+            f64::from(*passed) / f64::from(*n),
+            5e-5,
+            "pass_rate (4 places)",
+        );
+        assert_eq!(f(&ours[0]["incomplete"]), 0.0);
+    }
+    // A run's skill loaded when its provider reports a call of it that did not fail.
+    let invoked = rows(
+        &ts.store,
+        "SELECT run_dir, skill_invoked FROM runs WHERE skill_invoked IS NOT NULL",
+    );
+    let by_id: std::collections::HashMap<String, bool> = invoked
+        .into_iter()
+        .map(|r| {
+            let id = r["run_dir"]
+                .as_str()
+                .unwrap()
+                .rsplit('#')
+                .next()
+                .unwrap()
+                .to_string();
+            (id, r["skill_invoked"].as_bool().unwrap())
+        })
+        .collect();
+    let mut checked = 0;
+    for row in doc["results"]["results"].as_array().unwrap() {
+        let Some(calls) = row["response"]["metadata"]["skillCalls"].as_array() else {
+            continue;
+        };
+        let called = calls
+            .iter()
+            .any(|c| c["name"] == "sql-migration-review" && c["is_error"] != true);
+        assert_eq!(by_id[row["id"].as_str().unwrap()], called, "{}", row["id"]);
+        checked += 1;
+    }
+    assert!(checked > 60, "{checked}");
+}

@@ -15,7 +15,7 @@ use crate::json::{as_f64, json_text, parse_lenient, Get};
 use crate::model::records::ErrorKind;
 use crate::model::records::{
     key, ActivationRec, AssertionRec, CaseRec, GradingRec, MeasurementRec, RateBasis, Records,
-    RunRec, SuiteRec,
+    RunRec, SuiteRec, TriggerObsRec,
 };
 
 pub fn looks_like_results(doc: &Value) -> bool {
@@ -343,7 +343,13 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
         let observed = evidence
             .as_ref()
             .and_then(|ev| skill_evals::apply_evidence(&run_id, &skill, ev, records));
-        let loaded = observed.or_else(|| meta(row, "skillLoaded").and_then(Value::as_bool));
+        let skill_calls = response
+            .and_then(|r| r.get("metadata"))
+            .and_then(|m| m.get("skillCalls"))
+            .and_then(Value::as_array);
+        let loaded = observed
+            .or_else(|| skill_calls.map(|calls| skill_called(calls, &skill)))
+            .or_else(|| meta(row, "skillLoaded").and_then(Value::as_bool));
         records.activations.push(ActivationRec {
             run_id: run_id.clone(),
             skill_name: Some(skill.clone()),
@@ -359,6 +365,17 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
         if let Some(obs) = skill_evals::routing_observation(row, &run_id, src, &skill, loaded) {
             records.trigger_observations.push(obs);
         }
+        let asked = SkillUseAsked {
+            row,
+            run_id: &run_id,
+            src,
+            skill: &skill,
+            repetition,
+            reported: skill_calls.is_some(),
+        };
+        records
+            .trigger_observations
+            .extend(components.iter().filter_map(|c| asked.observation(c)));
 
         if seen_cases.insert((skill.clone(), case_id.clone())) {
             let test = row.get("testCase");
@@ -590,6 +607,77 @@ mod skill_evals {
             passed: row.bool_at("success"),
             evidence_class: Some("agent_skill_evals_routing".into()),
             experiment: src.eval_id.map(str::to_string),
+            ..Default::default()
+        })
+    }
+}
+
+/// Whether the provider's `metadata.skillCalls` holds a call of `skill` that
+/// did not fail (promptfoo's skill-used assertion drops `is_error` calls).
+fn skill_called(calls: &[Value], skill: &str) -> bool {
+    calls
+        .iter()
+        .any(|c| c.str_at("name") == Some(skill) && c.bool_at("is_error") != Some(true))
+}
+
+/// A row's `skill-used` / `not-skill-used` assertions, each a trigger
+/// observation: should fire for skill-used, should not for not-skill-used;
+/// fired as the assertion's verdict says (promptfoo decides it on the
+/// provider's skillCalls); complete when the provider reported its calls.
+struct SkillUseAsked<'a> {
+    row: &'a Value,
+    run_id: &'a str,
+    src: &'a Source<'a>,
+    skill: &'a str,
+    repetition: i64,
+    reported: bool,
+}
+
+impl SkillUseAsked<'_> {
+    fn observation(&self, component: &Value) -> Option<TriggerObsRec> {
+        let assertion = component.get("assertion")?;
+        let should_trigger = match assertion.str_at("type")? {
+            "skill-used" => true,
+            "not-skill-used" => false,
+            _ => return None,
+        };
+        let passed = component.bool_at("pass");
+        let triggered = passed.map(|p| p == should_trigger);
+        let named = assertion.str_at("value").unwrap_or(self.skill);
+        let case = case_of(self.row);
+        Some(TriggerObsRec {
+            obs_id: key(&[
+                Some("trigger"),
+                Some(self.src.path),
+                Some(self.run_id),
+                Some(&json_text(Some(assertion)).unwrap_or_default()),
+            ]),
+            source_path: self.src.path.to_string(),
+            release_label: self.src.release.to_string(),
+            skill_name: Some(named.to_string()),
+            agent: self
+                .row
+                .get("provider")
+                .and_then(|p| p.str_at("label").or(p.str_at("id")))
+                .map(str::to_string),
+            model: meta(self.row, "model")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            query_id: Some(case.clone()),
+            query_text: Some(case),
+            should_trigger: Some(should_trigger),
+            repetition: Some(self.repetition),
+            repetition_source: Some("promptfoo_row".into()),
+            runs: 1,
+            triggered_runs: triggered.map(i64::from),
+            triggered,
+            observation_complete: Some(self.reported),
+            passed,
+            evidence: component
+                .str_at("reason")
+                .map(|r| Value::from(r).to_string()),
+            evidence_class: Some("promptfoo_skill_used".into()),
+            experiment: self.src.eval_id.map(str::to_string),
             ..Default::default()
         })
     }
