@@ -729,3 +729,54 @@ fn promptfoo_skill_used_assertions_are_trigger_observations() {
     }
     assert!(checked > 60, "{checked}");
 }
+
+#[test]
+fn promptfoo_trace_spans_become_their_runs_trace_events() {
+    // tests/fixtures/promptfoo-cached/README.md: written with tracing on,
+    // results.json's traces[] holds each row's spans under the row's traceId.
+    let results = fixture("promptfoo-cached/runs/results.json");
+    let doc = read_json(&results);
+    let ts = store_of(std::slice::from_ref(&results));
+    let row_of_trace: std::collections::HashMap<&str, &str> = doc["results"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["traceId"].as_str().unwrap(), r["id"].as_str().unwrap()))
+        .collect();
+    let traces = doc["traces"].as_array().unwrap();
+    assert!(!traces.is_empty());
+    for trace in traces {
+        let row_id = row_of_trace[trace["traceId"].as_str().unwrap()];
+        let mut theirs: Vec<(String, String)> = trace["spans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let status = match s["statusCode"].as_i64() {
+                    Some(1) => "ok",
+                    Some(2) => "error",
+                    _ => "unset",
+                };
+                (s["name"].as_str().unwrap().to_string(), status.to_string())
+            })
+            .collect();
+        theirs.sort();
+        let ours: Vec<(String, String)> = rows(
+            &ts.store,
+            &format!(
+                "SELECT e.name, e.status FROM trace_event e JOIN run r USING (run_id)
+                 WHERE r.run_dir LIKE {} ORDER BY ALL",
+                sql_str(&format!("%#{row_id}"))
+            ),
+        )
+        .into_iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                r["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+        assert_eq!(ours, theirs, "row {row_id}");
+    }
+}

@@ -15,7 +15,7 @@ use crate::json::{as_f64, json_text, parse_lenient, Get};
 use crate::model::records::ErrorKind;
 use crate::model::records::{
     key, ActivationRec, AssertionRec, CaseRec, GradingRec, MeasurementRec, RateBasis, Records,
-    RunRec, SuiteRec, TriggerObsRec,
+    RunRec, SuiteRec, TraceEventRec, TriggerObsRec,
 };
 
 pub fn looks_like_results(doc: &Value) -> bool {
@@ -167,7 +167,10 @@ pub struct Source<'a> {
     pub files: &'a DeclaredReader,
 }
 
-pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
+/// The rows' runs; returns each row's `traceId` with its run (the
+/// results file's `traces[]` name the rows so).
+pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) -> HashMap<String, String> {
+    let mut traced = HashMap::new();
     let reps = repetitions(rows);
     let mut provider_models: std::collections::HashMap<String, String> = Default::default();
     for row in rows {
@@ -207,6 +210,9 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
                 format!("results[{i}]: a second row for {case_id} / {arm} / repetition {repetition} (kept the first)"),
             );
             continue;
+        }
+        if let Some(trace_id) = row.str_at("traceId") {
+            traced.insert(trace_id.to_string(), run_id.clone());
         }
         let response = row.get("response");
         let failure = row.i64_at("failureReason").unwrap_or(0);
@@ -416,6 +422,7 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) {
             ablations: Some("[]".into()),
         });
     }
+    traced
 }
 
 pub fn parse_results(
@@ -440,7 +447,10 @@ pub fn parse_results(
         config: doc.get("config"),
         files,
     };
-    parse_rows(&rows, &src, records);
+    let traced = parse_rows(&rows, &src, records);
+    if let Some(traces) = doc.get("traces").and_then(Value::as_array) {
+        spans_as_events(traces, &traced, records);
+    }
     if let Some(suite) = records.suites.last_mut() {
         suite.harness_version = doc
             .get("metadata")
@@ -468,6 +478,74 @@ pub fn parse_results(
             &mut records.peer_metrics,
         );
     }
+}
+
+/// promptfoo's `traces[]` (written when `tracing.enabled`): each span of a
+/// row's trace one trace event of its run, in start order — the target call,
+/// each grader, the test case around them — with its status (OTel codes:
+/// 1 ok, 2 error) and its duration in milliseconds.
+fn spans_as_events(traces: &[Value], traced: &HashMap<String, String>, records: &mut Records) {
+    let mut next_seq: HashMap<&str, i64> = HashMap::new();
+    for event in &records.trace_events {
+        let seq = next_seq.entry(event.run_id.as_str()).or_default();
+        *seq = (*seq).max(event.seq);
+    }
+    let mut events = Vec::new();
+    for trace in traces {
+        let Some(run_id) = trace.str_at("traceId").and_then(|t| traced.get(t)) else {
+            continue;
+        };
+        let mut spans: Vec<&Value> = trace
+            .get("spans")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .collect();
+        spans.sort_by(|a, b| {
+            let start = |s: &Value| s.f64_at("startTime").unwrap_or(f64::INFINITY);
+            start(a).total_cmp(&start(b))
+        });
+        let seq = next_seq.entry(run_id.as_str()).or_default();
+        for span in spans {
+            *seq += 1;
+            let attr = |k: &str| span.get("attributes").and_then(|a| a.get(k));
+            let start = span.f64_at("startTime");
+            events.push(TraceEventRec {
+                run_id: run_id.clone(),
+                seq: *seq,
+                event_type: attr("promptfoo.span.role")
+                    .and_then(Value::as_str)
+                    .unwrap_or("span")
+                    .to_string(),
+                status: span.i64_at("statusCode").map(|c| {
+                    match c {
+                        1 => "ok",
+                        2 => "error",
+                        _ => "unset",
+                    }
+                    .to_string()
+                }),
+                state_source: Some("promptfoo_trace".into()),
+                name: span.str_at("name").map(str::to_string),
+                output_summary: attr("gen_ai.evaluation.explanation")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                duration_ms: start.zip(span.f64_at("endTime")).map(|(s, e)| e - s),
+                ts: start.map(|ms| format!("{ms}")),
+                raw_ref: Some(
+                    serde_json::json!({
+                        "traceId": trace.get("traceId"),
+                        "spanId": span.get("spanId"),
+                        "parentSpanId": span.get("parentSpanId"),
+                    })
+                    .to_string(),
+                ),
+                source: Some("promptfoo_trace".into()),
+                ..Default::default()
+            });
+        }
+    }
+    records.trace_events.extend(events);
 }
 
 /// Agent Skill Evals (docs/harnesses.md §B): the evidence.json a row points to, and
