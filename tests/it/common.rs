@@ -258,3 +258,27 @@ pub fn assert_aggregates_current(store: &Store) {
         assert_eq!(c.problem, None, "{}", c.name);
     }
 }
+
+/// The five tool corpora (each README states who wrote it), as one ingest
+/// takes them: tests/fixtures/bad/ and the single-purpose fixtures are not.
+pub fn tool_corpora() -> Vec<PathBuf> {
+    [
+        "seed000-skill-eval",
+        "skill-eval-harness",
+        "skill-creator",
+        "skill-creator-anthropic",
+        "promptfoo",
+    ]
+    .into_iter()
+    .map(fixture)
+    .collect()
+}
+
+/// `report reconcile`'s rows as it prints them in JSON.
+pub fn reconcile_rows(store: &Store) -> Vec<Value> {
+    let report = liftdb::report::find("reconcile").unwrap();
+    let rs = liftdb::report::run(&store.conn, &report, &Default::default()).unwrap();
+    let mut out = Vec::new();
+    liftdb::output::render(&rs, liftdb::output::Format::Json, &mut out).unwrap();
+    serde_json::from_slice(&out).unwrap()
+}

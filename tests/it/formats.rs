@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::common::{
-    assert_close, f, fixture, ingest_paths, new_store, rows, scalar, sql_str, store_of,
+    assert_close, f, fixture, ingest_paths, new_store, reconcile_rows, rows, scalar, sql_str,
+    store_of, tool_corpora,
 };
 
 fn read_json(path: &std::path::Path) -> Value {
@@ -293,13 +294,7 @@ fn one_ingest_of_all_corpora_detects_every_format() {
     // The harness corpora in one call (tests/fixtures/bad/ is not one);
     // skill-creator/ is seh runs with the harness's skill-creator shaped
     // files, skill-creator-anthropic/ Anthropic's own scripts' output.
-    let ts = store_of(&[
-        fixture("seed000-skill-eval"),
-        fixture("skill-eval-harness"),
-        fixture("skill-creator"),
-        fixture("skill-creator-anthropic"),
-        fixture("promptfoo"),
-    ]);
+    let ts = store_of(&tool_corpora());
     let formats: Vec<String> = rows(
         &ts.store,
         "SELECT source_format, count(*) AS n FROM runs GROUP BY 1 ORDER BY 1",
@@ -534,18 +529,8 @@ fn reconcile_over_every_corpus_in_one_call_agrees_or_names_its_definition() {
     // harness's export-anthropic benchmark.json beside that copy, and
     // Anthropic's own skill-creator output. Each reconciled report is
     // compared over the runs it describes, by its writer's definition.
-    let ts = store_of(&[
-        fixture("seed000-skill-eval"),
-        fixture("skill-eval-harness"),
-        fixture("skill-creator"),
-        fixture("skill-creator-anthropic"),
-        fixture("promptfoo"),
-    ]);
-    let report = liftdb::report::find("reconcile").unwrap();
-    let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
-    let mut out = Vec::new();
-    liftdb::output::render(&rs, liftdb::output::Format::Json, &mut out).unwrap();
-    let all: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let ts = store_of(&tool_corpora());
+    let all = reconcile_rows(&ts.store);
     let disagreeing: Vec<&serde_json::Value> = all.iter().filter(|r| r["agrees"] != true).collect();
     assert!(disagreeing.is_empty(), "{disagreeing:#?}");
     // Every kind of report is among them.
@@ -614,11 +599,7 @@ fn promptfoo_incurred_cost_and_error_rows_are_read_as_promptfoo_counts_them() {
         assert_eq!(incurred, theirs_incurred, "{}", row["id"]);
     }
     // Reconcile: prompt totals and the error count as promptfoo reports them.
-    let report = liftdb::report::find("reconcile").unwrap();
-    let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
-    let mut out = Vec::new();
-    liftdb::output::render(&rs, liftdb::output::Format::Json, &mut out).unwrap();
-    let all: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let all = reconcile_rows(&ts.store);
     for (metric, expected) in [
         ("/stats/errors", &doc["results"]["stats"]["errors"]),
         ("/stats/failures", &doc["results"]["stats"]["failures"]),

@@ -47,12 +47,8 @@ fn add_history(
 
 /// `report reconcile`'s rows for one report file, as JSON objects.
 fn reconcile_rows(ts: &TestStore, report_file: &str) -> Vec<Value> {
-    let report = liftdb::report::find("reconcile").unwrap();
-    let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
-    let mut out = Vec::new();
-    liftdb::output::render(&rs, liftdb::output::Format::Json, &mut out).unwrap();
-    let all: Vec<Value> = serde_json::from_slice(&out).unwrap();
-    all.into_iter()
+    crate::common::reconcile_rows(&ts.store)
+        .into_iter()
         .filter(|r| r["report"] == report_file)
         .collect()
 }
