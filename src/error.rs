@@ -88,8 +88,19 @@ pub enum Error {
     #[error("view {name} failed its probe after being created: {detail}")]
     ViewProbe { name: String, detail: String },
 
-    #[error("unknown report '{0}' (see `liftdb report --list`)")]
-    UnknownReport(String),
+    #[error("unknown report '{name}'{}; see `liftdb report --list`", nearest.as_ref().map(|n| format!(" (did you mean '{n}'?)")).unwrap_or_default())]
+    UnknownReport {
+        name: String,
+        /// The report name nearest to it, when one is near.
+        nearest: Option<String>,
+    },
+
+    #[error("--{filter} {value} matches nothing in the store (filters compare whole values); {filter} values there: {existing}")]
+    NoSuchFilterValue {
+        filter: String,
+        value: String,
+        existing: String,
+    },
 
     #[error("report '{report}' does not take the filter --{filter} (it takes: {accepted})")]
     UnsupportedFilter {

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+mod filter_values;
 pub mod html;
 
 use duckdb::arrow::datatypes::SchemaRef;
@@ -73,7 +74,22 @@ pub fn find(name: &str) -> Result<Report> {
     all()
         .into_iter()
         .find(|r| r.name == name)
-        .ok_or_else(|| Error::UnknownReport(name.to_string()))
+        .ok_or_else(|| Error::UnknownReport {
+            name: name.to_string(),
+            nearest: nearest_name(name),
+        })
+}
+
+/// The report name a mistyped one most likely meant: the nearest by edit
+/// distance, when it is near (at most a third of the name's letters away).
+fn nearest_name(name: &str) -> Option<String> {
+    all()
+        .into_iter()
+        .filter(|r| !r.name.starts_with("html/"))
+        .map(|r| (strsim::damerau_levenshtein(name, &r.name), r.name))
+        .filter(|(distance, _)| *distance <= name.chars().count().div_ceil(3).max(1))
+        .min()
+        .map(|(_, n)| n)
 }
 
 /// Filters by parameter name (skill, model, split, case, arm, release).
@@ -105,13 +121,16 @@ struct Part {
 
 /// The statements a report runs, in order: its own (only its columns when
 /// its `when` finds nothing to report), then each included report's whose
-/// `when` holds. `holds` answers a `when` query.
+/// `when` holds. `ask` runs a query with the named parameters given (a
+/// `when` takes none; a filter value's check takes the value).
 fn parts(
     report: &Report,
     filters: &Filters,
-    mut holds: impl FnMut(&str) -> Result<bool>,
+    mut ask: impl FnMut(&str, &Filters) -> Result<ResultSet>,
 ) -> Result<Vec<Part>> {
     report.check_filters(filters)?;
+    filter_values::check(filters, &mut ask)?;
+    let mut holds = |when: &str| ask(when, &Filters::new()).map(|rs| holds(&rs));
     let own = match report.when {
         // Nothing to report (reconcile-trend with no trend report held): the
         // statement gives its columns without running (on a large store it
@@ -151,9 +170,7 @@ pub fn run_via(
     filters: &Filters,
     mut query: impl FnMut(&str, &Filters) -> Result<ResultSet>,
 ) -> Result<ResultSet> {
-    let parts = parts(report, filters, |when| {
-        Ok(holds(&query(when, &Filters::new())?))
-    })?;
+    let parts = parts(report, filters, &mut query)?;
     let mut result: Option<ResultSet> = None;
     for part in parts {
         let rows = query(&part.sql, filters)?;
@@ -169,9 +186,7 @@ pub fn run_via(
 /// included report's whose `when` holds, joined by UNION ALL (which keeps the
 /// parts' order when the rows' order is preserved, as COPY preserves it).
 pub fn statement(conn: &Connection, report: &Report, filters: &Filters) -> Result<String> {
-    let parts = parts(report, filters, |when| {
-        Ok(holds(&query(conn, when, &Filters::new())?))
-    })?;
+    let parts = parts(report, filters, |sql, named| query(conn, sql, named))?;
     Ok(parts
         .iter()
         .map(|part| format!("(\n{}\n)", part.sql.trim().trim_end_matches(';')))
@@ -209,9 +224,7 @@ fn stream_parts<E: From<Error>>(
     filters: &Filters,
     mut sink: impl FnMut(Streamed) -> std::result::Result<(), E>,
 ) -> std::result::Result<(), E> {
-    let parts = parts(report, filters, |when| {
-        Ok(holds(&query(conn, when, &Filters::new())?))
-    })?;
+    let parts = parts(report, filters, |sql, named| query(conn, sql, named))?;
     let mut columns: Option<SchemaRef> = None;
     for part in parts {
         let mut stmt = conn.prepare(&part.sql).map_err(Error::from)?;

@@ -126,7 +126,7 @@ fn report_filters_are_parameters_and_unknown_ones_are_refused() {
         .assert()
         .success()
         .stdout(contains("gpt-5-codex").and(contains("claude-haiku-4-5").not()));
-    // A quote in a filter is data, not SQL.
+    // A quote in a filter is data, not SQL: a value no case has, said so.
     liftdb_cmd(&db)
         .args([
             "report",
@@ -137,8 +137,9 @@ fn report_filters_are_parameters_and_unknown_ones_are_refused() {
             "csv",
         ])
         .assert()
-        .success()
-        .stdout(predicates::str::is_match("^release,[^\n]*\n$").unwrap());
+        .failure()
+        .stderr(contains("--case x' OR '1'='1 matches nothing in the store"))
+        .stdout("");
     // The classic payload in every filter of every report: bound, never spliced.
     let payload = "'; DROP TABLE run; --";
     let count = |db: &std::path::Path| {
@@ -160,18 +161,24 @@ fn report_filters_are_parameters_and_unknown_ones_are_refused() {
             args.push(format!("--{param}"));
             args.push(payload.into());
         }
-        liftdb_cmd(&db).args(&args).assert().success();
+        let out = liftdb_cmd(&db).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() || stderr.contains("matches nothing in the store"),
+            "{}: {stderr}",
+            report.name
+        );
     }
     let csv = db.with_extension("csv");
     liftdb_cmd(&db)
         .args(["export", "runs", "--case", payload, "--out"])
         .arg(&csv)
         .assert()
-        .success();
-    assert_eq!(
-        std::fs::read_to_string(&csv).unwrap().lines().count(),
-        1,
-        "header only"
+        .failure()
+        .stderr(contains("matches nothing in the store"));
+    assert!(
+        !csv.exists(),
+        "nothing written for a filter that matches nothing"
     );
     // The same filter with a real value selects: bound, and it works.
     liftdb_cmd(&db)
@@ -256,4 +263,39 @@ fn ingest_wait_outlasts_a_short_lock() {
     drop(writer);
     let status = child.wait().unwrap();
     assert!(status.success(), "ingest waited for the lock and then ran");
+}
+
+#[test]
+fn a_filter_matching_nothing_and_a_mistyped_report_say_what_exists() {
+    let (_dir, db) = ingested_db();
+    // The models there, read from the store itself.
+    let out = liftdb_cmd(&db)
+        .args([
+            "sql",
+            "SELECT string_agg(DISTINCT model, ', ' ORDER BY model) AS m FROM runs",
+            "--format",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    let models = String::from_utf8(out.stdout).unwrap();
+    let models = models.lines().nth(1).unwrap().trim_matches('"').to_string();
+    assert!(models.contains("gpt-5-codex"), "{models}");
+    liftdb_cmd(&db)
+        .args(["report", "lift", "--model", "gpt-5"])
+        .assert()
+        .failure()
+        .stderr(contains("--model gpt-5 matches nothing in the store"))
+        .stderr(contains(models.as_str()))
+        .stdout("");
+    liftdb_cmd(&db)
+        .args(["report", "lfit"])
+        .assert()
+        .failure()
+        .stderr(contains("unknown report 'lfit' (did you mean 'lift'?)"));
+    liftdb_cmd(&db)
+        .args(["report", "qqqqqqqq"])
+        .assert()
+        .failure()
+        .stderr(contains("did you mean").not());
 }

@@ -78,7 +78,10 @@ fn run(conn: &Connection, name: &str, params: &Filters) -> Result<ResultSet> {
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, sql)| *sql)
-        .ok_or_else(|| crate::Error::UnknownReport(format!("html/{name}")))?;
+        .ok_or_else(|| crate::Error::UnknownReport {
+            name: format!("html/{name}"),
+            nearest: None,
+        })?;
     query(conn, sql, params)
 }
 
