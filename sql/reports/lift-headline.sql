@@ -1,5 +1,5 @@
 -- name: lift-headline
--- description: The release lift of each skill in one sentence (with, without, lift, 95% interval, p, units, verdict); report lift prints it above its table on a terminal.
+-- description: The release lift of each skill in one sentence (with, without, lift, 95% interval, units, significant or not with its p, noise check); report lift prints it above its table on a terminal.
 -- params: release, skill, split, arm
 SELECT sentence
 FROM lift_headline

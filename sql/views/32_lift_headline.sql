@@ -26,7 +26,10 @@ SELECT
     skill_name,
     split,
     control_arm,
-    printf('%s, release %s%s: with the skill %s, %s %s: lift %s (%s, %s, %d %s) — %s',
+    -- The verdict is the test's: significant at p <= 0.05 (the harness's
+    -- alpha), else not; the noise check (can this many units resolve a lift
+    -- of this size at all?) is said apart, never in place of it.
+    printf('%s, release %s%s: with the skill %s, %s %s: lift %s (%s, %d %s) — %s; noise check: %s',
         skill_name, release_label,
         CASE WHEN split = 'all' THEN '' ELSE ', split ' || split END,
         coalesce(printf('%.2f', with_rate), 'n/a'),
@@ -35,17 +38,17 @@ SELECT
         coalesce(printf('%+.2f', absolute_delta), 'n/a'),
         CASE WHEN ci_lower IS NULL OR ci_upper IS NULL THEN 'no interval'
              ELSE printf('95%% interval %.2f to %.2f', ci_lower, ci_upper) END,
-        CASE WHEN p_value IS NULL THEN 'no p'
-             WHEN p_value < 0.001 THEN 'p < 0.001'
-             ELSE printf('p %.3f', p_value) END,
         units,
         CASE WHEN models_known THEN 'case×model units' ELSE 'case units' END,
+        CASE WHEN p_value IS NULL THEN 'significance not tested'
+             ELSE (CASE WHEN p_value <= 0.05 THEN 'significant' ELSE 'not significant' END)
+                  || (CASE WHEN p_value < 0.001 THEN ' (p < 0.001)' ELSE printf(' (p %.3f)', p_value) END) END,
         coalesce(noise_verdict, 'no verdict')) AS sentence
 FROM overall;
 
-COMMENT ON VIEW lift_headline IS 'One sentence per skill, release, split and control arm: the release lift with its interval, p, units and noise verdict (report lift prints it above the table).';
+COMMENT ON VIEW lift_headline IS 'One sentence per skill, release, split and control arm: the release lift with its interval, units, whether it is significant (p <= 0.05, sign-flip test) and the noise check (report lift prints it above the table).';
 COMMENT ON COLUMN lift_headline.release_label IS 'Release.';
 COMMENT ON COLUMN lift_headline.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN lift_headline.split IS 'Case split, or ''all''.';
 COMMENT ON COLUMN lift_headline.control_arm IS 'Arm compared with with_skill.';
-COMMENT ON COLUMN lift_headline.sentence IS 'with the skill W, without C: lift ±D (95% interval, p, units) — verdict; rates to 2 decimals, p to 3.';
+COMMENT ON COLUMN lift_headline.sentence IS 'with the skill W, without C: lift ±D (95% interval, units) — significant or not significant (p); noise check: verdict. Rates to 2 decimals, p to 3.';

@@ -127,6 +127,47 @@ fn report_lift_starts_with_its_sentence_and_fits() {
         sentence.contains(&format!(", {units} case×model units)")),
         "{sentence}"
     );
+    // Significant as the tool's own test says (its p, alpha 0.05).
+    let p = paired["significance"]["p_value"].as_f64().unwrap();
+    let word = if p <= 0.05 {
+        "— significant (p"
+    } else {
+        "— not significant (p"
+    };
+    assert!(sentence.contains(word), "{sentence} (tool p {p})");
+}
+
+#[test]
+fn the_headline_says_not_significant_whenever_p_exceeds_005() {
+    // Every headline of the five tool corpora (skills, releases, splits,
+    // control arms): the word follows the p the sentence prints.
+    let ts = crate::common::store_of(&crate::common::tool_corpora());
+    let rows = crate::common::rows(&ts.store, "SELECT sentence FROM lift_headline");
+    let (mut significant, mut not) = (0, 0);
+    for r in &rows {
+        let s = r["sentence"].as_str().unwrap();
+        let verdict = s.split(" — ").nth(1).unwrap();
+        if verdict.starts_with("significance not tested") {
+            continue;
+        }
+        let p_text = verdict
+            .split("(p ")
+            .nth(1)
+            .unwrap()
+            .split(')')
+            .next()
+            .unwrap();
+        let p: f64 = p_text.trim_start_matches("< ").parse().unwrap();
+        if p > 0.05 {
+            assert!(verdict.starts_with("not significant"), "{s}");
+            not += 1;
+        } else {
+            assert!(verdict.starts_with("significant"), "{s}");
+            significant += 1;
+        }
+        assert!(!s.contains("— resolvable"), "{s}");
+    }
+    assert!(significant > 0 && not > 0, "both kinds among {rows:?}");
 }
 
 #[test]
