@@ -1,5 +1,5 @@
 -- name: trend-cases
--- description: Which cases regressed (then improved) since the previous release: per case and per (case, model), the lift before and after, the change and its sign-flip p over matched models or repetitions. Default: the latest release.
+-- description: How each case moved since the previous release, largest drop first: per case and per (case, model), the lift before and after, the change and its sign-flip p over matched models or repetitions (regressed / improved only when significant). Default: the latest release.
 -- params: skill, release, model, case
 -- compact: scope, model, case, previous_lift, lift, lift_change, change_p
 SELECT

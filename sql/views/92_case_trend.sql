@@ -37,10 +37,15 @@ SELECT
     c.lift,
     p.lift AS previous_lift,
     c.lift - p.lift AS lift_change,
+    -- Regressed and improved are the test's words: a change its sign-flip
+    -- test does not find significant (p > 0.05, or too few matched units
+    -- to test) only moved.
     CASE WHEN p.lift IS NULL THEN NULL
-         WHEN c.lift - p.lift < -1e-12 THEN 'regressed'
-         WHEN c.lift - p.lift > 1e-12 THEN 'improved'
-         ELSE 'unchanged' END AS direction,
+         WHEN abs(c.lift - p.lift) <= 1e-12 THEN 'unchanged'
+         WHEN t.significant_at_0_05 THEN CASE WHEN c.lift < p.lift THEN 'regressed' ELSE 'improved' END
+         ELSE CASE WHEN c.lift < p.lift THEN 'moved down' ELSE 'moved up' END
+              || CASE WHEN t.p_value IS NULL THEN ', not tested' ELSE ', not significant' END
+    END AS direction,
     t.matched_units AS change_matched,
     t.p_value AS change_p_value,
     t.significant_at_0_05 AS change_significant
@@ -53,7 +58,7 @@ LEFT JOIN trend_stats t
     ON t.release_label = c.release_label AND t.skill_name = c.skill_name AND t.scope = c.scope
    AND t.case_id = c.case_id AND t.model IS NOT DISTINCT FROM c.model;
 
-COMMENT ON VIEW case_trend IS 'Per case and per (case, model) per release: lift, the previous release''s, the change (regressed / improved / unchanged) and its sign-flip significance over matched models or repetitions.';
+COMMENT ON VIEW case_trend IS 'Per case and per (case, model) per release: lift, the previous release''s, the change and its sign-flip significance over matched models or repetitions; regressed / improved only when that test is significant.';
 COMMENT ON COLUMN case_trend.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN case_trend.scope IS 'case (its models pooled) or case_model.';
 COMMENT ON COLUMN case_trend.model IS 'The model of a case_model row (NULL where the harness names none).';
@@ -67,7 +72,7 @@ COMMENT ON COLUMN case_trend.without_rate IS 'without_skill rate.';
 COMMENT ON COLUMN case_trend.lift IS 'with_rate - without_rate.';
 COMMENT ON COLUMN case_trend.previous_lift IS 'The lift in the previous release; NULL when the case had no eligible pair there.';
 COMMENT ON COLUMN case_trend.lift_change IS 'lift - previous_lift.';
-COMMENT ON COLUMN case_trend.direction IS 'regressed, improved or unchanged (NULL without a previous lift).';
+COMMENT ON COLUMN case_trend.direction IS 'regressed or improved (the change significant at p <= 0.05), moved down / moved up, not significant (or not tested: too few matched units), unchanged; NULL without a previous lift.';
 COMMENT ON COLUMN case_trend.change_matched IS 'Matched units (case) or repetitions (case_model) behind the change''s test.';
 COMMENT ON COLUMN case_trend.change_p_value IS 'Sign-flip p of the matched changes (docs/metrics.md §M11).';
 COMMENT ON COLUMN case_trend.change_significant IS 'change_p_value < 0.05.';

@@ -133,15 +133,28 @@ fn report_trend_cases_lists_the_latest_releases_regressions_first() {
                 (lift - before - change).abs() < 2e-4,
                 "change = lift - previous (each rounded 4)"
             );
+            // Regressed / improved only where the change's own test is
+            // significant; otherwise it moved (or was not tested).
             let direction = cell("direction");
-            let expected = if change < 0.0 {
-                "regressed"
-            } else if change > 0.0 {
-                "improved"
-            } else {
-                "unchanged"
+            let significant = cell("significant").as_bool();
+            let p = cell("change_p");
+            let expected = match (change, significant) {
+                (0.0, _) => "unchanged".to_string(),
+                (c, Some(true)) => (if c < 0.0 { "regressed" } else { "improved" }).to_string(),
+                (c, _) => format!(
+                    "moved {}, {}",
+                    if c < 0.0 { "down" } else { "up" },
+                    if p.is_null() {
+                        "not tested"
+                    } else {
+                        "not significant"
+                    }
+                ),
             };
-            assert_eq!(direction.as_str(), Some(expected));
+            assert_eq!(direction.as_str(), Some(expected.as_str()), "p {p}");
+            if expected == "regressed" || expected == "improved" {
+                assert!(f(&p) <= 0.05);
+            }
             changes.push(change);
         }
     }
@@ -161,20 +174,21 @@ fn the_html_report_says_what_changed_since_the_previous_release() {
         .find("What changed since the previous release")
         .expect("the section");
     let section = &html[at..html[at..].find("<h3>").map_or(html.len(), |e| at + e)];
-    // The cases that moved in the latest release, from case_trend: the
-    // regressions (largest drop first), then the improvements (largest gain first).
+    // The cases that moved in the latest release, from case_trend, largest
+    // drop first, each labelled as its test allows.
     let moved = rows(
         store,
         "SELECT case_id, direction FROM case_trend
-         WHERE scope = 'case' AND direction IN ('regressed', 'improved')
+         WHERE scope = 'case' AND direction <> 'unchanged'
            AND release_label = (SELECT release_label FROM releases ORDER BY ordinal DESC LIMIT 1)
-         ORDER BY CASE direction WHEN 'regressed' THEN 0 ELSE 1 END,
-                  CASE direction WHEN 'regressed' THEN lift_change ELSE -lift_change END, case_id",
+         ORDER BY lift_change, case_id",
     );
     assert!(!moved.is_empty(), "iteration-3 moved some case");
     let mut last = 0;
     for m in &moved {
         let cell = format!("<td>{}</td>", m["case_id"].as_str().unwrap());
+        let label = format!("<td>{}</td>", m["direction"].as_str().unwrap());
+        assert!(section.contains(&label), "{label} in {section}");
         let pos = section[last..]
             .find(&cell)
             .unwrap_or_else(|| panic!("{cell} in order in {section}"));

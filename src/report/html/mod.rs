@@ -147,7 +147,7 @@ pub fn render(conn: &Connection, skill: Option<&str>) -> Result<String> {
     html.push_str(&charts::releases_svg(&cells(&releases)));
     html.push_str("<h2>Cost vs lift per case (latest release)</h2>");
     html.push_str(&charts::cost_vs_lift_svg(&cells(&cost_lift)));
-    html.push_str("<h2>What changed since the previous release</h2><p class=\"note\">Each case's lift in the latest release of its skill against the release before: regressions first (p: sign-flip over the case's matched models), then improvements; flags new or resolved; assertions failing release after release (ranked as skill-benchmark trend ranks them); cases that never failed nor moved, and the spend on idle cases per release.</p>");
+    html.push_str("<h2>What changed since the previous release</h2><p class=\"note\">Each case's lift in the latest release of its skill against the release before, largest drop first; a change is called regressed or improved only when its sign-flip test over the case's matched models is significant (p &le; 0.05), else it moved; flags new or resolved; assertions failing release after release (ranked as skill-benchmark trend ranks them); cases that never failed nor moved, and the spend on idle cases per release.</p>");
     html.push_str(&table(
         &changes,
         "No case moved since the previous release (or there is only one release).",
