@@ -188,6 +188,7 @@ fn ingest_batch(
             report_runs::reports_without_runs(&store.conn, counts.batch_id)?;
         summary.batch_id = Some(counts.batch_id);
         summary.runs_written = counts.runs_written;
+        summary.release_recorded = !counts.release_dropped;
         summary.rows_written = counts.rows_written;
     }
     Ok(summary)

@@ -12,6 +12,9 @@ use crate::model::errors::IngestErrorRec;
 pub struct IngestSummary {
     pub batch_id: Option<i64>,
     pub release: String,
+    /// Whether `release` is in the store's releases after this batch: a
+    /// batch that stored nothing of it records no release.
+    pub release_recorded: bool,
     /// How many times the batch was tried: more than 1 when its commit met
     /// another writer's on a lake and it was tried again whole.
     pub tries: u32,
@@ -82,6 +85,7 @@ pub(super) fn assemble(
         batch_id: None,
         tries: 1,
         release: plan.release.label.clone(),
+        release_recorded: false,
         release_source: plan.release.source.to_string(),
         other_releases: runs
             .map(|r| {

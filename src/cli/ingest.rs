@@ -121,16 +121,22 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
             db.display()
         );
     } else {
+        let batch = s
+            .batch_id
+            .map(|b| format!(", batch {b}"))
+            .unwrap_or_default();
+        let release = match (s.release_recorded || s.dry_run, s.other_releases.is_empty()) {
+            (true, _) => format!("as release '{}' (from {})", s.release, s.release_source),
+            (false, true) => {
+                "in no release (nothing of one was stored, so none was recorded)".into()
+            }
+            (false, false) => "in the releases below".into(),
+        };
         eprintln!(
-            "{verb} {} runs ({} rows) to {} as release '{}' (from {}){}",
+            "{verb} {} runs ({} rows) to {} {release}{batch}",
             s.runs_written,
             s.rows_written,
             db.display(),
-            s.release,
-            s.release_source,
-            s.batch_id
-                .map(|b| format!(", batch {b}"))
-                .unwrap_or_default(),
         );
         if !s.other_releases.is_empty() {
             eprintln!(

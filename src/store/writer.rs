@@ -43,6 +43,8 @@ pub struct WriteCounts {
     pub batch_id: i64,
     pub rows_written: u64,
     pub runs_written: u64,
+    /// The batch's release was taken back: nothing of it was stored.
+    pub release_dropped: bool,
 }
 
 const DELETE_UNITS: &[&str] = &[
@@ -404,6 +406,7 @@ impl<'c> BatchWriter<'c> {
         refuse_duplicate_keys(tx, self.batch_id)?;
         update_mtimes(tx, touched)?;
         register_run_releases(tx, self.batch_id)?;
+        let release_dropped = drop_empty_release(tx, self.batch_id, batch.release_label)?;
         clock.mark("errors + mtimes");
         let touched = touched_releases(tx, self.batch_id)?;
         super::aggregates::refill::mark_waiting(tx, &touched, self.batch_id)?;
@@ -421,6 +424,7 @@ impl<'c> BatchWriter<'c> {
         )?;
         let counts = WriteCounts {
             batch_id: self.batch_id,
+            release_dropped,
             ..self.counts
         };
         let BatchWriter {
@@ -485,6 +489,24 @@ pub fn touch(conn: &Connection, touched: &[(String, i64)]) -> Result<()> {
     let tx = conn.unchecked_transaction()?;
     update_mtimes(&tx, touched)?;
     Ok(tx.commit()?)
+}
+
+/// The release this batch recorded, taken back when nothing in the store is
+/// of it (a wrong path, an empty folder, runs that all went to iteration
+/// releases): a release no row names would stay in `releases` for ever. The
+/// batch itself stays in the ledger with the label it was given.
+fn drop_empty_release(tx: &Connection, batch_id: i64, label: &str) -> Result<bool> {
+    let dropped = tx.execute(
+        "DELETE FROM release_record
+         WHERE batch_id = ?1 AND release_label = ?2
+           AND NOT EXISTS (SELECT 1 FROM run WHERE release_label = ?2)
+           AND NOT EXISTS (SELECT 1 FROM suite_record WHERE release_label = ?2)
+           AND NOT EXISTS (SELECT 1 FROM case_def_record WHERE release_label = ?2)
+           AND NOT EXISTS (SELECT 1 FROM trigger_observation WHERE release_label = ?2)
+           AND NOT EXISTS (SELECT 1 FROM peer_metric WHERE release_label = ?2)",
+        params![batch_id, label],
+    )?;
+    Ok(dropped > 0)
 }
 
 /// Releases that runs carry besides their batch's (skill-creator's

@@ -837,3 +837,27 @@ fn clashes_across_parse_chunks_name_the_directory_written_first() {
         );
     }
 }
+
+#[test]
+fn a_batch_that_stores_nothing_records_no_release() {
+    // An empty folder and a wrong path: their errors go to the ledger, and
+    // no release is left behind in `releases` (issue #50: it stayed for ever).
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut ts = new_store();
+    for path in [empty, dir.path().join("no-such-folder")] {
+        let summary = ingest_paths(&mut ts, &[path]);
+        assert_eq!(summary.errors.len(), 1, "{:?}", summary.errors);
+        assert!(!summary.release_recorded);
+    }
+    assert_eq!(scalar(&ts.store, "SELECT count(*) FROM releases"), 0);
+    assert_eq!(scalar(&ts.store, "SELECT count(*) FROM ingest_error"), 2);
+    // A batch with runs records its release.
+    let summary = ingest_paths(&mut ts, &[seh_root().join("runs/eval-runs")]);
+    assert!(summary.release_recorded);
+    assert_eq!(
+        scalar(&ts.store, "SELECT list(release_label) FROM releases"),
+        serde_json::json!([summary.release])
+    );
+}
