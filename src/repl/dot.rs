@@ -69,9 +69,54 @@ fn on_off(arg: Option<&str>) -> Result<bool> {
     }
 }
 
-fn list(session: &mut Session, sql: &str) -> Result<()> {
-    let rs = session.query(sql, &Filters::new())?;
-    session.show(&rs)
+/// Names in columns down the page, fitted to `width` (0: one column).
+fn in_columns(names: &[String], width: usize) -> String {
+    let cell = names.iter().map(|n| n.chars().count()).max().unwrap_or(0) + 2;
+    let columns = (width / cell.max(1)).max(1);
+    let rows = names.len().div_ceil(columns);
+    let mut out = String::new();
+    for row in 0..rows {
+        let line: String = (0..columns)
+            .filter_map(|c| names.get(c * rows + row))
+            .map(|n| format!("{n:<cell$}"))
+            .collect();
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Each name with its description wrapped beside it to `width` (0: unwrapped).
+fn described(items: &[(String, String)], width: usize) -> String {
+    let indent = items
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let room = width.saturating_sub(indent).max(20);
+    let mut out = String::new();
+    for (name, text) in items {
+        let mut lines: Vec<String> = Vec::new();
+        for word in text.split_whitespace() {
+            match lines.last_mut() {
+                Some(line)
+                    if width == 0 || line.chars().count() + 1 + word.chars().count() <= room =>
+                {
+                    line.push(' ');
+                    line.push_str(word);
+                }
+                _ => lines.push(word.to_string()),
+            }
+        }
+        let mut lines = lines.into_iter();
+        out.push_str(format!("{name:<indent$}{}", lines.next().unwrap_or_default()).trim_end());
+        out.push('\n');
+        for line in lines {
+            out.push_str(&format!("{:indent$}{line}\n", ""));
+        }
+    }
+    out
 }
 
 pub fn run(
@@ -89,19 +134,54 @@ pub fn run(
             for (c, help) in DOT_COMMANDS {
                 eprintln!("{c:<12} {help}");
             }
-            eprintln!("SQL statements end with ';' and may span lines. Ctrl-C cancels a running query.");
+            eprintln!(
+                "SQL statements end with ';' and may span lines. Ctrl-C cancels a running query."
+            );
         }
-        ".tables" => list(
-            session,
-            "SELECT table_name AS name, 'table' AS kind FROM duckdb_tables() WHERE NOT internal AND NOT temporary
-             UNION ALL SELECT view_name, 'view' FROM duckdb_views() WHERE NOT internal AND NOT temporary
-             ORDER BY kind, name",
-        )?,
-        ".views" => list(
-            session,
-            "SELECT view_name AS view, coalesce(comment, '') AS answers FROM duckdb_views()
-             WHERE NOT internal AND NOT temporary ORDER BY view_name",
-        )?,
+        ".tables" => {
+            let rs = session.query(
+                "SELECT table_name AS name, 'table' AS kind FROM duckdb_tables() WHERE NOT internal AND NOT temporary
+                 UNION ALL SELECT view_name, 'view' FROM duckdb_views() WHERE NOT internal AND NOT temporary
+                 ORDER BY kind, name",
+                &Filters::new(),
+            )?;
+            if session.shows_on_terminal() {
+                // Every name, in columns down the page as DuckDB's shell
+                // lists them: a table would elide the middle of 60 names.
+                let names: Vec<String> = rs
+                    .batches
+                    .iter()
+                    .flat_map(|b| {
+                        (0..b.num_rows()).filter_map(|i| crate::output::cell_text(b.column(0), i))
+                    })
+                    .collect();
+                print!("{}", in_columns(&names, session.width()));
+            } else {
+                session.show(&rs)?;
+            }
+        }
+        ".views" => {
+            let rs = session.query(
+                "SELECT view_name AS view, coalesce(comment, '') AS answers FROM duckdb_views()
+                 WHERE NOT internal AND NOT temporary ORDER BY view_name",
+                &Filters::new(),
+            )?;
+            if session.shows_on_terminal() {
+                // Each view's whole description, wrapped beside its name: a
+                // fitted table would cut it.
+                let text = |b: &duckdb::arrow::record_batch::RecordBatch, col: usize, i: usize| {
+                    crate::output::cell_text(b.column(col), i).unwrap_or_default()
+                };
+                let views: Vec<(String, String)> = rs
+                    .batches
+                    .iter()
+                    .flat_map(|b| (0..b.num_rows()).map(move |i| (text(b, 0, i), text(b, 1, i))))
+                    .collect();
+                print!("{}", described(&views, session.width()));
+            } else {
+                session.show(&rs)?;
+            }
+        }
         ".schema" => {
             let filter = match arg {
                 Some(_) => "WHERE name = $name",
@@ -111,7 +191,9 @@ pub fn run(
                 "SELECT sql FROM (SELECT table_name AS name, sql FROM duckdb_tables() WHERE NOT internal AND NOT temporary
                  UNION ALL SELECT view_name, sql FROM duckdb_views() WHERE NOT internal AND NOT temporary) {filter} ORDER BY name"
             );
-            let params: Filters = arg.map(|a| [("name".to_string(), a.to_string())].into()).unwrap_or_default();
+            let params: Filters = arg
+                .map(|a| [("name".to_string(), a.to_string())].into())
+                .unwrap_or_default();
             let rs = session.query(&sql, &params)?;
             for batch in &rs.batches {
                 for i in 0..batch.num_rows() {
@@ -120,10 +202,37 @@ pub fn run(
                     }
                 }
             }
+            if arg.is_some() {
+                // A view's columns and what each holds (its COMMENTs).
+                let columns = session.query(
+                    "SELECT column_name, data_type, coalesce(comment, '') FROM duckdb_columns()
+                     WHERE table_name = $name AND NOT internal ORDER BY column_index",
+                    &params,
+                )?;
+                for batch in &columns.batches {
+                    for i in 0..batch.num_rows() {
+                        let cell = |c: usize| {
+                            crate::output::cell_text(batch.column(c), i).unwrap_or_default()
+                        };
+                        let comment = cell(2);
+                        let comment = if comment.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {comment}")
+                        };
+                        println!("-- {} {}{comment}", cell(0), cell(1));
+                    }
+                }
+            }
         }
         ".reports" => {
             for r in report::all() {
-                println!("{:<14} {}  (filters: {})", r.name, r.description, r.params.join(", "));
+                println!(
+                    "{:<14} {}  (filters: {})",
+                    r.name,
+                    r.description,
+                    r.params.join(", ")
+                );
             }
         }
         ".report" => {
@@ -141,19 +250,29 @@ pub fn run(
         }
         ".mode" => {
             session.mode = arg
-                .ok_or_else(|| Error::Invalid(".mode table|box|csv|tsv|json|jsonl|markdown|line".into()))?
+                .ok_or_else(|| {
+                    Error::Invalid(".mode table|box|csv|tsv|json|jsonl|markdown|line".into())
+                })?
                 .parse::<Format>()
                 .map_err(Error::Invalid)?;
         }
         ".output" => session.output = arg.map(PathBuf::from),
         ".once" => {
-            session.once = Some(PathBuf::from(arg.ok_or_else(|| Error::Invalid(".once FILE".into()))?));
+            session.once = Some(PathBuf::from(
+                arg.ok_or_else(|| Error::Invalid(".once FILE".into()))?,
+            ));
         }
         ".export" => {
-            let Some((file, source)) = args.split_last().filter(|(_, rest)| !rest.is_empty()) else {
+            let Some((file, source)) = args.split_last().filter(|(_, rest)| !rest.is_empty())
+            else {
                 return Err(Error::Invalid(".export NAME_OR_SELECT FILE".into()));
             };
-            let rows = crate::export::export(session.conn()?, &source.join(" "), std::path::Path::new(file), &Default::default())?;
+            let rows = crate::export::export(
+                session.conn()?,
+                &source.join(" "),
+                std::path::Path::new(file),
+                &Default::default(),
+            )?;
             eprintln!("wrote {rows} rows to {file}");
         }
         ".maxrows" => {
@@ -164,7 +283,10 @@ pub fn run(
         ".maxwidth" => {
             session.max_width = match arg {
                 None => None,
-                Some(a) => Some(a.parse().map_err(|_| Error::Invalid(".maxwidth [N]".into()))?),
+                Some(a) => Some(
+                    a.parse()
+                        .map_err(|_| Error::Invalid(".maxwidth [N]".into()))?,
+                ),
             };
         }
         ".timer" => session.timer = on_off(arg)?,
@@ -179,8 +301,44 @@ pub fn run(
             read_file(session, file)?;
         }
         other => {
-            return Err(Error::Invalid(format!("unknown command {other} (see .help)")));
+            return Err(Error::Invalid(format!(
+                "unknown command {other} (see .help)"
+            )));
         }
     }
     Ok(Flow::Continue)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_listed_in_columns_down_the_page() {
+        let names: Vec<String> = (1..=7).map(|i| format!("name{i}")).collect();
+        // 7 names of 5 characters, cells of 7: two columns fit in 16.
+        assert_eq!(
+            in_columns(&names, 16),
+            "name1  name5\nname2  name6\nname3  name7\nname4\n"
+        );
+        assert_eq!(in_columns(&names, 0).lines().count(), 7);
+    }
+
+    #[test]
+    fn descriptions_wrap_whole_beside_their_names() {
+        let long = "one two three four five six seven eight nine ten eleven twelve".to_string();
+        let text = described(
+            &[("v".into(), long.clone()), ("view2".into(), "short".into())],
+            30,
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.iter().all(|l| l.chars().count() <= 30), "{text}");
+        let words: Vec<&str> = text.split_whitespace().collect();
+        assert_eq!(
+            words.len(),
+            long.split_whitespace().count() + 3,
+            "nothing cut: {text}"
+        );
+        assert!(lines[0].starts_with("v      one"), "{text}");
+    }
 }

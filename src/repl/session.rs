@@ -200,6 +200,20 @@ impl Session {
         Ok(())
     }
 
+    /// A result goes to the terminal as a fitted table (not a file, not a
+    /// pipe's CSV).
+    pub fn shows_on_terminal(&self) -> bool {
+        self.once.is_none()
+            && self.output.is_none()
+            && matches!(self.mode, output::Format::Table | output::Format::Box)
+    }
+
+    /// The width results are fitted to (0: no limit).
+    pub fn width(&self) -> usize {
+        self.max_width
+            .unwrap_or_else(|| output::terminal_width().unwrap_or(0))
+    }
+
     /// Write a result where `.output`/`.once` point, else stdout.
     pub fn show(&mut self, rs: &ResultSet) -> Result<()> {
         if rs.schema.fields().is_empty() {
@@ -222,9 +236,7 @@ impl Session {
             }
             None => {
                 let mut render = self.render.clone();
-                render.fit.max_width = self
-                    .max_width
-                    .unwrap_or_else(|| output::terminal_width().unwrap_or(0));
+                render.fit.max_width = self.width();
                 let mut out = std::io::stdout().lock();
                 output::render_with(rs, self.mode, &render, &mut out)
                     .and_then(|_| out.flush())

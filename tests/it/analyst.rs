@@ -556,3 +556,63 @@ fn session_settings_and_temp_tables_outlive_the_statement_that_made_them() {
         .stderr(contains("keeps the store open for a temp object"))
         .stderr(contains("store released; a temp object is gone"));
 }
+
+#[test]
+fn the_shell_lists_every_name_and_whole_descriptions() {
+    let (_dir, db) = corpus_db();
+    let names = |sql: &str| -> Vec<String> {
+        let out = liftdb_cmd(&db)
+            .args(["sql", sql, "--format", "csv"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(str::to_string)
+            .collect()
+    };
+    let every = names(
+        "SELECT table_name FROM duckdb_tables() WHERE NOT internal AND NOT temporary
+         UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary",
+    );
+    assert!(every.len() > 40, "more names than a table shows unelided");
+    // As a terminal shows them (table mode), at 100 columns.
+    let out = liftdb_cmd(&db)
+        .args(["-c", ".mode table", "-c", ".maxwidth 100", "-c", ".tables"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8(out.stdout).unwrap();
+    let shown: std::collections::HashSet<&str> = listed.split_whitespace().collect();
+    for name in &every {
+        assert!(
+            shown.contains(name.as_str()),
+            "{name} missing from:\n{listed}"
+        );
+    }
+    assert!(listed.lines().all(|l| l.chars().count() <= 100), "{listed}");
+    // Each view's description whole (the longest one, word for word).
+    let comment =
+        names("SELECT comment FROM duckdb_views() WHERE view_name = 'lift_headline'").join("\n");
+    let comment = comment.trim_matches('"');
+    let out = liftdb_cmd(&db)
+        .args(["-c", ".mode table", "-c", ".maxwidth 100", "-c", ".views"])
+        .output()
+        .unwrap();
+    let views = String::from_utf8(out.stdout).unwrap();
+    let flat = views.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&comment.split_whitespace().collect::<Vec<_>>().join(" ")),
+        "{views}"
+    );
+    // .schema VIEW: its columns with what each holds.
+    let out = liftdb_cmd(&db)
+        .args(["-c", ".schema lift_headline"])
+        .output()
+        .unwrap();
+    let schema = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        schema.contains("-- sentence VARCHAR: with the skill W"),
+        "{schema}"
+    );
+}
