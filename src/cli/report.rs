@@ -83,17 +83,31 @@ pub fn run(db: &Location, args: &ReportArgs) -> anyhow::Result<i32> {
     // The compact set is for reading; files and pipes get every column.
     let compact = !args.all_columns && !rep.compact.is_empty() && args.output.fitted();
     let all = rs.schema.fields().len();
-    let rs = match compact {
-        true => rs.project(&rep.compact)?,
-        false => rs,
-    };
-    args.output.emit(&rs)?;
-    if compact {
-        println!(
-            "({} of {all} columns: --all-columns shows every one)",
-            rs.schema.fields().len()
-        );
+    if !compact {
+        args.output.emit(&rs)?;
+        return Ok(0);
     }
+    // One block per release, skill, experiment … where they vary, each
+    // under a heading that names it: no two rows look alike.
+    let keys = rep.varying_identity(&rs);
+    if keys.is_empty() {
+        args.output.emit(&rs.project(&rep.compact)?)?;
+    } else {
+        for (values, block) in rs.split_by(&keys) {
+            let heading: Vec<String> = keys
+                .iter()
+                .zip(&values)
+                .filter(|(_, v)| *v != "-")
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            println!("\n{}", heading.join(" · "));
+            args.output.emit(&block.project(&rep.compact)?)?;
+        }
+    }
+    println!(
+        "({} of {all} columns: --all-columns shows every one)",
+        rep.compact.len()
+    );
     Ok(0)
 }
 

@@ -120,6 +120,44 @@ impl ResultSet {
         Ok(ResultSet { schema, batches })
     }
 
+    /// The rows in runs of equal values of `columns` (in row order), each
+    /// run with its values (a NULL as "-").
+    pub fn split_by(&self, columns: &[String]) -> Vec<(Vec<String>, ResultSet)> {
+        let at: Vec<usize> = columns
+            .iter()
+            .filter_map(|c| self.schema.index_of(c).ok())
+            .collect();
+        let key = |b: &RecordBatch, i: usize| -> Vec<String> {
+            at.iter()
+                .map(|&c| cell_text(b.column(c), i).unwrap_or_else(|| "-".into()))
+                .collect()
+        };
+        let mut groups: Vec<(Vec<String>, ResultSet)> = Vec::new();
+        for batch in &self.batches {
+            let mut start = 0;
+            while start < batch.num_rows() {
+                let k = key(batch, start);
+                let mut end = start + 1;
+                while end < batch.num_rows() && key(batch, end) == k {
+                    end += 1;
+                }
+                let slice = batch.slice(start, end - start);
+                match groups.last_mut() {
+                    Some((last, rs)) if *last == k => rs.batches.push(slice),
+                    _ => groups.push((
+                        k,
+                        ResultSet {
+                            schema: self.schema.clone(),
+                            batches: vec![slice],
+                        },
+                    )),
+                }
+                start = end;
+            }
+        }
+        groups
+    }
+
     pub fn column_names(&self) -> Vec<String> {
         self.schema
             .fields()

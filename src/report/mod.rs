@@ -95,7 +95,40 @@ fn nearest_name(name: &str) -> Option<String> {
 /// Filters by parameter name (skill, model, split, case, arm, release).
 pub type Filters = BTreeMap<String, String>;
 
+/// The columns that say which release, skill, experiment, split or control a
+/// row belongs to: a compact view names them whenever they vary in the
+/// result, so no two rows look alike.
+const IDENTITY_COLUMNS: [&str; 6] = ["release", "skill", "kind", "experiment", "split", "control"];
+
 impl Report {
+    /// The identity columns whose values vary in `rs` (and that its compact
+    /// set leaves out): a terminal shows one block per combination of them.
+    pub fn varying_identity(&self, rs: &ResultSet) -> Vec<String> {
+        let names = rs.column_names();
+        let varies = |name: &str| {
+            let Some(at) = names.iter().position(|n| n == name) else {
+                return false;
+            };
+            let mut seen: Option<Option<String>> = None;
+            for batch in &rs.batches {
+                for i in 0..batch.num_rows() {
+                    let value = crate::output::cell_text(batch.column(at), i);
+                    match &seen {
+                        None => seen = Some(value),
+                        Some(first) if *first != value => return true,
+                        Some(_) => {}
+                    }
+                }
+            }
+            false
+        };
+        IDENTITY_COLUMNS
+            .iter()
+            .filter(|c| !self.compact.iter().any(|k| k == *c) && varies(c))
+            .map(|c| c.to_string())
+            .collect()
+    }
+
     /// Refuse a filter this report has no parameter for (it would be ignored silently).
     pub fn check_filters(&self, filters: &Filters) -> Result<()> {
         match filters.keys().find(|name| !self.params.contains(name)) {

@@ -280,3 +280,57 @@ fn middle_rows_are_elided_past_forty_and_the_footer_says_so() {
     );
     assert!(text.trim_end().ends_with("(100 rows, 40 shown)"), "{text}");
 }
+
+#[test]
+fn on_a_store_of_several_releases_every_lift_row_is_under_its_releases_heading() {
+    // Anthropic's skill-creator workspace: iteration-1..3 are releases.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    liftdb_cmd(&db)
+        .arg("ingest")
+        .arg(crate::common::fixture("skill-creator-anthropic"))
+        .assert()
+        .success();
+    let run = |args: &[&str]| {
+        let out = liftdb_cmd(&db).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // Rows per release, from the report's own CSV.
+    let csv = run(&["report", "lift", "--format", "csv"]);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header.iter().position(|c| *c == "release").unwrap();
+    let mut expected: std::collections::BTreeMap<String, usize> = Default::default();
+    for line in lines {
+        *expected
+            .entry(line.split(',').nth(at).unwrap().to_string())
+            .or_default() += 1;
+    }
+    assert!(expected.len() > 1, "{expected:?}");
+    // The table: each data row counted under the release its heading names.
+    let table = run(&["report", "lift", "--format", "table", "--max-width", "100"]);
+    // The tables fit (the headline sentences are prose and wrap).
+    let boxes: Vec<&str> = table
+        .lines()
+        .filter(|l| l.starts_with(['┌', '│', '╞', '└']))
+        .collect();
+    assert_fits("report lift by release", &boxes.join("\n"), 100);
+    let mut counted: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut release: Option<String> = None;
+    for line in table.lines() {
+        if let Some(rest) = line.strip_prefix("release ") {
+            release = Some(rest.split(" · ").next().unwrap().to_string());
+        } else if line.starts_with('│') && !line.contains("row_label") {
+            let r = release
+                .clone()
+                .unwrap_or_else(|| panic!("a row before any heading:\n{table}"));
+            *counted.entry(r).or_default() += 1;
+        }
+    }
+    assert_eq!(counted, expected, "{table}");
+}
