@@ -35,20 +35,24 @@ SELECT
     liftdb_pyround(l.normalized_gain, 4) AS normalized_gain,
     l.p_value AS p,
     l.method,
-    l.ci_lower,
-    l.ci_upper,
+    -- Each interval named for what it bounds, to 4 places as the rates.
+    liftdb_round4(l.ci_lower) AS lift_ci_lower,
+    liftdb_round4(l.ci_upper) AS lift_ci_upper,
     l.noise_verdict AS verdict,
     l.negative_delta_units AS negative_units,
     -- Beside the harness-equal columns (docs/metrics.md §M3a).
     l.units_won AS wins,
     l.units_tied AS ties,
     l.units_lost AS losses,
-    l.with_wilson_lower,
-    l.with_wilson_upper,
-    l.control_wilson_lower,
-    l.control_wilson_upper,
-    l.bootstrap_lower,
-    l.bootstrap_upper,
+    -- Wilson 95% of the share of pairs whose run passed every check, per arm
+    -- (not of the mean pass rate beside it).
+    liftdb_round4(l.with_wilson_lower) AS with_all_passed_share_lower,
+    liftdb_round4(l.with_wilson_upper) AS with_all_passed_share_upper,
+    liftdb_round4(l.control_wilson_lower) AS control_all_passed_share_lower,
+    liftdb_round4(l.control_wilson_upper) AS control_all_passed_share_upper,
+    -- Case-clustered bootstrap 95% of the lift.
+    liftdb_round4(l.bootstrap_lower) AS lift_bootstrap_lower,
+    liftdb_round4(l.bootstrap_upper) AS lift_bootstrap_upper,
     l.bh_q AS q,
     -- What the row is, in one short cell (the compact table's first column).
     CASE WHEN l.row_kind = 'experiment' THEN l.experiment || ': ' ELSE '' END

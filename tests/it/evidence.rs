@@ -197,3 +197,54 @@ fn the_case_clustered_bootstrap_equals_a_slow_reference() {
     );
     assert_eq!(case_rows[0]["n"].as_i64(), Some(0));
 }
+
+#[test]
+fn report_lift_names_each_interval_for_what_it_bounds_and_prints_it_clean() {
+    // The report's intervals are lift_evidence's (checked above against
+    // independent computations), each rounded to 4 places as Python's round.
+    let ts = corpus_store();
+    let report = liftdb::report::find("lift").unwrap();
+    let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
+    let names = rs.column_names();
+    let pairs = [
+        ("lift_ci_lower", "ci_lower"),
+        ("lift_ci_upper", "ci_upper"),
+        ("with_all_passed_share_lower", "with_wilson_lower"),
+        ("with_all_passed_share_upper", "with_wilson_upper"),
+        ("control_all_passed_share_lower", "control_wilson_lower"),
+        ("control_all_passed_share_upper", "control_wilson_upper"),
+        ("lift_bootstrap_lower", "bootstrap_lower"),
+        ("lift_bootstrap_upper", "bootstrap_upper"),
+    ];
+    for (ours, _) in pairs {
+        assert!(names.iter().any(|n| n == ours), "{ours} in {names:?}");
+    }
+    assert!(!names.iter().any(|n| n.contains("wilson")), "{names:?}");
+    // The overall release row against the view, value by value.
+    let report_row = crate::common::result_rows(&rs)
+        .into_iter()
+        .find(|r| r["scope"] == "overall" && r["kind"] == "release" && r["split"] == "all")
+        .unwrap();
+    let view_row = rows(
+        &ts.store,
+        &format!("SELECT * FROM lift_evidence WHERE {ROW} AND scope = 'overall'"),
+    )
+    .remove(0);
+    let round4 = |x: f64| (x * 1e4).round() / 1e4;
+    for (ours, theirs) in pairs {
+        match view_row[theirs].as_f64() {
+            Some(v) => {
+                let printed = f(&report_row[ours]);
+                assert!(
+                    (printed - round4(v)).abs() < 1e-12,
+                    "{ours} {printed} vs {v}"
+                );
+                assert!(
+                    !printed.to_string().contains('e'),
+                    "{ours} prints clean: {printed}"
+                );
+            }
+            None => assert!(report_row[ours].is_null(), "{ours}"),
+        }
+    }
+}
