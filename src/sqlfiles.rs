@@ -133,6 +133,10 @@ pub const VIEWS: &[(&str, &str)] = &[
         "lift_evidence",
         include_str!("../sql/views/33_lift_evidence.sql"),
     ),
+    (
+        "lift_summary",
+        include_str!("../sql/views/34_lift_summary.sql"),
+    ),
     ("case_flags", include_str!("../sql/views/40_case_flags.sql")),
     (
         "reliability",

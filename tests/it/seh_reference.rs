@@ -568,3 +568,37 @@ fn a_report_without_its_runs_says_where_runs_are() {
     .unwrap();
     assert!(with_runs.reports_without_runs.is_empty(), "{with_runs:?}");
 }
+
+/// lift_summary: one row per release, skill and split, each the tool's own
+/// paired summary (benchmark.json for every split pooled, benchmark-tune /
+/// benchmark-holdout for each split, read at test time).
+#[test]
+fn lift_summary_is_the_tools_paired_summary_one_row_per_split() {
+    let ts = corpus_store();
+    let ours = rows(&ts.store, "SELECT * FROM lift_summary ORDER BY split");
+    let splits: Vec<&str> = ours.iter().map(|r| r["split"].as_str().unwrap()).collect();
+    assert_eq!(splits, ["all", "holdout", "tune"], "one row per split");
+    for (split, file) in [
+        ("all", "benchmark.json.gz"),
+        ("tune", "benchmark-tune.json.gz"),
+        ("holdout", "benchmark-holdout.json.gz"),
+    ] {
+        let paired = &reference(file)["paired_summary"];
+        let row = ours.iter().find(|r| r["split"] == split).unwrap();
+        for (column, key) in [
+            ("with_skill", "with_skill_objective_pass_rate"),
+            ("without_skill", "without_skill_objective_pass_rate"),
+            ("lift", "absolute_delta"),
+        ] {
+            assert_close(
+                f(&row[column]),
+                f(&paired[key]),
+                1e-12,
+                &format!("{split} {column}"),
+            );
+        }
+        let p = f(&paired["significance"]["p_value"]);
+        assert_close(f(&row["p"]), p, 1e-12, &format!("{split} p"));
+        assert_eq!(row["significant"].as_bool(), Some(p <= 0.05), "{split}");
+    }
+}
