@@ -33,36 +33,57 @@ fn quote_literal(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
 }
 
+/// What an export wrote.
+#[derive(Debug, Clone)]
+pub struct Exported {
+    pub rows: u64,
+    /// Set when the name given was both a report and a view or table: which
+    /// was taken, and how to get the other.
+    pub note: Option<String>,
+}
+
 /// The query behind `what`: a canned report (its `$name` filters left as
-/// parameters), a view/table name, or SQL.
-fn source_query(conn: &Connection, what: &str, filters: &Filters) -> Result<String> {
+/// parameters), a view/table name, or SQL; with a note when the name is
+/// both a report and a view or table.
+fn source_query(
+    conn: &Connection,
+    what: &str,
+    filters: &Filters,
+) -> Result<(String, Option<String>)> {
     let trimmed = what.trim().trim_end_matches(';');
+    let is_relation = |name: &str| -> Result<bool> {
+        Ok(conn.query_row(
+            "SELECT count(*) > 0 FROM (SELECT table_name AS n FROM duckdb_tables() UNION ALL SELECT view_name FROM duckdb_views()) WHERE n = ?",
+            [name],
+            |r| r.get(0),
+        )?)
+    };
     if let Ok(rep) = report::find(trimmed) {
         // The rows `liftdb report` prints: the included reports' too.
-        return report::statement(conn, &rep, filters);
+        let note = is_relation(trimmed)?.then(|| {
+            format!(
+                "'{trimmed}' is both a report and a view: exported the report (`liftdb report {trimmed}`'s rows); the view's: liftdb export \"SELECT * FROM {trimmed}\" --out FILE"
+            )
+        });
+        return Ok((report::statement(conn, &rep, filters)?, note));
     }
     if let Some(name) = filters.keys().next() {
         return Err(Error::Invalid(format!(
             "--{name} filters canned reports only; for '{trimmed}' write the WHERE clause in a SELECT"
         )));
     }
-    let is_relation: bool = conn.query_row(
-        "SELECT count(*) > 0 FROM (SELECT table_name AS n FROM duckdb_tables() UNION ALL SELECT view_name FROM duckdb_views()) WHERE n = ?",
-        [trimmed],
-        |r| r.get(0),
-    )?;
-    if is_relation {
-        Ok(format!("SELECT * FROM {}", quote_ident(trimmed)))
+    if is_relation(trimmed)? {
+        Ok((format!("SELECT * FROM {}", quote_ident(trimmed)), None))
     } else {
-        Ok(trimmed.to_string())
+        Ok((trimmed.to_string(), None))
     }
 }
 
 /// Write `what` to `out`, a report's filters bound as parameters (NULL when
 /// absent, never spliced into the SQL); returns the number of rows written.
-pub fn export(conn: &Connection, what: &str, out: &Path, filters: &Filters) -> Result<u64> {
+pub fn export(conn: &Connection, what: &str, out: &Path, filters: &Filters) -> Result<Exported> {
     let format = copy_format(out)?;
-    let query = source_query(conn, what, filters)?;
+    let (query, note) = source_query(conn, what, filters)?;
     let sql = format!(
         "COPY ({query}) TO {} {format}",
         quote_literal(&out.display().to_string())
@@ -70,5 +91,8 @@ pub fn export(conn: &Connection, what: &str, out: &Path, filters: &Filters) -> R
     let mut stmt = conn.prepare(&sql)?;
     let values = report::bound_values(&stmt, filters)?;
     let rows = stmt.execute(params_from_iter(values))?;
-    Ok(rows as u64)
+    Ok(Exported {
+        rows: rows as u64,
+        note,
+    })
 }

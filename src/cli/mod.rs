@@ -287,13 +287,16 @@ pub fn run() -> anyhow::Result<i32> {
         Some(Command::Repl(args)) => repl(db, &args),
         Some(Command::Export(args)) => {
             let store = open_read_after_upkeep(db)?;
-            let rows = liftdb::export::export(
+            let exported = liftdb::export::export(
                 &store.conn,
                 &args.what,
                 &args.out,
                 &args.filters.to_filters(),
             )?;
-            eprintln!("wrote {rows} rows to {}", args.out.display());
+            if let Some(note) = &exported.note {
+                eprintln!("note: {note}");
+            }
+            eprintln!("wrote {} rows to {}", exported.rows, args.out.display());
             Ok(0)
         }
         Some(Command::Check) => check::run(db),

@@ -267,13 +267,16 @@ pub fn run(
             else {
                 return Err(Error::Invalid(".export NAME_OR_SELECT FILE".into()));
             };
-            let rows = crate::export::export(
+            let exported = crate::export::export(
                 session.conn()?,
                 &source.join(" "),
                 std::path::Path::new(file),
                 &Default::default(),
             )?;
-            eprintln!("wrote {rows} rows to {file}");
+            if let Some(note) = &exported.note {
+                eprintln!("note: {note}");
+            }
+            eprintln!("wrote {} rows to {file}", exported.rows);
         }
         ".maxrows" => {
             session.render.fit.max_rows = arg

@@ -299,3 +299,37 @@ fn a_filter_matching_nothing_and_a_mistyped_report_say_what_exists() {
         .failure()
         .stderr(contains("did you mean").not());
 }
+
+#[test]
+fn export_of_a_name_that_is_a_report_and_a_view_says_which_it_took() {
+    let (dir, db) = ingested_db();
+    let csv = dir.path().join("runs.csv");
+    liftdb_cmd(&db)
+        .args(["export", "runs", "--out"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .stderr(contains(
+            "'runs' is both a report and a view: exported the report",
+        ));
+    // It is the report's rows: the header `report runs` prints.
+    let out = liftdb_cmd(&db)
+        .args(["report", "runs", "--format", "csv"])
+        .output()
+        .unwrap();
+    let report_header = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let written = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(written.lines().next().unwrap(), report_header);
+    // A view only: no note.
+    liftdb_cmd(&db)
+        .args(["export", "cost_ledger", "--out"])
+        .arg(dir.path().join("ledger.csv"))
+        .assert()
+        .success()
+        .stderr(contains("both a report").not());
+}
