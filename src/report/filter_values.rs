@@ -8,17 +8,19 @@ use super::{Filters, ResultSet};
 use crate::error::{Error, Result};
 use crate::output::cell_text;
 
-/// The values a filter is compared with, as one column `x`.
+/// The values a filter is compared with, as one column `x`: from the stored
+/// runs (run_rows, what the reports read; the live view would be computed
+/// whole for one column).
 fn values_of(filter: &str) -> Option<&'static str> {
     Some(match filter {
         "release" => "SELECT release_label FROM releases",
         "skill" => {
-            "SELECT skill_name FROM runs UNION ALL SELECT skill_name FROM trigger_observation"
+            "SELECT skill_name FROM run_rows UNION ALL SELECT skill_name FROM trigger_observation"
         }
-        "model" => "SELECT model FROM runs UNION ALL SELECT model FROM trigger_observation",
-        "split" => "SELECT split FROM runs",
-        "case" => "SELECT case_id FROM runs",
-        "arm" => "SELECT arm FROM runs",
+        "model" => "SELECT model FROM run_rows UNION ALL SELECT model FROM trigger_observation",
+        "split" => "SELECT split FROM run_rows",
+        "case" => "SELECT case_id FROM run_rows",
+        "arm" => "SELECT arm FROM run_rows",
         // An experiment is also a report file's name or folder (reconcile):
         // not one column to check against.
         _ => return None,
