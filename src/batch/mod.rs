@@ -164,6 +164,8 @@ fn ingest_batch(
 
     let mut summary = summary::assemble(&plan, &resolved, units_changed, Some(&run_dirs), opts);
     let files_changed = resolved.source_files.len() + run_dirs.files_parsed;
+    // Only a batch that stored report files can hold a report without its runs.
+    let stored_reports = !resolved.source_files.is_empty();
     let mut errors = resolved.errors;
     errors.extend(run_dirs.errors);
     // Every run is graded: the manifests' cases are freed before the
@@ -184,8 +186,10 @@ fn ingest_batch(
     clock.report();
     summary.errors = errors.iter().map(ErrorLine::from).collect();
     if let Some(counts) = written {
-        summary.reports_without_runs =
-            report_runs::reports_without_runs(&store.conn, counts.batch_id)?;
+        if stored_reports {
+            summary.reports_without_runs =
+                report_runs::reports_without_runs(&store.conn, counts.batch_id)?;
+        }
         summary.batch_id = Some(counts.batch_id);
         summary.runs_written = counts.runs_written;
         summary.release_recorded = !counts.release_dropped;
