@@ -15,7 +15,7 @@ pub enum Error {
     #[error("{path} is not a liftdb store: it exists and is not a DuckDB database file (DuckDB: {detail}); liftdb never writes into other files: give a new path, e.g. --db liftdb.duckdb")]
     NotAStore { path: String, detail: String },
 
-    #[error("store {path} was written by a liftdb built on a newer DuckDB, whose storage format this liftdb's DuckDB cannot read (DuckDB: {detail}); it is left untouched. Rebuild it from its run trees: with the liftdb that wrote it, liftdb --db {path} export \"SELECT release_label, paths FROM ingest_batch WHERE finished_at IS NOT NULL ORDER BY batch_id\" --out batches.jsonl; then with this one, liftdb rebuild --batches batches.jsonl --out NEW.duckdb")]
+    #[error("store {path} was written by a liftdb built on a newer DuckDB, whose storage format this liftdb's DuckDB cannot read (DuckDB: {detail}); it is left untouched. Rebuild it from its run trees: with the liftdb that wrote it, liftdb --db {path} export \"SELECT * FROM ingest_batch WHERE finished_at IS NOT NULL ORDER BY batch_id\" --out batches.jsonl; then with this one, liftdb rebuild --batches batches.jsonl --out NEW.duckdb")]
     NewerStorage { path: String, detail: String },
 
     #[error("lake {lake} could not be attached (DuckDB: {detail}); check that its PostgreSQL server is reachable with those settings, and give --data-path DIR when the lake is new")]
@@ -107,6 +107,18 @@ pub enum Error {
         report: String,
         filter: String,
         accepted: String,
+    },
+
+    #[error("no run in the store is named '{run}' (a run id, a prefix of one of at least 6 characters, or the run's folder); hint: `liftdb report runs` lists runs with their ids, `liftdb report failures` the failing ones")]
+    NoSuchRun { run: String },
+
+    #[error(
+        "'{run}' names {count} runs: {candidates}; hint: give more of the run id or of the folder"
+    )]
+    AmbiguousRun {
+        run: String,
+        count: String,
+        candidates: String,
     },
 
     #[error("{0}")]

@@ -99,6 +99,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "run_folder_grading",
         sql: include_str!("../sql/migrations/0018_run_folder_grading.sql"),
     },
+    Migration {
+        version: 19,
+        name: "batch_release_source",
+        sql: include_str!("../sql/migrations/0019_batch_release_source.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
@@ -224,6 +229,7 @@ pub const REPORTS: &[(&str, &str)] = &[
     ("idle-spend", include_str!("../sql/reports/idle-spend.sql")),
     ("runs", include_str!("../sql/reports/runs.sql")),
     ("formats", include_str!("../sql/reports/formats.sql")),
+    ("failures", include_str!("../sql/reports/failures.sql")),
     ("reconcile", include_str!("../sql/reports/reconcile.sql")),
     (
         "reconcile-trend",
@@ -256,6 +262,13 @@ pub const HTML_QUERIES: &[(&str, &str)] = &[
         include_str!("../sql/reports/html/recurring.sql"),
     ),
     ("prune", include_str!("../sql/reports/html/prune.sql")),
+];
+
+/// `liftdb show RUN`'s queries: `sql/show/NAME.sql`.
+pub const SHOW_QUERIES: &[(&str, &str)] = &[
+    ("find", include_str!("../sql/show/find.sql")),
+    ("run", include_str!("../sql/show/run.sql")),
+    ("assertions", include_str!("../sql/show/assertions.sql")),
 ];
 
 #[cfg(test)]
@@ -291,7 +304,7 @@ mod tests {
     /// nothing embedded is missing: a new file fails here until it is listed.
     #[test]
     fn every_sql_file_is_listed_once() {
-        for dir in ["migrations", "views", "reports", "reports/html"] {
+        for dir in ["migrations", "views", "reports", "reports/html", "show"] {
             let listed = listed_in(dir);
             let unique: BTreeSet<String> = listed.iter().cloned().collect();
             assert_eq!(unique.len(), listed.len(), "{dir}: a file listed twice");
@@ -313,6 +326,7 @@ mod tests {
         let sources = super::REPORTS
             .iter()
             .chain(super::HTML_QUERIES)
+            .chain(super::SHOW_QUERIES)
             .chain(super::VIEWS.iter().filter(|(name, _)| *name != "macros"));
         for (name, sql) in sources {
             for line in sql.lines().filter(|l| duckdb_round.is_match(l)) {
@@ -349,6 +363,9 @@ mod tests {
         }
         for ((name, _), file) in super::HTML_QUERIES.iter().zip(listed_in("reports/html")) {
             assert_eq!(file, format!("reports/html/{name}.sql"));
+        }
+        for ((name, _), file) in super::SHOW_QUERIES.iter().zip(listed_in("show")) {
+            assert_eq!(file, format!("show/{name}.sql"));
         }
     }
 }

@@ -1,6 +1,7 @@
 -- name: formats
 -- description: Runs per harness format and native batch, with how many are scorable and graded.
 -- params: release, skill, experiment
+-- compact: format, experiment, runs, scorable, graded, cases
 -- From run_total_rows (the runs summed per case, arm and model).
 SELECT
     release_label AS release,

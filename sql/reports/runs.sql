@@ -1,7 +1,8 @@
 -- name: runs
--- description: One line per run: identity, scorability, objective pass rate, tokens, cost, time.
+-- description: One line per run: identity, scorability, objective pass rate, tokens, cost, time, and its id (run: the first 12 characters, enough for liftdb show).
 -- params: release, skill, split, model, case, arm, experiment
--- compact: case, model, arm, objective_pass_rate
+-- compact: run, model, arm, rep, objective_pass_rate
+-- blocks: case
 -- lists: run_listing_rows
 -- From run_listing_rows, stored by every batch and kept in this listing's
 -- order: release, skill, experiment (NULL first),
@@ -23,7 +24,9 @@ SELECT
     vetoed,
     total_tokens,
     cost_usd,
-    elapsed_ms
+    elapsed_ms,
+    left(run_id, 12) AS run,
+    run_id
 FROM run_listing_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)

@@ -31,7 +31,8 @@ SELECT
     CAST(cost_usd AS DECIMAL(18, 6)) AS ledger_cost_usd,
     cost_availability,
     cost_provenance,
-    elapsed_ms
+    elapsed_ms,
+    run_id
 FROM run_rows_in(releases);
 
 CREATE OR REPLACE VIEW run_listing AS SELECT * FROM run_listing_in(NULL);
@@ -59,6 +60,7 @@ COMMENT ON COLUMN run_listing.ledger_cost_usd IS 'cost_usd as report ledger prin
 COMMENT ON COLUMN run_listing.cost_availability IS 'available or unavailable.';
 COMMENT ON COLUMN run_listing.cost_provenance IS 'Where the cost comes from.';
 COMMENT ON COLUMN run_listing.elapsed_ms IS 'Wall time of the run in milliseconds (NULL when unavailable).';
+COMMENT ON COLUMN run_listing.run_id IS 'The run''s id (runs.run_id): liftdb show RUN_ID shows the run whole.';
 
 -- run_listing_rows: run_listing stored, refilled after run_rows at the end of
 -- every batch, kept in the reports' order (a batch refills the releases it

@@ -70,9 +70,15 @@ pub fn run() -> anyhow::Result<i32> {
     }
 
     let mut stdout = std::io::stdout().lock();
+    // Read on a terminal, fitted to it; piped, fitted as to a 100-column one.
+    let how = report::Presentation {
+        format: Format::Table,
+        render: output::RenderOptions::for_terminal(output::terminal_width().unwrap_or(100)),
+        all_columns: false,
+    };
     let sections: &[Section] = &[
         (
-            "Lift on the tune split: each tool's experiment, and the release pooling them (a case and model once)",
+            "Lift, split tune: the release (each case and model once), then each experiment",
             "lift",
             &[("split", "tune")],
         ),
@@ -89,8 +95,11 @@ pub fn run() -> anyhow::Result<i32> {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let rs = report::run(&store.conn, &report::find(name)?, &filters)?;
-        output::render(&rs, Format::Table, &mut stdout)?;
+        let rep = report::find(name)?;
+        let shown = report::run_shown(&rep, &filters, &how, |sql, named| {
+            report::query(&store.conn, sql, named)
+        })?;
+        shown.write(&rep, &how, &mut stdout)?;
     }
     drop(store);
     eprintln!("\nThe demo store is {}.", db.display());

@@ -125,15 +125,17 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
             .batch_id
             .map(|b| format!(", batch {b}"))
             .unwrap_or_default();
-        let release = match (s.release_recorded || s.dry_run, s.other_releases.is_empty()) {
-            (true, _) => format!("as release '{}' (from {})", s.release, s.release_source),
+        let named = format!("release '{}' (from {})", s.release, s.release_source);
+        let recorded = s.release_recorded || s.dry_run;
+        let release = match (recorded, s.other_releases.is_empty()) {
+            (true, true) => format!(" as {named}"),
             (false, true) => {
-                "in no release (nothing of one was stored, so none was recorded)".into()
+                " in no release (nothing of one was stored, so none was recorded)".into()
             }
-            (false, false) => "in the releases below".into(),
+            (_, false) => String::new(),
         };
         eprintln!(
-            "{verb} {} runs ({} rows) to {} {release}{batch}",
+            "{verb} {} runs ({} rows) to {}{release}{batch}",
             s.runs_written,
             s.rows_written,
             db.display(),
@@ -143,6 +145,9 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
                 "  skill-creator iterations written as releases of their own: {} (--release puts them in one)",
                 s.other_releases.join(", ")
             );
+            if recorded {
+                eprintln!("  the rest of the batch as {named}");
+            }
         }
         let regraded = match s.units_regraded {
             0 => String::new(),

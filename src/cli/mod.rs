@@ -8,6 +8,7 @@ mod lake;
 mod rebuild;
 mod report;
 mod schema;
+mod show;
 mod sql;
 
 use std::io::Write;
@@ -84,6 +85,9 @@ pub enum Command {
     Sql(sql::SqlArgs),
     /// Run a canned report (`--list` to see them).
     Report(report::ReportArgs),
+    /// One run whole: identity, rates, each failing assertion with its
+    /// evidence, the start of its output.
+    Show(show::ShowArgs),
     /// Show the schema version, migrations, tables and views.
     Schema(schema::SchemaArgs),
     /// Ingest the bundled sample runs into a temporary store and print the main reports.
@@ -128,6 +132,9 @@ pub struct FilterArgs {
     pub case_id: Option<String>,
     #[arg(long)]
     pub arm: Option<String>,
+    /// One repetition (a run's number within its case, model and arm).
+    #[arg(long)]
+    pub rep: Option<String>,
     /// One experiment (runs.experiment): a seh runs root, a handbook run id,
     /// a skill-creator iteration, a promptfoo eval id, a trigger report.
     #[arg(long)]
@@ -143,6 +150,7 @@ impl FilterArgs {
             ("model", &self.model),
             ("case", &self.case_id),
             ("arm", &self.arm),
+            ("rep", &self.rep),
             ("experiment", &self.experiment),
         ]
         .into_iter()
@@ -167,14 +175,6 @@ pub struct OutputArgs {
 }
 
 impl OutputArgs {
-    /// Whether a table fitted to a width is what will be written.
-    pub fn fitted(&self) -> bool {
-        let table = matches!(self.format, None | Some(Format::Table) | Some(Format::Box));
-        let to_terminal =
-            self.out.is_none() && (self.format.is_some() || output::terminal_width().is_some());
-        table && to_terminal && self.render_options().fit.max_width > 0
-    }
-
     /// On a terminal (or with --max-width) tables are fitted; piped, whole.
     pub fn render_options(&self) -> output::RenderOptions {
         match self.max_width.or_else(output::terminal_width) {
@@ -229,12 +229,18 @@ impl OutputArgs {
         }
     }
 
-    /// A held result, written as `format_written` says (fitted on a terminal).
-    pub fn emit(&self, rs: &ResultSet) -> anyhow::Result<()> {
-        let options = match self.out {
+    /// How a result is drawn where it is written: fitted on a terminal,
+    /// whole in a file.
+    pub fn render_written(&self) -> output::RenderOptions {
+        match self.out {
             Some(_) => output::RenderOptions::default(),
             None => self.render_options(),
-        };
+        }
+    }
+
+    /// A held result, written as `format_written` says (fitted on a terminal).
+    pub fn emit(&self, rs: &ResultSet) -> anyhow::Result<()> {
+        let options = self.render_written();
         self.emit_streamed(|out| {
             output::render_with(rs, self.format_written(), &options, out)?;
             Ok(rs.row_count())
@@ -282,6 +288,7 @@ pub fn run() -> anyhow::Result<i32> {
             args.output.format = args.output.format.or(shell.format);
             report::run(db, &args)
         }
+        Some(Command::Show(args)) => show::run(db, &args),
         Some(Command::Schema(args)) => schema::run(db, &args),
         Some(Command::Demo) => demo::run(),
         Some(Command::Repl(args)) => repl(db, &args),

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::Args;
 use liftdb::batch::{self, IngestOptions};
+use liftdb::store::check::RecordedBatch;
 
 #[derive(Args, Debug)]
 pub struct RebuildArgs {
@@ -26,8 +27,9 @@ pub struct RebuildArgs {
 }
 
 /// The batches another liftdb exported, in the order given:
-/// `liftdb export "SELECT release_label, paths FROM ingest_batch ..." --out FILE.jsonl`.
-fn batches_from_file(file: &Path) -> anyhow::Result<Vec<(String, Vec<String>)>> {
+/// `liftdb export "SELECT * FROM ingest_batch ..." --out FILE.jsonl`
+/// (a batch without release_source is taken as named by --release).
+fn batches_from_file(file: &Path) -> anyhow::Result<Vec<RecordedBatch>> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let mut batches = Vec::new();
@@ -50,7 +52,14 @@ fn batches_from_file(file: &Path) -> anyhow::Result<Vec<(String, Vec<String>)>> 
             serde_json::Value::String(text) => serde_json::from_str(text).with_context(bad)?,
             other => serde_json::from_value(other.clone()).with_context(bad)?,
         };
-        batches.push((release, paths));
+        let named = row["release_source"]
+            .as_str()
+            .is_none_or(|source| source == "--release");
+        batches.push(RecordedBatch {
+            release,
+            named,
+            paths,
+        });
     }
     Ok(batches)
 }
@@ -100,10 +109,12 @@ pub fn run(db: &Location, args: &RebuildArgs) -> anyhow::Result<i32> {
         );
     }
     let mut errors = 0;
-    for (release, paths) in &batches {
-        let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+    for batch in &batches {
+        let paths: Vec<PathBuf> = batch.paths.iter().map(PathBuf::from).collect();
+        // A derived release is derived again (skill-creator iterations stay
+        // releases of their own); a named one holds the batch again.
         let opts = IngestOptions {
-            release: Some(release.clone()),
+            release: batch.named.then(|| batch.release.clone()),
             allow_scripts: args.allow_scripts,
             ..Default::default()
         };

@@ -76,38 +76,18 @@ pub fn run(db: &Location, args: &ReportArgs) -> anyhow::Result<i32> {
             .emit_streamed(|out| stream(&store.conn, &rep, &filters, format, out))
             .map(|_| 0);
     }
-    let rs = report::run(&store.conn, &rep, &filters)?;
-    if rep.name == "lift" && args.output.fitted() {
-        print_headline(&store.conn, &filters)?;
-    }
-    // The compact set is for reading; files and pipes get every column.
-    let compact = !args.all_columns && !rep.compact.is_empty() && args.output.fitted();
-    let all = rs.schema.fields().len();
-    if !compact {
-        args.output.emit(&rs)?;
-        return Ok(0);
-    }
-    // One block per release, skill, experiment … where they vary, each
-    // under a heading that names it: no two rows look alike.
-    let keys = rep.varying_identity(&rs);
-    if keys.is_empty() {
-        args.output.emit(&rs.project(&rep.compact)?)?;
-    } else {
-        for (values, block) in rs.split_by(&keys) {
-            let heading: Vec<String> = keys
-                .iter()
-                .zip(&values)
-                .filter(|(_, v)| *v != "-")
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect();
-            println!("\n{}", heading.join(" · "));
-            args.output.emit(&block.project(&rep.compact)?)?;
-        }
-    }
-    println!(
-        "({} of {all} columns: --all-columns shows every one)",
-        rep.compact.len()
-    );
+    let how = report::Presentation {
+        format,
+        render: args.output.render_written(),
+        all_columns: args.all_columns,
+    };
+    let shown = report::run_shown(&rep, &filters, &how, |sql, named| {
+        report::query(&store.conn, sql, named)
+    })?;
+    args.output.emit_streamed(|out| {
+        shown.write(&rep, &how, out)?;
+        Ok(shown.rows.row_count())
+    })?;
     Ok(0)
 }
 
@@ -138,29 +118,6 @@ fn stream(
         Some(rows) => rows.end()?,
         None => 0,
     })
-}
-
-/// `report lift` on a terminal starts with one sentence per skill and
-/// release (the lift-headline report, with the filters it takes).
-fn print_headline(conn: &duckdb::Connection, filters: &report::Filters) -> anyhow::Result<()> {
-    let headline = report::find("lift-headline")?;
-    let taken: report::Filters = filters
-        .iter()
-        .filter(|(k, _)| headline.params.contains(k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let rs = report::run(conn, &headline, &taken)?;
-    for (batch, i) in rs
-        .batches
-        .iter()
-        .flat_map(|b| (0..b.num_rows()).map(move |i| (b, i)))
-    {
-        if let Some(sentence) = liftdb::output::cell_text(batch.column(0), i) {
-            println!("{sentence}");
-        }
-    }
-    println!();
-    Ok(())
 }
 
 /// `report --list`: each report's description wrapped beside its name.

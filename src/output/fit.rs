@@ -124,6 +124,35 @@ pub fn fit(widths: &[usize], n_rows: usize, fit: Fit) -> Fitted {
     }
 }
 
+/// The narrowest a long column is cut to before columns are elided: a case
+/// name or a model stays readable.
+pub const SHRINK_FLOOR: usize = 24;
+
+/// Each column's width cap for a table too wide for `max_width`: the widest
+/// columns are cut first, down to the same cap, none below its header or
+/// `SHRINK_FLOOR`, until the table fits. When even that does not fit, no
+/// cell is cut further: eliding columns does it, and cutting as well would
+/// only lose more. `widths`: drawn widths; `headers`: the headers' widths.
+pub fn shrink(widths: &[usize], headers: &[usize], max_width: usize) -> Vec<usize> {
+    let total = |caps: &[usize]| 1 + caps.iter().map(|w| w + 3).sum::<usize>();
+    if max_width == 0 || total(widths) <= max_width {
+        return widths.to_vec();
+    }
+    let floor = |c: usize| widths[c].min(headers[c].max(SHRINK_FLOOR));
+    let capped = |cap: usize| -> Vec<usize> {
+        (0..widths.len())
+            .map(|c| widths[c].min(cap.max(floor(c))))
+            .collect()
+    };
+    let widest = widths.iter().copied().max().unwrap_or(0);
+    // The largest cap that fits.
+    (SHRINK_FLOOR..=widest)
+        .rev()
+        .map(capped)
+        .find(|caps| total(caps) <= max_width)
+        .unwrap_or_else(|| widths.to_vec())
+}
+
 fn fit_columns(widths: &[usize], max_width: usize) -> Vec<Option<usize>> {
     let all: usize = 1 + widths.iter().map(|w| w + 3).sum::<usize>();
     if max_width == 0 || all <= max_width || widths.len() <= 1 {
@@ -174,6 +203,35 @@ fn fit_columns(widths: &[usize], max_width: usize) -> Vec<Option<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_widest_columns_are_cut_first_and_never_below_the_floor() {
+        // 12 + 40 + 30 + 3 (each +3, +1 edge) = 98: fits 100 whole.
+        assert_eq!(
+            shrink(&[12, 40, 30, 3], &[3, 8, 5, 3], 100),
+            vec![12, 40, 30, 3]
+        );
+        // At 90: the 40 is cut to 32, the 30 left (12+32+30+3+13 = 90).
+        assert_eq!(
+            shrink(&[12, 40, 30, 3], &[3, 8, 5, 3], 90),
+            vec![12, 32, 30, 3]
+        );
+        // At 80 the 40 and the 30 both go to 26 (12+26+26+3, +16 = 80).
+        assert_eq!(
+            shrink(&[12, 40, 30, 3], &[3, 8, 5, 3], 80),
+            vec![12, 26, 26, 3]
+        );
+        // Never below a header wider than the floor.
+        assert_eq!(
+            shrink(&[12, 40, 30, 3], &[3, 28, 5, 3], 80),
+            vec![12, 28, 24, 3]
+        );
+        // At 60 no cap fits: nothing is cut (columns are elided instead).
+        assert_eq!(
+            shrink(&[12, 40, 30, 3], &[3, 8, 5, 3], 60),
+            vec![12, 40, 30, 3]
+        );
+    }
 
     #[test]
     fn a_table_that_fits_is_left_whole() {

@@ -181,9 +181,21 @@ pub fn render_with(
     opts: &RenderOptions,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
+    render_noted(rs, format, opts, None, out)
+}
+
+/// As `render_with`, a table's footer also saying `note` (what else the
+/// reader should know of the rows shown: one footer says it all).
+pub fn render_noted(
+    rs: &ResultSet,
+    format: Format,
+    opts: &RenderOptions,
+    note: Option<&str>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     match format {
-        Format::Table => render_table(rs, presets::UTF8_FULL_CONDENSED, opts, out),
-        Format::Box => render_table(rs, presets::UTF8_FULL, opts, out),
+        Format::Table => render_table(rs, presets::UTF8_FULL_CONDENSED, opts, note, out),
+        Format::Box => render_table(rs, presets::UTF8_FULL, opts, note, out),
         Format::Csv | Format::Tsv | Format::Json | Format::Jsonl => {
             render_streamed(rs, format, out)
         }
@@ -216,14 +228,17 @@ fn render_line(rs: &ResultSet, opts: &RenderOptions, out: &mut dyn Write) -> std
     Ok(())
 }
 
-/// Box output fitted to `opts.fit`: middle columns and rows elided, long
-/// cells cut, a footer saying what was shown.
-fn render_table(
-    rs: &ResultSet,
-    preset: &str,
-    opts: &RenderOptions,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
+/// Whether `rs` drawn as a table fits `opts.fit`'s width with every column.
+pub fn table_fits(rs: &ResultSet, opts: &RenderOptions) -> bool {
+    let (_, cells, widths) = grid(rs, opts);
+    let fitted = fit::fit(&widths, cells.len(), opts.fit);
+    fitted.columns.iter().all(Option::is_some)
+}
+
+/// The headers and cells as drawn (cut to `max_cell`), and each column's width.
+type Grid = (Vec<String>, Vec<Vec<String>>, Vec<usize>);
+
+fn grid(rs: &ResultSet, opts: &RenderOptions) -> Grid {
     let max_cell = opts.fit.max_cell;
     let headers: Vec<String> = rs
         .column_names()
@@ -255,6 +270,34 @@ fn render_table(
                 .unwrap_or(0)
         })
         .collect();
+    // Too wide: the longest cells are cut further before any column is elided.
+    let header_widths: Vec<usize> = headers.iter().map(|h| fit::width(h)).collect();
+    let caps = fit::shrink(&widths, &header_widths, opts.fit.max_width);
+    if caps == widths {
+        return (headers, cells, widths);
+    }
+    let cells = cells
+        .into_iter()
+        .map(|row| {
+            row.into_iter()
+                .zip(&caps)
+                .map(|(text, &cap)| fit::cell(&text, cap))
+                .collect()
+        })
+        .collect();
+    (headers, cells, caps)
+}
+
+/// Box output fitted to `opts.fit`: middle columns and rows elided, long
+/// cells cut, a footer saying what was shown (and `note`).
+fn render_table(
+    rs: &ResultSet,
+    preset: &str,
+    opts: &RenderOptions,
+    note: Option<&str>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let (headers, cells, widths) = grid(rs, opts);
     let fitted = fit::fit(&widths, cells.len(), opts.fit);
     let pick = |row: &[String]| -> Vec<String> {
         fitted
@@ -286,7 +329,10 @@ fn render_table(
         }
     }
     writeln!(out, "{table}")?;
-    writeln!(out, "({})", fitted.footer)
+    match note {
+        Some(note) => writeln!(out, "({}; {note})", fitted.footer),
+        None => writeln!(out, "({})", fitted.footer),
+    }
 }
 
 /// CSV, TSV, JSON and JSON Lines: written as a stream is (`stream.rs`).

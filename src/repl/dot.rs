@@ -19,7 +19,7 @@ pub const DOT_COMMANDS: &[(&str, &str)] = &[
     (".reports", "list canned reports and their filters"),
     (
         ".report",
-        ".report NAME [skill=… model=… split=… case=… arm=… release=…]  run a canned report",
+        ".report NAME [skill=… model=… release=… …] [--all-columns]  run a canned report as `liftdb report` shows it",
     ),
     (
         ".mode",
@@ -236,17 +236,25 @@ pub fn run(
             }
         }
         ".report" => {
-            let name = arg.ok_or_else(|| Error::Invalid(".report NAME [k=v …]".into()))?;
+            let usage = ".report NAME [k=v …] [--all-columns]";
+            let name = arg.ok_or_else(|| Error::Invalid(usage.into()))?;
             let rep = report::find(name)?;
             let mut filters = Filters::new();
+            let mut all_columns = false;
             for kv in &args[1..] {
-                let (k, v) = kv
-                    .split_once('=')
-                    .ok_or_else(|| Error::Invalid(format!("filter '{kv}' is not key=value")))?;
+                if *kv == "--all-columns" {
+                    all_columns = true;
+                    continue;
+                }
+                let (k, v) = kv.split_once('=').ok_or_else(|| {
+                    Error::Invalid(format!("filter '{kv}' is not key=value ({usage})"))
+                })?;
                 filters.insert(k.to_string(), v.to_string());
             }
-            let rs = report::run_via(&rep, &filters, |sql, named| session.query(sql, named))?;
-            session.show(&rs)?;
+            let how = session.presentation(all_columns);
+            let shown =
+                report::run_shown(&rep, &filters, &how, |sql, named| session.query(sql, named))?;
+            session.write(|out, _| shown.write(&rep, &how, out))?;
         }
         ".mode" => {
             session.mode = arg

@@ -219,6 +219,31 @@ impl Session {
         if rs.schema.fields().is_empty() {
             return Ok(());
         }
+        let mode = self.mode;
+        self.write(|out, render| output::render_with(rs, mode, render, out))
+    }
+
+    /// How a report is shown where the next result goes: fitted to the
+    /// terminal, whole in a file.
+    pub fn presentation(&self, all_columns: bool) -> report::Presentation {
+        let mut render = self.render.clone();
+        match self.once.is_some() || self.output.is_some() {
+            true => render.fit = output::Fit::NONE,
+            false => render.fit.max_width = self.width(),
+        }
+        report::Presentation {
+            format: self.mode,
+            render,
+            all_columns,
+        }
+    }
+
+    /// Write with `draw` where `.output`/`.once` point (appended), else to
+    /// stdout fitted to the terminal; `draw` is given the display settings.
+    pub fn write(
+        &mut self,
+        draw: impl FnOnce(&mut dyn Write, &RenderOptions) -> std::io::Result<()>,
+    ) -> Result<()> {
         let target = self.once.take().or_else(|| self.output.clone());
         let io = |path: &Path, e: std::io::Error| Error::Io {
             path: path.to_path_buf(),
@@ -231,14 +256,13 @@ impl Session {
                     .append(true)
                     .open(&path)
                     .map_err(|e| io(&path, e))?;
-                output::render_with(rs, self.mode, &self.render, &mut file)
-                    .map_err(|e| io(&path, e))?;
+                draw(&mut file, &self.render).map_err(|e| io(&path, e))?;
             }
             None => {
                 let mut render = self.render.clone();
                 render.fit.max_width = self.width();
                 let mut out = std::io::stdout().lock();
-                output::render_with(rs, self.mode, &render, &mut out)
+                draw(&mut out, &render)
                     .and_then(|_| out.flush())
                     .map_err(|e| io(Path::new("<stdout>"), e))?;
             }

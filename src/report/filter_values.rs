@@ -21,6 +21,7 @@ fn values_of(filter: &str) -> Option<&'static str> {
         "split" => "SELECT split FROM run_rows",
         "case" => "SELECT case_id FROM run_rows",
         "arm" => "SELECT arm FROM run_rows",
+        "rep" => "SELECT repetition::VARCHAR FROM run_rows",
         // An experiment is also a report file's name or folder (reconcile):
         // not one column to check against.
         _ => return None,

@@ -9,6 +9,10 @@ use std::collections::BTreeMap;
 
 mod filter_values;
 pub mod html;
+mod present;
+pub mod run_card;
+
+pub use present::{run_shown, Presentation, Shown};
 
 use duckdb::arrow::datatypes::SchemaRef;
 use duckdb::arrow::record_batch::RecordBatch;
@@ -25,6 +29,9 @@ pub struct Report {
     pub params: Vec<String>,
     /// The columns a terminal shows by default (`-- compact:`; all when empty).
     pub compact: Vec<String>,
+    /// Columns a terminal shows one block per value of, where they vary
+    /// (`-- blocks:`), after the identity columns (release, skill …).
+    pub blocks: Vec<String>,
     /// Reports whose rows follow this one's (`-- includes:`; same columns).
     pub includes: Vec<String>,
     /// A query giving one boolean: whether the report has rows to compute
@@ -59,6 +66,7 @@ fn parse(sql: &'static str) -> Report {
         description: header_value(sql, "description").unwrap_or("").to_string(),
         params: header_list(sql, "params"),
         compact: header_list(sql, "compact"),
+        blocks: header_list(sql, "blocks"),
         includes: header_list(sql, "includes"),
         when: header_value(sql, "when"),
         lists: header_value(sql, "lists"),
@@ -124,6 +132,8 @@ impl Report {
         };
         IDENTITY_COLUMNS
             .iter()
+            .copied()
+            .chain(self.blocks.iter().map(String::as_str))
             .filter(|c| !self.compact.iter().any(|k| k == *c) && varies(c))
             .map(|c| c.to_string())
             .collect()

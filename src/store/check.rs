@@ -161,21 +161,43 @@ fn checked(kind: &'static str, name: String, found: duckdb::Result<i64>) -> Chec
     }
 }
 
-/// The ingests that built the store, in order: (release, the paths given).
-pub fn recorded_batches(conn: &Connection) -> Result<Vec<(String, Vec<String>)>> {
+/// One ingest that built the store: its release, whether the user named
+/// it (--release: it holds every run of the batch) or liftdb derived it,
+/// and the paths given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedBatch {
+    pub release: String,
+    pub named: bool,
+    pub paths: Vec<String>,
+}
+
+/// The ingests that built the store, in order. A batch recorded before
+/// liftdb kept how its release was chosen counts as named unless some of
+/// its runs sit in another release (skill-creator iterations).
+pub fn recorded_batches(conn: &Connection) -> Result<Vec<RecordedBatch>> {
     let mut stmt = conn.prepare(
-        "SELECT release_label, paths::VARCHAR FROM ingest_batch WHERE finished_at IS NOT NULL ORDER BY batch_id",
+        "SELECT b.release_label, b.paths::VARCHAR,
+                CASE WHEN b.release_source IS NOT NULL THEN b.release_source = '--release'
+                     ELSE NOT EXISTS (SELECT 1 FROM run r
+                                      WHERE r.batch_id = b.batch_id AND r.release_label <> b.release_label)
+                END
+         FROM ingest_batch b WHERE b.finished_at IS NOT NULL ORDER BY b.batch_id",
     )?;
     let rows = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, bool>(2)?,
+            ))
+        })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows
         .into_iter()
-        .map(|(release, paths)| {
-            (
-                release,
-                serde_json::from_str::<Vec<String>>(&paths).unwrap_or_default(),
-            )
+        .map(|(release, paths, named)| RecordedBatch {
+            release,
+            named,
+            paths: serde_json::from_str::<Vec<String>>(&paths).unwrap_or_default(),
         })
         .collect())
 }

@@ -244,13 +244,14 @@ impl<'c> BatchWriter<'c> {
         // Taken, not read: writers of one lake at once never share one.
         let batch_id = super::ids::new_id();
         tx.execute(
-            "INSERT INTO ingest_batch (batch_id, release_label, paths, liftdb_version, started_at)
-             VALUES (?, ?, ?, ?, now()::TIMESTAMP)",
+            "INSERT INTO ingest_batch (batch_id, release_label, paths, liftdb_version, started_at, release_source)
+             VALUES (?, ?, ?, ?, now()::TIMESTAMP, ?)",
             params![
                 batch_id,
                 batch.release_label,
                 batch.paths_json,
-                crate::VERSION
+                crate::VERSION,
+                batch.release_source
             ],
         )?;
         // Appended when new (two writers may both append it: the releases

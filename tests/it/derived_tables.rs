@@ -120,7 +120,7 @@ const LIVE_LISTINGS: [(&str, &str); 3] = [
         "SELECT release_label AS release, skill_name AS skill, experiment, case_id AS \"case\",
                 split, model, arm, repetition AS rep, scorable,
                 liftdb_pyround(objective_pass_rate, 4) AS objective_pass_rate, vetoed,
-                total_tokens, cost_usd, elapsed_ms
+                total_tokens, cost_usd, elapsed_ms, left(run_id, 12) AS run, run_id
          FROM runs
          ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep",
     ),

@@ -23,4 +23,5 @@ mod skill_creator_anthropic;
 mod store_safety;
 mod streaming;
 mod terminal;
+mod terminal_tmux;
 mod trend_history;

@@ -564,3 +564,65 @@ fn a_store_of_the_duckdb_2_build_is_refused_with_the_rebuild_advice() {
     }
     assert_eq!(std::fs::read(&db).unwrap(), bytes, "left untouched");
 }
+
+#[test]
+fn rebuild_keeps_skill_creator_iterations_as_releases_and_a_named_release_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    // Without --release each iteration-N folder of the workspace is a release.
+    liftdb_cmd(&db)
+        .args(["ingest", "-q"])
+        .arg(fixture("skill-creator-anthropic"))
+        .assert()
+        .success();
+    // A named release holds every run of its batch, iterations included.
+    liftdb_cmd(&db)
+        .args(["ingest", "-q", "--release", "named"])
+        .arg(fixture("skill-creator"))
+        .assert()
+        .success();
+    let new = dir.path().join("new.duckdb");
+    liftdb_cmd(&db)
+        .args(["rebuild", "--out"])
+        .arg(&new)
+        .assert()
+        .success();
+    let csv = |db: &Path, sql: &str| {
+        let out = liftdb_cmd(db)
+            .args(["sql", "--format", "csv", sql])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let runs_per_release =
+        "SELECT release_label, count(*) FROM runs GROUP BY ALL ORDER BY release_label";
+    let releases = "SELECT release_label, ordinal FROM releases ORDER BY ordinal";
+    let trend = "SELECT release_label, scope, model, lift FROM trend ORDER BY ALL";
+    // The workspace's iteration folders are its releases, in both stores.
+    let iterations: Vec<String> = std::fs::read_dir(
+        fixture("skill-creator-anthropic").join("runs/dockerfile-hardening-workspace"),
+    )
+    .unwrap()
+    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+    .filter(|n| n.starts_with("iteration-"))
+    .collect();
+    assert_eq!(iterations.len(), 3);
+    for store in [&db, &new] {
+        let held = csv(store, runs_per_release);
+        for iteration in &iterations {
+            assert!(
+                held.contains(&format!("\n{iteration},")),
+                "{iteration}: {held}"
+            );
+        }
+        assert!(held.contains("\nnamed,"), "{held}");
+    }
+    // The rebuilt store equals the original: runs per release, the
+    // releases in their order, and the trend across them.
+    assert_eq!(csv(&new, runs_per_release), csv(&db, runs_per_release));
+    assert_eq!(csv(&new, releases), csv(&db, releases));
+    let trend_rows = csv(&db, trend);
+    assert!(trend_rows.lines().count() > 3, "{trend_rows}");
+    assert_eq!(csv(&new, trend), trend_rows);
+}

@@ -107,7 +107,13 @@ fn report_lift_starts_with_its_sentence_and_fits() {
     // The sentence's rates are the tool's own (benchmark.json's paired
     // summary, to 2 decimals).
     let text = stdout(&["report", "lift", "--format", "table", "--max-width", "120"]);
-    let sentence = text.lines().next().unwrap();
+    // The sentence: its lines, wrapped to the width, up to the blank line.
+    let sentence = text
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ");
     let paired = &reference("benchmark.json.gz")["paired_summary"];
     let rate = |k: &str| paired[k].as_f64().unwrap();
     let expected = format!(
@@ -213,22 +219,28 @@ fn each_reports_compact_columns_are_its_own_and_pipes_get_every_column() {
             );
         }
         // Piped (CSV) keeps every column; a terminal table shows the compact set,
-        // which fits 100 columns on this corpus without eliding any.
+        // which fits 100 columns on this corpus without eliding any (long
+        // cells are cut to fit).
         if !report.compact.is_empty() {
-            let wide = stdout(&[
+            let narrow = stdout(&[
                 "report",
                 &report.name,
                 "--format",
                 "table",
                 "--max-width",
-                "1000",
+                "100",
             ]);
-            let table: String = wide
+            let table: String = narrow
                 .lines()
                 .filter(|l| l.starts_with(['┌', '│']))
                 .collect::<Vec<_>>()
                 .join("\n");
             assert_fits(&format!("report {} compact", report.name), &table, 100);
+            assert!(
+                !narrow.contains(" columns, "),
+                "report {}: a column elided at 100: {narrow}",
+                report.name
+            );
             let table = stdout(&[
                 "report",
                 &report.name,

@@ -1,0 +1,192 @@
+//! A report as a reader sees it, one path for `liftdb report`, the shell's
+//! `.report` and `liftdb demo`: on a terminal the lift headline first, one
+//! block per release, skill, experiment … where they vary (each under a
+//! heading naming it), the report's compact columns, and one footer saying
+//! what was left out; `--all-columns` every column, record by record when
+//! they cannot fit side by side. Elsewhere (a file, a pipe, CSV, JSON) the
+//! rows whole, as the query gives them.
+
+use std::io::Write;
+
+use crate::output::{self, Format, RenderOptions, ResultSet};
+use crate::Result;
+
+use super::{find, run_via, Filters, Report};
+
+/// How a report is shown.
+#[derive(Debug, Clone)]
+pub struct Presentation {
+    pub format: Format,
+    /// Width, rows and cells a table is fitted to (width 0: not fitted).
+    pub render: RenderOptions,
+    /// Every column, not the report's compact set.
+    pub all_columns: bool,
+}
+
+impl Presentation {
+    /// Whether this is a table for a reader (fitted to a width), not rows
+    /// for a program or a file.
+    pub fn for_reading(&self) -> bool {
+        matches!(self.format, Format::Table | Format::Box) && self.render.fit.max_width > 0
+    }
+}
+
+/// A report's result and the sentences that come before its table.
+pub struct Shown {
+    pub headline: Vec<String>,
+    pub rows: ResultSet,
+    /// Filters naming a column of the compact set (`--case X`): that column
+    /// holds X on every row, so a terminal names it once above the table.
+    pub pinned: Vec<(String, String)>,
+}
+
+/// Run `report` through `query` (a connection's or the shell's) and, when
+/// it is read on a terminal, the sentences that head it: `lift` starts
+/// with the lift-headline report's sentence per skill and release.
+pub fn run_shown(
+    report: &Report,
+    filters: &Filters,
+    how: &Presentation,
+    mut query: impl FnMut(&str, &Filters) -> Result<ResultSet>,
+) -> Result<Shown> {
+    let rows = run_via(report, filters, &mut query)?;
+    let mut headline = Vec::new();
+    if report.name == "lift" && how.for_reading() {
+        let sentences = find("lift-headline")?;
+        let taken: Filters = filters
+            .iter()
+            .filter(|(k, _)| sentences.params.contains(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let rs = run_via(&sentences, &taken, &mut query)?;
+        for batch in &rs.batches {
+            headline.extend(
+                (0..batch.num_rows()).filter_map(|i| output::cell_text(batch.column(0), i)),
+            );
+        }
+    }
+    let pinned = filters
+        .iter()
+        .filter(|(k, _)| report.compact.contains(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Ok(Shown {
+        headline,
+        rows,
+        pinned,
+    })
+}
+
+impl Shown {
+    /// Write the result as `how` says; `report` names its compact columns
+    /// and identity.
+    pub fn write(
+        &self,
+        report: &Report,
+        how: &Presentation,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let rs = &self.rows;
+        if !how.for_reading() {
+            return output::render_with(rs, how.format, &how.render, out);
+        }
+        for sentence in &self.headline {
+            let lines = output::wrap(sentence, how.render.fit.max_width, 2);
+            for (i, line) in lines.iter().enumerate() {
+                writeln!(out, "{}{line}", if i == 0 { "" } else { "  " })?;
+            }
+        }
+        if !self.headline.is_empty() {
+            writeln!(out)?;
+        }
+        let all = rs.schema.fields().len();
+        if how.all_columns || report.compact.is_empty() {
+            return write_every_column(rs, how, out);
+        }
+        if !self.pinned.is_empty() {
+            let named: Vec<String> = self
+                .pinned
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            writeln!(out, "{}", named.join(" · "))?;
+        }
+        let compact: Vec<String> = report
+            .compact
+            .iter()
+            .filter(|c| !self.pinned.iter().any(|(k, _)| k == *c))
+            .filter(|c| rs.schema.index_of(c).is_ok())
+            .cloned()
+            .collect();
+        let note = format!(
+            "{} of {all} columns: --all-columns shows every one",
+            compact.len()
+        );
+        let keys = report.varying_identity(rs);
+        if keys.is_empty() {
+            let compact = project(rs, &compact)?;
+            return output::render_noted(&compact, how.format, &how.render, Some(&note), out);
+        }
+        let blocks = rs.split_by(&keys);
+        let last = blocks.len() - 1;
+        for (n, (values, block)) in blocks.into_iter().enumerate() {
+            let heading: Vec<String> = keys
+                .iter()
+                .zip(&values)
+                .filter(|(_, v)| *v != "-")
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            if n > 0 {
+                writeln!(out)?;
+            }
+            writeln!(out, "{}", heading.join(" · "))?;
+            let compact = project(&block, &compact)?;
+            // The note once, under the last block: every block has the same columns.
+            let note = (n == last).then_some(note.as_str());
+            output::render_noted(&compact, how.format, &how.render, note, out)?;
+        }
+        Ok(())
+    }
+}
+
+/// Every column: a table when they fit side by side, else each row as a
+/// record of `column = value` lines (nothing elided or cut).
+fn write_every_column(
+    rs: &ResultSet,
+    how: &Presentation,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    if output::table_fits(rs, &how.render) {
+        return output::render_with(rs, how.format, &how.render, out);
+    }
+    // Cells whole; as many records as a table would show rows.
+    let max_rows = how.render.fit.max_rows;
+    let records = RenderOptions {
+        null_value: how.render.null_value.clone(),
+        fit: output::Fit {
+            max_rows,
+            ..output::Fit::NONE
+        },
+    };
+    output::render_with(rs, Format::Line, &records, out)?;
+    let rows = rs.row_count();
+    let shown = match max_rows {
+        0 => rows,
+        m => rows.min(m),
+    };
+    let count = match (rows, shown == rows) {
+        (1, _) => "1 row".to_string(),
+        (n, true) => format!("{n} rows"),
+        (n, false) => format!("{n} rows, the first {shown} shown"),
+    };
+    writeln!(
+        out,
+        "\n({count}, each as a record: {} columns do not fit {} side by side)",
+        rs.schema.fields().len(),
+        how.render.fit.max_width
+    )
+}
+
+fn project(rs: &ResultSet, columns: &[String]) -> std::io::Result<ResultSet> {
+    rs.project(columns).map_err(std::io::Error::other)
+}
