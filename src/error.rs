@@ -121,6 +121,12 @@ pub enum Error {
         candidates: String,
     },
 
+    #[error("no release '{label}' in the store (releases there: {existing}); hint: liftdb report formats lists each release's runs")]
+    NoSuchRelease { label: String, existing: String },
+
+    #[error("release '{label}' exists already; hint: rename it first, or drop it (liftdb release drop {label} --yes)")]
+    ReleaseExists { label: String },
+
     #[error("{0}")]
     Invalid(String),
 

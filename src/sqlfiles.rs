@@ -104,6 +104,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "batch_release_source",
         sql: include_str!("../sql/migrations/0019_batch_release_source.sql"),
     },
+    Migration {
+        version: 20,
+        name: "release_changes",
+        sql: include_str!("../sql/migrations/0020_release_changes.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

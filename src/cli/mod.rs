@@ -6,6 +6,7 @@ mod demo;
 mod ingest;
 mod lake;
 mod rebuild;
+mod release;
 mod report;
 mod schema;
 mod show;
@@ -101,6 +102,8 @@ pub enum Command {
     /// Ingest every recorded batch again into a new store (--out: a file or
     /// a lake), for a damaged store or to move one between file and lake.
     Rebuild(rebuild::RebuildArgs),
+    /// The releases: list them, rename one, drop one (`release drop NAME --yes`).
+    Release(release::ReleaseArgs),
     /// Team mode: a DuckLake's upkeep (refill what waits, compact, expire snapshots).
     Lake(lake::LakeArgs),
 }
@@ -289,6 +292,7 @@ pub fn run() -> anyhow::Result<i32> {
             report::run(db, &args)
         }
         Some(Command::Show(args)) => show::run(db, &args),
+        Some(Command::Release(args)) => release::run(db, &args),
         Some(Command::Schema(args)) => schema::run(db, &args),
         Some(Command::Demo) => demo::run(),
         Some(Command::Repl(args)) => repl(db, &args),

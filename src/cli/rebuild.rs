@@ -9,6 +9,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use liftdb::batch::{self, IngestOptions};
 use liftdb::store::check::RecordedBatch;
+use liftdb::store::releases;
 
 #[derive(Args, Debug)]
 pub struct RebuildArgs {
@@ -59,9 +60,23 @@ fn batches_from_file(file: &Path) -> anyhow::Result<Vec<RecordedBatch>> {
             release,
             named,
             paths,
+            finished_us: 0,
         });
     }
     Ok(batches)
+}
+
+/// A rename or drop the old store recorded, made again (and said).
+fn replay(store: &liftdb::store::Store, change: &releases::Change) -> anyhow::Result<()> {
+    if releases::replay(&store.conn, change)? {
+        match change {
+            releases::Change::Rename { old, new } => {
+                eprintln!("renamed release '{old}' to '{new}'")
+            }
+            releases::Change::Drop { label } => eprintln!("dropped release '{label}'"),
+        }
+    }
+    Ok(())
 }
 
 pub fn run(db: &Location, args: &RebuildArgs) -> anyhow::Result<i32> {
@@ -86,16 +101,17 @@ pub fn run(db: &Location, args: &RebuildArgs) -> anyhow::Result<i32> {
             out.display()
         );
     }
-    let batches = if let Some(file) = &args.batches {
-        batches_from_file(file)?
+    let (batches, changes) = if let Some(file) = &args.batches {
+        (batches_from_file(file)?, Vec::new())
     } else {
         let old = super::open_read_after_upkeep(db)?;
-        liftdb::store::check::recorded_batches(&old.conn).with_context(|| {
+        let batches = liftdb::store::check::recorded_batches(&old.conn).with_context(|| {
             format!(
                 "{} does not say what it was ingested from; ingest the run trees into a new store by hand",
                 db.display()
             )
-        })?
+        })?;
+        (batches, releases::recorded_changes(&old.conn)?)
     };
     let mut store = liftdb::store::open_write_at(&out)
         .with_context(|| format!("creating {}", out.display()))?;
@@ -109,7 +125,12 @@ pub fn run(db: &Location, args: &RebuildArgs) -> anyhow::Result<i32> {
         );
     }
     let mut errors = 0;
+    let mut changes = changes.into_iter().peekable();
     for batch in &batches {
+        // The renames and drops made before this batch, in their order.
+        while let Some((_, change)) = changes.next_if(|(at, _)| *at < batch.finished_us) {
+            replay(&store, &change)?;
+        }
         let paths: Vec<PathBuf> = batch.paths.iter().map(PathBuf::from).collect();
         // A derived release is derived again (skill-creator iterations stay
         // releases of their own); a named one holds the batch again.
@@ -121,6 +142,9 @@ pub fn run(db: &Location, args: &RebuildArgs) -> anyhow::Result<i32> {
         let summary = batch::ingest(&mut store, &paths, &opts)?;
         super::ingest::print_summary(&out, &summary, false);
         errors += summary.errors.len();
+    }
+    for (_, change) in changes {
+        replay(&store, &change)?;
     }
     let source = match &args.batches {
         Some(file) => file.display().to_string(),

@@ -169,6 +169,8 @@ pub struct RecordedBatch {
     pub release: String,
     pub named: bool,
     pub paths: Vec<String>,
+    /// When it committed (microseconds since the epoch).
+    pub finished_us: i64,
 }
 
 /// The ingests that built the store, in order. A batch recorded before
@@ -180,7 +182,8 @@ pub fn recorded_batches(conn: &Connection) -> Result<Vec<RecordedBatch>> {
                 CASE WHEN b.release_source IS NOT NULL THEN b.release_source = '--release'
                      ELSE NOT EXISTS (SELECT 1 FROM run r
                                       WHERE r.batch_id = b.batch_id AND r.release_label <> b.release_label)
-                END
+                END,
+                epoch_us(b.finished_at)
          FROM ingest_batch b WHERE b.finished_at IS NOT NULL ORDER BY b.batch_id",
     )?;
     let rows = stmt
@@ -189,15 +192,17 @@ pub fn recorded_batches(conn: &Connection) -> Result<Vec<RecordedBatch>> {
                 r.get::<_, String>(0)?,
                 r.get::<_, String>(1)?,
                 r.get::<_, bool>(2)?,
+                r.get::<_, i64>(3)?,
             ))
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows
         .into_iter()
-        .map(|(release, paths, named)| RecordedBatch {
+        .map(|(release, paths, named, finished_us)| RecordedBatch {
             release,
             named,
             paths: serde_json::from_str::<Vec<String>>(&paths).unwrap_or_default(),
+            finished_us,
         })
         .collect())
 }

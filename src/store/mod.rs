@@ -11,6 +11,7 @@ pub mod lake;
 pub mod location;
 mod migrate;
 pub(crate) mod open;
+pub mod releases;
 mod views;
 pub mod writer;
 

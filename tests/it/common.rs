@@ -282,3 +282,8 @@ pub fn reconcile_rows(store: &Store) -> Vec<Value> {
     liftdb::output::render(&rs, liftdb::output::Format::Json, &mut out).unwrap();
     serde_json::from_slice(&out).unwrap()
 }
+
+/// What a command said on stderr.
+pub fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).to_string()
+}

@@ -13,6 +13,7 @@ mod grading;
 mod hostile;
 mod ingest_behaviour;
 mod lake;
+mod releases;
 mod repl_tmux;
 mod rounding;
 mod schema_columns;

@@ -5,14 +5,10 @@
 
 use std::path::Path;
 
-use crate::common::{assert_damaged, check_listing, fixture, liftdb_cmd, seh_root};
+use crate::common::{assert_damaged, check_listing, fixture, liftdb_cmd, seh_root, stderr_of};
 
 fn sha256(path: &Path) -> String {
     liftdb::sys::hash::sha256_hex(&std::fs::read(path).unwrap())
-}
-
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).to_string()
 }
 
 #[test]

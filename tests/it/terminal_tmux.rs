@@ -242,3 +242,40 @@ fn show_run_lists_its_failing_assertions_with_their_evidence() {
         assert!(columns(line) <= WIDTH, "{line}");
     }
 }
+
+#[test]
+fn the_shells_report_is_the_report_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    let tree = dir.path().join("seh");
+    copy_tree(&seh_root(), &tree);
+    liftdb_cmd(&db)
+        .args(["ingest", "-q"])
+        .args(corpus_paths(&tree))
+        .assert()
+        .success();
+    for (shell, command) in [
+        (
+            ".report lift split=tune",
+            vec!["report", "lift", "--split", "tune"],
+        ),
+        (
+            ".report flags --all-columns",
+            vec!["report", "flags", "--all-columns"],
+        ),
+    ] {
+        let (by_shell, code) = in_terminal("shell-report", &db, &["-c", shell]);
+        assert_eq!(code, 0, "{by_shell}");
+        let (by_command, code) = in_terminal("report", &db, &command);
+        assert_eq!(code, 0, "{by_command}");
+        // The lift table shows lift and p, and both say the same lines.
+        assert!(by_command.lines().count() > 5, "{by_command}");
+        assert_eq!(by_shell, by_command, "{shell}");
+    }
+    let (lift, _) = in_terminal("lift-columns", &db, &["-c", ".report lift"]);
+    assert!(
+        lift.lines()
+            .any(|l| l.starts_with('│') && l.contains(" lift ") && l.trim_end().ends_with(" p │")),
+        "{lift}"
+    );
+}

@@ -1,0 +1,215 @@
+//! Releases a user controls: rename one, or drop one with everything it
+//! holds. Each is one transaction recorded in `release_change` (the batches
+//! stay in `ingest_batch` as they were ingested), after which every stored
+//! aggregate is refilled: trends read each release beside the one before.
+
+use duckdb::{params, Connection};
+
+use super::aggregates::refill;
+use crate::{Error, Result};
+
+/// Tables whose rows name their release directly; a rename relabels them.
+/// (`ingest_batch` too: the next ingest of the same files without
+/// --release then derives the new name.)
+const LABELLED: &[&str] = &[
+    "run",
+    "case_def_record",
+    "suite_record",
+    "trigger_observation",
+    "peer_metric",
+    "release_record",
+    "ingest_batch",
+];
+
+/// A release's rows, deleted in this order: what hangs off its runs first.
+/// `liftdb_dropped_runs` holds the release's run ids and folders.
+const DROP: &[&str] = &[
+    "DELETE FROM trace_event WHERE run_id IN (SELECT run_id FROM liftdb_dropped_runs)",
+    "DELETE FROM trace_line WHERE run_id IN (SELECT run_id FROM liftdb_dropped_runs)",
+    "DELETE FROM skill_activation WHERE run_id IN (SELECT run_id FROM liftdb_dropped_runs)",
+    "DELETE FROM measurement WHERE run_id IN (SELECT run_id FROM liftdb_dropped_runs)",
+    "DELETE FROM assertion_result WHERE run_id IN (SELECT run_id FROM liftdb_dropped_runs)",
+    "DELETE FROM grading WHERE run_id IN (SELECT run_id FROM liftdb_dropped_runs)",
+    "DELETE FROM run WHERE release_label = $1",
+    "DELETE FROM peer_metric WHERE release_label = $1",
+    "DELETE FROM trigger_observation WHERE release_label = $1",
+    "DELETE FROM case_def_record WHERE release_label = $1",
+    "DELETE FROM suite_record WHERE release_label = $1",
+    "DELETE FROM release_record WHERE release_label = $1",
+];
+
+/// The files the release was read from: each run's folder, and the reports
+/// and manifests its rows came from (read before the rows go).
+const DROPPED_SOURCES: &str = "
+    CREATE OR REPLACE TEMP TABLE liftdb_dropped_sources AS
+    SELECT run_dir AS path FROM liftdb_dropped_runs
+    UNION SELECT report_path FROM grading WHERE run_id IN (SELECT run_id FROM liftdb_dropped_runs)
+    UNION SELECT source_path FROM peer_metric WHERE release_label = $1
+    UNION SELECT source_path FROM trigger_observation WHERE release_label = $1
+    UNION SELECT source_path FROM case_def_record WHERE release_label = $1
+    UNION SELECT manifest_path FROM suite_record WHERE release_label = $1";
+
+/// Their files are forgotten (so the next ingest naming them reads them
+/// again), except a source other releases still hold rows of: a manifest
+/// defining their cases too, a report grading their runs.
+const FORGET_SOURCES: &str = "
+    DELETE FROM source_file WHERE owner_key IN (
+        SELECT path FROM liftdb_dropped_sources WHERE path IS NOT NULL
+        EXCEPT (SELECT run_dir FROM run
+                UNION SELECT report_path FROM grading
+                UNION SELECT source_path FROM peer_metric
+                UNION SELECT source_path FROM trigger_observation
+                UNION SELECT source_path FROM case_def_record
+                UNION SELECT manifest_path FROM suite_record))";
+
+/// What a change did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Changed {
+    /// The runs the release held.
+    pub runs: i64,
+}
+
+/// The runs `label` holds; an error naming the releases there are when the
+/// store has no such release.
+pub fn runs_of(conn: &Connection, label: &str) -> Result<i64> {
+    let (known, runs, existing): (bool, i64, Option<String>) = conn.query_row(
+        "SELECT coalesce(bool_or(release_label = $1), false),
+                (SELECT count(*) FROM run WHERE release_label = $1),
+                string_agg(release_label, ', ' ORDER BY ordinal)
+         FROM releases",
+        [label],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
+    match known {
+        true => Ok(runs),
+        false => Err(Error::NoSuchRelease {
+            label: label.to_string(),
+            existing: existing.unwrap_or_else(|| "none".into()),
+        }),
+    }
+}
+
+/// Rename release `old` to `new` (which must not exist), in one transaction,
+/// then refill the aggregates.
+pub fn rename(conn: &Connection, old: &str, new: &str) -> Result<Changed> {
+    if new.trim().is_empty() {
+        return Err(Error::Invalid("a release needs a name".into()));
+    }
+    let tx = conn.unchecked_transaction()?;
+    let runs = runs_of(&tx, old)?;
+    if runs_of(&tx, new).is_ok() {
+        return Err(Error::ReleaseExists {
+            label: new.to_string(),
+        });
+    }
+    for table in LABELLED {
+        tx.execute(
+            &format!("UPDATE {table} SET release_label = $2 WHERE release_label = $1"),
+            params![old, new],
+        )?;
+    }
+    record(&tx, "rename", old, Some(new), runs)?;
+    refill::mark_every_waiting(&tx)?;
+    tx.commit()?;
+    refill::finish_waiting(conn)?;
+    Ok(Changed { runs })
+}
+
+/// Drop release `label` with every row it holds (runs, their gradings,
+/// measurements and traces, its cases, trigger observations and report
+/// figures), in one transaction, then refill the aggregates. Its batches
+/// stay in the ledger; its files are read again by the next ingest naming
+/// them.
+pub fn drop(conn: &Connection, label: &str) -> Result<Changed> {
+    let tx = conn.unchecked_transaction()?;
+    let runs = runs_of(&tx, label)?;
+    tx.execute(
+        "CREATE OR REPLACE TEMP TABLE liftdb_dropped_runs AS
+         SELECT run_id, run_dir FROM run WHERE release_label = $1",
+        [label],
+    )?;
+    tx.execute(DROPPED_SOURCES, [label])?;
+    for sql in DROP {
+        match sql.contains("$1") {
+            true => tx.execute(sql, [label])?,
+            false => tx.execute(sql, params![])?,
+        };
+    }
+    tx.execute_batch(FORGET_SOURCES)?;
+    record(&tx, "drop", label, None, runs)?;
+    refill::mark_every_waiting(&tx)?;
+    tx.commit()?;
+    refill::finish_waiting(conn)?;
+    Ok(Changed { runs })
+}
+
+fn record(tx: &Connection, action: &str, label: &str, new: Option<&str>, runs: i64) -> Result<()> {
+    tx.execute(
+        "INSERT INTO release_change VALUES (now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
+        params![
+            super::ids::new_id(),
+            action,
+            label,
+            new,
+            runs,
+            crate::VERSION
+        ],
+    )?;
+    Ok(())
+}
+
+/// A recorded change, for `rebuild` to apply again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Rename { old: String, new: String },
+    Drop { label: String },
+}
+
+/// Apply a recorded change again where it still applies (a rename whose
+/// release a rebuilt batch already named anew finds nothing to rename).
+pub fn replay(conn: &Connection, change: &Change) -> Result<bool> {
+    let applies = |label: &str| runs_of(conn, label).is_ok();
+    match change {
+        Change::Rename { old, new } if applies(old) && !applies(new) => {
+            rename(conn, old, new).map(|_| true)
+        }
+        Change::Drop { label } if applies(label) => drop(conn, label).map(|_| true),
+        _ => Ok(false),
+    }
+}
+
+/// The changes the store records, in order, each with when it was made
+/// (microseconds since the epoch). A store from before liftdb recorded
+/// them has none.
+pub fn recorded_changes(conn: &Connection) -> Result<Vec<(i64, Change)>> {
+    let held: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM duckdb_tables() WHERE table_name = 'release_change' AND database_name = current_database()",
+        [],
+        |r| r.get(0),
+    )?;
+    if !held {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn.prepare(
+        "SELECT epoch_us(changed_at), action, release_label, new_label
+         FROM release_change ORDER BY changed_at, change_id",
+    )?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Option<String>>(3)?,
+            ))
+        })?
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(at, action, label, new)| match (action.as_str(), new) {
+            ("rename", Some(new)) => Some((at, Change::Rename { old: label, new })),
+            ("drop", _) => Some((at, Change::Drop { label })),
+            _ => None,
+        })
+        .collect())
+}

@@ -1,0 +1,144 @@
+//! Releases a user controls: `liftdb release rename` relabels a release
+//! everywhere (its trend the same numbers under the new name), `release
+//! drop` takes it and all it holds out (its batches kept in the ledger, its
+//! files read again by the next ingest), and `rebuild` makes both again.
+
+use std::path::Path;
+
+use crate::common::{fixture, liftdb_cmd, stderr_of};
+
+fn csv(db: &Path, sql: &str) -> String {
+    let out = liftdb_cmd(db)
+        .args(["sql", "--format", "csv", sql])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn release(db: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = liftdb_cmd(db).arg("release").args(args).output().unwrap();
+    (out.status.code(), stderr_of(&out))
+}
+
+const RUNS_PER_RELEASE: &str =
+    "SELECT release_label, count(*) FROM runs GROUP BY ALL ORDER BY release_label";
+const TREND: &str =
+    "SELECT release_label, scope, model, units, lift, p_value, previous_release, lift_change
+                     FROM trend ORDER BY release_order, scope, model";
+
+#[test]
+fn a_release_renamed_keeps_its_runs_and_numbers_and_a_dropped_one_can_come_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    // skill-creator iterations are releases of their own; "named" holds a
+    // second batch whole.
+    liftdb_cmd(&db)
+        .args(["ingest", "-q"])
+        .arg(fixture("skill-creator-anthropic"))
+        .assert()
+        .success();
+    liftdb_cmd(&db)
+        .args(["ingest", "-q", "--release", "named"])
+        .arg(fixture("skill-creator"))
+        .assert()
+        .success();
+    let runs_before = csv(&db, RUNS_PER_RELEASE);
+    let trend_before = csv(&db, TREND);
+    assert!(runs_before.contains("\niteration-2,"), "{runs_before}");
+
+    // Rename: the same rows under the new label, everything else as it was.
+    assert_eq!(release(&db, &["rename", "iteration-2", "v2"]).0, Some(0));
+    let relabel = |text: &str| text.replace("iteration-2", "v2");
+    let mut expected: Vec<String> = relabel(&runs_before).lines().map(String::from).collect();
+    expected[1..].sort();
+    assert_eq!(
+        csv(&db, RUNS_PER_RELEASE).lines().collect::<Vec<_>>(),
+        expected
+    );
+    assert_eq!(csv(&db, TREND), relabel(&trend_before));
+    // A name taken, or no such release: refused, naming what exists.
+    let (code, said) = release(&db, &["rename", "v2", "iteration-1"]);
+    assert_eq!(code, Some(2));
+    assert!(said.contains("'iteration-1' exists already"), "{said}");
+    let (code, said) = release(&db, &["rename", "iteration-2", "x"]);
+    assert_eq!(code, Some(2));
+    assert!(said.contains("iteration-1, v2, iteration-3"), "{said}");
+
+    // Drop: without --yes nothing changes.
+    let named_runs = csv(
+        &db,
+        "SELECT count(*) FROM runs WHERE release_label = 'named'",
+    );
+    let (code, said) = release(&db, &["drop", "named"]);
+    assert_eq!(code, Some(2));
+    assert!(said.contains("add --yes"), "{said}");
+    assert_eq!(
+        csv(
+            &db,
+            "SELECT count(*) FROM runs WHERE release_label = 'named'"
+        ),
+        named_runs
+    );
+    let others = "SELECT release_label, count(*) FROM runs WHERE release_label <> 'named' GROUP BY ALL ORDER BY ALL";
+    let others_before = csv(&db, others);
+    let batches = csv(
+        &db,
+        "SELECT batch_id, release_label FROM ingest_batch ORDER BY ALL",
+    );
+    assert_eq!(release(&db, &["drop", "named", "--yes"]).0, Some(0));
+    for table in [
+        "run",
+        "case_def_record",
+        "trigger_observation",
+        "peer_metric",
+    ] {
+        assert_eq!(
+            csv(
+                &db,
+                &format!("SELECT count(*) FROM {table} WHERE release_label = 'named'")
+            ),
+            "count_star()\n0\n",
+            "{table}"
+        );
+    }
+    assert!(!csv(&db, "SELECT release_label FROM releases").contains("named"));
+    assert_eq!(
+        csv(&db, others),
+        others_before,
+        "the other releases untouched"
+    );
+    assert_eq!(
+        csv(
+            &db,
+            "SELECT batch_id, release_label FROM ingest_batch ORDER BY ALL"
+        ),
+        batches,
+        "the batches stay in the ledger"
+    );
+    liftdb_cmd(&db).arg("check").assert().success();
+
+    // The rebuild makes the store as it is now: the rename and the drop again.
+    let new = dir.path().join("new.duckdb");
+    liftdb_cmd(&db)
+        .args(["rebuild", "--out"])
+        .arg(&new)
+        .assert()
+        .success();
+    assert_eq!(csv(&new, RUNS_PER_RELEASE), csv(&db, RUNS_PER_RELEASE));
+    assert_eq!(csv(&new, TREND), csv(&db, TREND));
+
+    // The dropped release's files are read again by the next ingest.
+    liftdb_cmd(&db)
+        .args(["ingest", "-q", "--release", "named"])
+        .arg(fixture("skill-creator"))
+        .assert()
+        .success();
+    assert_eq!(
+        csv(
+            &db,
+            "SELECT count(*) FROM runs WHERE release_label = 'named'"
+        ),
+        named_runs
+    );
+}
