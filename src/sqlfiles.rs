@@ -211,7 +211,10 @@ pub const REPORTS: &[(&str, &str)] = &[
         "reliability-lift",
         include_str!("../sql/reports/reliability-lift.sql"),
     ),
-    ("cost", include_str!("../sql/reports/cost.sql")),
+    (
+        "cost-by-arm",
+        include_str!("../sql/reports/cost-by-arm.sql"),
+    ),
     ("ledger", include_str!("../sql/reports/ledger.sql")),
     (
         "cost-per-lift",

@@ -1,13 +1,21 @@
 -- name: cost-per-lift
--- description: Per case and model: objective lift beside comparable cost and token deltas; lift per dollar, per 1k tokens, and dollars per unit of lift (means of per-pair ratios, as the harness computes them).
+-- description: What lift costs: overall, per model, then per case and model: objective lift beside comparable cost and token deltas; lift per dollar, per 1k tokens, and dollars per unit of lift (means of per-pair ratios, as the harness computes them).
 -- params: release, skill, split, model, case, experiment
--- compact: case, model, pairs, mean_lift, usd_per_unit_lift
--- From cost_per_lift_case_rows: the per-case means stored by every batch
--- (sql/views/63_cost_per_lift_cases.sql says how they are taken).
+-- compact: row_label, model, pairs, mean_lift, usd_per_unit_lift
+-- From cost_per_lift_case_rows: the means stored by every batch
+-- (sql/views/63_cost_per_lift_cases.sql says how they are taken). The
+-- overall and per-model rows pool every split unless --split names one;
+-- --case keeps the case rows only, --model that model's rows.
 SELECT
     release_label AS release,
     skill_name AS skill,
     experiment,
+    split,
+    scope,
+    -- What the row is, in one short cell (the compact table's first column).
+    CASE scope WHEN 'overall' THEN 'all cases, all models'
+               WHEN 'model' THEN 'all cases'
+               ELSE case_id END AS row_label,
     case_id AS "case",
     model,
     pairs,
@@ -22,8 +30,10 @@ SELECT
 FROM cost_per_lift_case_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
-  AND ($split IS NULL OR split = $split)
-  AND ($model IS NULL OR model = $model)
-  AND ($case IS NULL OR case_id = $case)
+  AND (CASE WHEN $split IS NULL THEN scope = 'case' OR split = 'all' ELSE split = $split END)
+  AND ($model IS NULL OR (scope <> 'overall' AND model = $model))
+  AND ($case IS NULL OR (scope = 'case' AND case_id = $case))
   AND ($experiment IS NULL OR experiment = $experiment)
-ORDER BY release, skill, experiment NULLS FIRST, "case", model NULLS FIRST;
+ORDER BY release, skill, experiment NULLS FIRST,
+         CASE scope WHEN 'overall' THEN 0 WHEN 'model' THEN 1 ELSE 2 END,
+         "case", model NULLS FIRST;

@@ -107,6 +107,21 @@ CREATE OR REPLACE MACRO liftdb_mean_signed(xs) AS
     list_transform([list_transform(list_filter(xs, lambda x: x IS NOT NULL), lambda x: liftdb_scaled(x))],
         lambda v: liftdb_mean_signed_of(list_sum(v), len(v)))[1];
 
+-- liftdb_mean_signed where its exact sum fits a HUGEINT (every |x| times
+-- the count below 2^26: the scaled sum stays below 2^126), else avg()'s
+-- floating sum (a ratio with a tiny denominator, thousands of large token
+-- deltas): exact where the harness's statistics.mean can differ in the last
+-- printed digit, never an overflow.
+CREATE OR REPLACE MACRO liftdb_mean_signed_bounded(xs) AS
+    CASE WHEN coalesce(list_max(list_transform(xs, lambda x: abs(x))), 0) * len(xs) < 67108864
+         THEN liftdb_mean_signed(xs) ELSE list_avg(xs) END;
+
+-- A token count as an integer; NULL for a value no run spends (beyond
+-- 10^12, or below 0): what a harness wrote there is not a count, and sums
+-- of counts stay inside a BIGINT.
+CREATE OR REPLACE MACRO liftdb_token_count(x) AS
+    CASE WHEN x BETWEEN 0 AND 1e12 THEN CAST(x AS BIGINT) END;
+
 -- Python's round(x, d): the double's exact value, scaled by 2^k to an
 -- integer, rounded half to even at the d-th decimal. DuckDB's round() rounds
 -- half away from zero and round_even works on x * 10^d in floating point,

@@ -159,10 +159,10 @@ SELECT
     g.peer_objective_pass_rate,
     g.peer_combined_pass_rate,
     g.peer_vetoed,
-    m.input_tokens,
-    m.output_tokens,
-    m.total_tokens,
-    m.cache_read_tokens,
+    liftdb_token_count(m.input_tokens) AS input_tokens,
+    liftdb_token_count(m.output_tokens) AS output_tokens,
+    liftdb_token_count(m.total_tokens) AS total_tokens,
+    liftdb_token_count(m.cache_read_tokens) AS cache_read_tokens,
     coalesce(m.tokens_availability, 'unavailable') AS tokens_availability,
     m.tokens_provenance,
     m.cost,
@@ -235,10 +235,10 @@ COMMENT ON COLUMN runs.graded_score IS 'Mean score of the soft results, rounded 
 COMMENT ON COLUMN runs.peer_objective_pass_rate IS 'The harness''s own objective_pass_rate for the run, as its report printed it.';
 COMMENT ON COLUMN runs.peer_combined_pass_rate IS 'The harness''s own combined_pass_rate for the run.';
 COMMENT ON COLUMN runs.peer_vetoed IS 'The harness''s own vetoed flag for the run.';
-COMMENT ON COLUMN runs.input_tokens IS 'Input tokens (NULL when unavailable).';
-COMMENT ON COLUMN runs.output_tokens IS 'Output tokens (NULL when unavailable).';
-COMMENT ON COLUMN runs.total_tokens IS 'Total tokens (NULL when unavailable).';
-COMMENT ON COLUMN runs.cache_read_tokens IS 'Cache-read input tokens (NULL when unavailable).';
+COMMENT ON COLUMN runs.input_tokens IS 'Input tokens, an integer (NULL when unavailable, or when the harness wrote no count: below 0 or beyond 10^12).';
+COMMENT ON COLUMN runs.output_tokens IS 'Output tokens, an integer (NULL when unavailable, or when the harness wrote no count: below 0 or beyond 10^12).';
+COMMENT ON COLUMN runs.total_tokens IS 'Total tokens, an integer (NULL when unavailable, or when the harness wrote no count: below 0 or beyond 10^12).';
+COMMENT ON COLUMN runs.cache_read_tokens IS 'Cache-read input tokens, an integer (NULL when unavailable, or when the harness wrote no count: below 0 or beyond 10^12).';
 COMMENT ON COLUMN runs.tokens_availability IS 'available or unavailable.';
 COMMENT ON COLUMN runs.tokens_provenance IS 'Where the token count comes from: provider_reported, trace_normalized, legacy_unverified, ...';
 COMMENT ON COLUMN runs.cost IS 'Exact cost amount (DECIMAL) in cost_currency; NULL when unavailable.';

@@ -21,7 +21,7 @@ SELECT
     count(*) FILTER (WHERE scorable) AS scorable_runs,
     count(*) FILTER (WHERE graded) AS graded_runs,
     count(total_tokens) AS runs_with_tokens,
-    sum(total_tokens) AS known_total_tokens,
+    sum(total_tokens)::BIGINT AS known_total_tokens,
     count(cost_usd) AS runs_with_cost,
     sum(cost_usd) AS known_cost_usd,
     count(elapsed_ms) AS runs_with_elapsed,

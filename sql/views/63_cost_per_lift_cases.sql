@@ -1,22 +1,32 @@
 -- stored: cost_per_lift_case_rows
--- cost_per_lift_cases: per case and model of an experiment, the means of
--- cost_per_lift's per-pair values, as report cost-per-lift prints them
--- (rounded as the harness rounds them): objective lift beside comparable cost
--- and token deltas, lift per dollar, per 1k tokens and dollars per unit of
--- lift (means of per-pair ratios, as the harness computes them). Read from
--- cost_per_lift_rows, the stored pairs.
--- Means in repetition order (list_avg): avg() would sum in thread order and
--- the last printed digit could change from one run to the next. The pairs are
--- gathered unordered and sorted by their leading fields (repetition, then
--- batch, unknown last), as the lift view's unit lists are.
+-- cost_per_lift_cases: per experiment, overall, per model and per case and
+-- model, the means of cost_per_lift's per-pair values, as report
+-- cost-per-lift prints them (rounded as the harness rounds them): objective
+-- lift beside comparable cost and token deltas, lift per dollar, per 1k
+-- tokens and dollars per unit of lift (means of per-pair ratios, as the
+-- harness computes them: the overall row is skill-eval-harness
+-- token-overhead's summary). Overall and per-model rows come for each split
+-- and for every split pooled (split 'all'). Read from cost_per_lift_rows, the
+-- stored pairs.
+-- Means exact, as statistics.mean takes them (liftdb_mean_signed_bounded),
+-- over the pairs in order: avg() would sum in thread order and the last
+-- printed digit could change from one run to the next. The pairs are gathered unordered and sorted by their leading fields
+-- (case, model, repetition, then batch, unknown last), as the lift view's
+-- unit lists are.
 -- cost_per_lift_cases_in(releases): those of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO cost_per_lift_cases_in(releases) AS TABLE
-WITH per_case AS (
+WITH per_scope AS (
     SELECT
-        release_label, skill_name, experiment, split, case_id, model,
+        release_label, skill_name, experiment,
+        CASE WHEN grouping(split) = 1 THEN 'all' ELSE split END AS split,
+        CASE WHEN grouping(case_id) = 0 THEN 'case'
+             WHEN grouping(model) = 0 THEN 'model'
+             ELSE 'overall' END AS scope,
+        case_id, model,
         count(*) AS pairs,
         count(cost_delta) AS cost_comparable,
-        list_sort(list({'repetition_unknown': repetition IS NULL, 'repetition': repetition,
+        list_sort(list({'case': case_id, 'model': model,
+                        'repetition_unknown': repetition IS NULL, 'repetition': repetition,
                         'batch_unknown': native_batch IS NULL, 'batch': native_batch,
                         'lift': objective_delta, 'cost': cost_delta, 'tokens': total_token_delta,
                         'per_dollar': lift_per_dollar, 'per_1k_tokens': lift_per_1k_tokens,
@@ -25,38 +35,45 @@ WITH per_case AS (
              THEN array_to_string(list_sort(list_distinct(list(cost_blocked_reason))), ', ') END AS cost_blocked
     FROM cost_per_lift_rows
     WHERE releases IS NULL OR list_contains(releases, release_label)
-    -- split follows the case: grouping by it keeps the groups the case's
+    -- split follows the case: grouping a case by it keeps the case's group
     -- and lets a report filter on it
-    GROUP BY release_label, skill_name, experiment, split, case_id, model
+    GROUP BY GROUPING SETS (
+        (release_label, skill_name, experiment, split, case_id, model),
+        (release_label, skill_name, experiment, split, model),
+        (release_label, skill_name, experiment, split),
+        (release_label, skill_name, experiment, model),
+        (release_label, skill_name, experiment))
 )
 SELECT
     release_label,
     skill_name,
     experiment,
     split,
+    scope,
     case_id,
     model,
     pairs,
     cost_comparable,
-    liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.lift)), 4) AS mean_lift,
-    liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.cost)), 6) AS mean_cost_delta_usd,
-    liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.tokens)), 1) AS mean_token_delta,
-    liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.per_dollar)), 2) AS lift_per_dollar,
-    liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.per_1k_tokens)), 4) AS lift_per_1k_tokens,
-    liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.per_unit_lift)), 6) AS usd_per_unit_lift,
+    liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.lift)), 4) AS mean_lift,
+    liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.cost)), 6) AS mean_cost_delta_usd,
+    liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.tokens)), 1) AS mean_token_delta,
+    liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.per_dollar)), 2) AS lift_per_dollar,
+    liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.per_1k_tokens)), 4) AS lift_per_1k_tokens,
+    liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.per_unit_lift)), 6) AS usd_per_unit_lift,
     cost_blocked
-FROM per_case;
+FROM per_scope;
 
 CREATE OR REPLACE VIEW cost_per_lift_cases AS SELECT * FROM cost_per_lift_cases_in(NULL);
 
-COMMENT ON VIEW cost_per_lift_cases IS 'Per case and model of an experiment: mean objective lift, comparable cost and token deltas, and the harness''s ratios, rounded as report cost-per-lift prints them.';
+COMMENT ON VIEW cost_per_lift_cases IS 'Per experiment, overall, per model and per case and model: mean objective lift, comparable cost and token deltas, and the harness''s ratios (means of per-pair values), rounded as report cost-per-lift prints them.';
 COMMENT ON COLUMN cost_per_lift_cases.release_label IS 'Release.';
 COMMENT ON COLUMN cost_per_lift_cases.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN cost_per_lift_cases.experiment IS 'The experiment of the pairs.';
-COMMENT ON COLUMN cost_per_lift_cases.split IS 'Case split.';
-COMMENT ON COLUMN cost_per_lift_cases.case_id IS 'Eval case.';
-COMMENT ON COLUMN cost_per_lift_cases.model IS 'Model.';
-COMMENT ON COLUMN cost_per_lift_cases.pairs IS 'with_skill/without_skill pairs of the case and model.';
+COMMENT ON COLUMN cost_per_lift_cases.split IS 'Case split; all on overall and model rows pooling every split.';
+COMMENT ON COLUMN cost_per_lift_cases.scope IS 'overall (every pair of the experiment and split), model (one model''s), or case (one case and model''s).';
+COMMENT ON COLUMN cost_per_lift_cases.case_id IS 'Eval case; NULL on overall and model rows.';
+COMMENT ON COLUMN cost_per_lift_cases.model IS 'Model; NULL on overall rows (and where the harness records none).';
+COMMENT ON COLUMN cost_per_lift_cases.pairs IS 'with_skill/without_skill pairs the row pools.';
 COMMENT ON COLUMN cost_per_lift_cases.cost_comparable IS 'Of those, pairs whose cost delta is comparable.';
 COMMENT ON COLUMN cost_per_lift_cases.mean_lift IS 'Mean objective delta, rounded to 4.';
 COMMENT ON COLUMN cost_per_lift_cases.mean_cost_delta_usd IS 'Mean comparable cost delta (USD), rounded to 6.';

@@ -93,7 +93,7 @@ costs AS (
     SELECT release_label, skill_name, model, GROUPING(model) = 1 AS all_models,
            sum(known_cost_usd) AS known_cost_usd, sum(runs)::BIGINT AS runs,
            sum(runs_with_cost)::BIGINT AS runs_with_cost,
-           sum(known_total_tokens) AS known_total_tokens
+           sum(known_total_tokens)::BIGINT AS known_total_tokens
     FROM run_total_rows GROUP BY GROUPING SETS ((release_label, skill_name), (release_label, skill_name, model))
 )
 SELECT

@@ -38,7 +38,7 @@ CREATE OR REPLACE VIEW trend_arm_rates AS
 SELECT release_label, skill_name, arm,
        liftdb_mean_agg(CASE WHEN scorable THEN objective_pass_rate END) AS mean_objective_pass_rate,
        liftdb_mean_agg(CASE WHEN scorable THEN combined_pass_rate END) AS mean_combined_pass_rate,
-       median(total_tokens) FILTER (WHERE scorable AND total_tokens IS NOT NULL) AS median_total_tokens
+       median(total_tokens::DOUBLE) FILTER (WHERE scorable AND total_tokens IS NOT NULL) AS median_total_tokens
 FROM run_rows
 GROUP BY ALL;
 

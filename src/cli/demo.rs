@@ -84,7 +84,8 @@ pub fn run() -> anyhow::Result<i32> {
         ),
         ("Lift, split holdout", "lift", &[("split", "holdout")]),
         ("Case flags", "flags", &[]),
-        ("Cost by arm and model", "cost", &[]),
+        ("Cost by arm and model", "cost-by-arm", &[]),
+        ("Cost per unit of lift", "cost-per-lift", &[]),
         ("Runs per harness", "formats", &[]),
         ("Trend across releases", "trend", &[]),
     ];

@@ -54,13 +54,34 @@ pub fn run(db: &Location, args: &ReportArgs) -> anyhow::Result<i32> {
     }
     let name = args.name.as_deref().unwrap_or_default();
     if name == "html" {
-        let out = args
-            .output
-            .out
-            .clone()
-            .unwrap_or_else(|| "report.html".into());
+        let filters = args.filters.to_filters();
+        if let Some(other) = filters
+            .keys()
+            .find(|k| !["skill", "release"].contains(&k.as_str()))
+        {
+            anyhow::bail!(
+                "report html does not take --{other} (it takes --skill and --release; its page filters models and splits itself)"
+            );
+        }
+        // ./report.html is never replaced unasked: --out names the file to write.
+        let out = match &args.output.out {
+            Some(out) => out.clone(),
+            None => {
+                let default = std::path::PathBuf::from("report.html");
+                if default.exists() {
+                    anyhow::bail!(
+                        "report.html exists here and is left as it is; hint: give --out FILE (a file named with --out is replaced)"
+                    );
+                }
+                default
+            }
+        };
         let store = open_for_report(db, args.snapshot)?;
-        let html = report::html::render(&store.conn, args.filters.skill.as_deref())?;
+        let html = report::html::render(
+            &store.conn,
+            args.filters.skill.as_deref(),
+            args.filters.release.as_deref(),
+        )?;
         std::fs::write(&out, html).with_context(|| format!("writing {}", out.display()))?;
         eprintln!("wrote {}", out.display());
         return Ok(0);
@@ -125,7 +146,15 @@ fn list(width: usize) {
     let mut entries: Vec<(String, String)> = report::all()
         .into_iter()
         .map(|r| {
-            let text = format!("{} (filters: --{})", r.description, r.params.join(" --"));
+            let also = match r.aliases.is_empty() {
+                true => String::new(),
+                false => format!(" (also: {})", r.aliases.join(", ")),
+            };
+            let text = format!(
+                "{}{also} (filters: --{})",
+                r.description,
+                r.params.join(" --")
+            );
             (r.name, text)
         })
         .collect();

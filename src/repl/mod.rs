@@ -178,9 +178,12 @@ fn interactive_loop(
     let config = Config::builder().auto_add_history(false).build();
     let mut editor: Editor<complete::LiftdbHelper, FileHistory> =
         Editor::with_config(config).map_err(|e| crate::Error::Invalid(e.to_string()))?;
-    let reports = report::all().into_iter().map(|r| r.name).collect();
+    let reports = report::all()
+        .into_iter()
+        .map(|r| (r.name, r.params))
+        .collect();
     editor.set_helper(Some(complete::LiftdbHelper::new(
-        complete::catalog_words(session.conn()?),
+        complete::catalog(session.conn()?),
         reports,
     )));
     session.idle();

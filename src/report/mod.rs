@@ -25,6 +25,8 @@ use crate::{Error, Result};
 #[derive(Debug, Clone)]
 pub struct Report {
     pub name: String,
+    /// Former names it still answers to (`-- aliases:`).
+    pub aliases: Vec<String>,
     pub description: String,
     pub params: Vec<String>,
     /// The columns a terminal shows by default (`-- compact:`; all when empty).
@@ -63,6 +65,7 @@ fn header_value<'a>(sql: &'a str, key: &str) -> Option<&'a str> {
 fn parse(sql: &'static str) -> Report {
     Report {
         name: header_value(sql, "name").unwrap_or("").to_string(),
+        aliases: header_list(sql, "aliases"),
         description: header_value(sql, "description").unwrap_or("").to_string(),
         params: header_list(sql, "params"),
         compact: header_list(sql, "compact"),
@@ -81,7 +84,7 @@ pub fn all() -> Vec<Report> {
 pub fn find(name: &str) -> Result<Report> {
     all()
         .into_iter()
-        .find(|r| r.name == name)
+        .find(|r| r.name == name || r.aliases.iter().any(|a| a == name))
         .ok_or_else(|| Error::UnknownReport {
             name: name.to_string(),
             nearest: nearest_name(name),

@@ -470,7 +470,8 @@ fn html_report_is_self_contained_and_renders() {
     )[0];
     drop(store);
     let field = |k: &str| failing[k].as_str().unwrap().to_string();
-    // The id rule: case-RELEASE--SKILL--CASE, other characters as _hex.
+    // The id rule: case-RELEASE--SKILL--CASE, letters, digits, '.', '_'
+    // and '-' kept, any other character '-'.
     let id: String = std::iter::once("case-".to_string())
         .chain(
             [
@@ -480,12 +481,10 @@ fn html_report_is_self_contained_and_renders() {
             ]
             .join("--")
             .chars()
-            .map(
-                |c| match c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    true => c.to_string(),
-                    false => format!("_{:x}", c as u32),
-                },
-            ),
+            .map(|c| match c.is_ascii_alphanumeric() || "._-".contains(c) {
+                true => c.to_string(),
+                false => "-".to_string(),
+            }),
         )
         .collect();
     let dom = headless(chromium, &dir.path().join("chromium-dom"))
@@ -526,6 +525,152 @@ fn html_report_is_self_contained_and_renders() {
         "chart labels overlap: {}",
         &dom[dom.find("<body").unwrap()..][..200]
     );
+}
+
+/// The page a reader opens at 1400 pixels: the headline is its sentences,
+/// first and whole; no chart text is cut or overlaps another (measured in
+/// Chromium); every case's name is whole in the lift chart; the case list
+/// sorts by lift; --release keeps the page to that release; and an
+/// existing ./report.html is never replaced unasked.
+#[test]
+fn html_report_reads_at_a_glance() {
+    let (dir, db) = corpus_db();
+    let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
+    let sentences: Vec<String> = rows(
+        &store,
+        "SELECT sentence FROM lift_headline WHERE split = 'all' AND control_arm = 'without_skill'
+           AND release_label = (SELECT release_label FROM releases ORDER BY ordinal LIMIT 1)
+         ORDER BY release_label, skill_name",
+    )
+    .iter()
+    .map(|r| r["sentence"].as_str().unwrap().to_string())
+    .collect();
+    let cases: Vec<String> = rows(&store, "SELECT DISTINCT case_id FROM runs ORDER BY 1")
+        .iter()
+        .map(|r| r["case_id"].as_str().unwrap().to_string())
+        .collect();
+    let release = rows(
+        &store,
+        "SELECT release_label FROM releases ORDER BY ordinal LIMIT 1",
+    )[0]["release_label"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    drop(store);
+    assert!(!sentences.is_empty() && cases.len() > 5);
+
+    // Written in a folder holding a report.html already: refused, kept.
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("report.html"), "mine").unwrap();
+    let refused = liftdb_cmd(&db)
+        .current_dir(&work)
+        .args(["report", "html"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--out"));
+    assert_eq!(
+        std::fs::read_to_string(work.join("report.html")).unwrap(),
+        "mine"
+    );
+
+    let html = dir.path().join("page.html");
+    liftdb_cmd(&db)
+        .args(["report", "html", "--release", &release, "--out"])
+        .arg(&html)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&html).unwrap();
+    // The sentences come first, before any table.
+    let first_sentence = text
+        .find("<p class=\"headline\">")
+        .expect("a headline sentence");
+    assert!(first_sentence < text.find("<table").unwrap());
+    for s in &sentences {
+        let escaped = s
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
+        assert!(
+            text.contains(&format!("<p class=\"headline\">{escaped}</p>")),
+            "{s}"
+        );
+    }
+    // --release: no other release's case or run on the page.
+    for value in text.split("data-release=\"").skip(1) {
+        assert!(
+            value.starts_with(&format!("{release}\"")),
+            "{}",
+            &value[..40]
+        );
+    }
+
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect(
+            "the rendering check needs Chromium: apt-get install chromium (.ci/run installs it)",
+        );
+    let png = dir.path().join("page.png");
+    let shot = headless(chromium, &dir.path().join("chromium-shot"))
+        .args([
+            "--window-size=1400,1000",
+            &format!("--screenshot={}", png.display()),
+        ])
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .unwrap();
+    assert!(
+        shot.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shot.stderr)
+    );
+    assert!(std::fs::metadata(&png).unwrap().len() > 50_000);
+    let dom = headless(chromium, &dir.path().join("chromium-sorted"))
+        .args([
+            "--window-size=1400,1000",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}?sort=lift-down", html.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    for measured in [
+        "data-text-overlaps=\"0\"",
+        "data-text-clipped=\"0\"",
+        "data-headline-hidden=\"0\"",
+        "data-sorted-by=\"lift-down\"",
+    ] {
+        assert!(
+            dom.contains(measured),
+            "{measured}: {}",
+            &dom[dom.find("<body").unwrap()..][..300]
+        );
+    }
+    // Every case's name whole, as a label of the lift chart.
+    let chart = &dom[dom.find("aria-label=\"lift per case\"").unwrap()..];
+    let chart = &chart[..chart.find("</svg>").unwrap()];
+    for case in &cases {
+        assert!(
+            chart.contains(&format!(">{case}<title>")),
+            "{case} in the lift chart"
+        );
+    }
+    // The case list in lift order, highest first.
+    let lifts: Vec<f64> = dom
+        .split("<details class=\"case\"")
+        .skip(1)
+        .map(|d| {
+            let v = &d[d.find("data-lift=\"").unwrap() + 11..];
+            v[..v.find('"').unwrap()]
+                .parse()
+                .unwrap_or(f64::NEG_INFINITY)
+        })
+        .collect();
+    assert!(lifts.len() > 5);
+    assert!(lifts.windows(2).all(|w| w[0] >= w[1]), "{lifts:?}");
 }
 
 #[test]

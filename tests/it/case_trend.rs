@@ -169,7 +169,7 @@ fn report_trend_cases_lists_the_latest_releases_regressions_first() {
 fn the_html_report_says_what_changed_since_the_previous_release() {
     let ts = store_of(&[fixture("skill-creator-anthropic")]);
     let store = &ts.store;
-    let html = liftdb::report::html::render(&store.conn, None).unwrap();
+    let html = liftdb::report::html::render(&store.conn, None, None).unwrap();
     let at = html
         .find("What changed since the previous release")
         .expect("the section");

@@ -336,7 +336,7 @@ fn reports_over_stored_totals_give_what_the_live_views_give() {
     let ts = corpus();
     let former = [
         (
-            "cost",
+            "cost-by-arm",
             "SELECT release_label AS release, skill_name AS skill, experiment, arm, model,
                     count(*) AS runs, count(total_tokens) AS runs_with_tokens,
                     CAST(sum(total_tokens) AS BIGINT) AS known_total_tokens,
@@ -380,12 +380,17 @@ fn reports_over_stored_totals_give_what_the_live_views_give() {
         ),
         (
             "cost-per-lift",
-            r#"WITH per_case AS (
+            r#"WITH per_scope AS (
                  SELECT
-                     release_label, skill_name, experiment, case_id, model,
+                     release_label, skill_name, experiment,
+                     CASE WHEN grouping(split) = 1 THEN 'all' ELSE split END AS split,
+                     CASE WHEN grouping(case_id) = 0 THEN 'case'
+                          WHEN grouping(model) = 0 THEN 'model' ELSE 'overall' END AS scope,
+                     case_id, model,
                      count(*) AS pairs,
                      count(cost_delta) AS cost_comparable,
-                     list_sort(list({'repetition_unknown': repetition IS NULL, 'repetition': repetition,
+                     list_sort(list({'case': case_id, 'model': model,
+                                     'repetition_unknown': repetition IS NULL, 'repetition': repetition,
                                      'batch_unknown': native_batch IS NULL, 'batch': native_batch,
                                      'lift': objective_delta, 'cost': cost_delta, 'tokens': total_token_delta,
                                      'per_dollar': lift_per_dollar, 'per_1k_tokens': lift_per_1k_tokens,
@@ -393,25 +398,34 @@ fn reports_over_stored_totals_give_what_the_live_views_give() {
                      CASE WHEN count(cost_blocked_reason) > 0
                           THEN array_to_string(list_sort(list_distinct(list(cost_blocked_reason))), ', ') END AS cost_blocked
                  FROM cost_per_lift
-                 GROUP BY ALL
+                 GROUP BY GROUPING SETS (
+                     (release_label, skill_name, experiment, split, case_id, model),
+                     (release_label, skill_name, experiment, model),
+                     (release_label, skill_name, experiment))
              )
              SELECT
                  release_label AS release,
                  skill_name AS skill,
                  experiment,
+                 split,
+                 scope,
+                 CASE scope WHEN 'overall' THEN 'all cases, all models'
+                            WHEN 'model' THEN 'all cases' ELSE case_id END AS row_label,
                  case_id AS "case",
                  model,
                  pairs,
                  cost_comparable,
-                 liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.lift)), 4) AS mean_lift,
-                 liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.cost)), 6) AS mean_cost_delta_usd,
-                 liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.tokens)), 1) AS mean_token_delta,
-                 liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.per_dollar)), 2) AS lift_per_dollar,
-                 liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.per_1k_tokens)), 4) AS lift_per_1k_tokens,
-                 liftdb_pyround(list_avg(list_transform(in_order, lambda p: p.per_unit_lift)), 6) AS usd_per_unit_lift,
+                 liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.lift)), 4) AS mean_lift,
+                 liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.cost)), 6) AS mean_cost_delta_usd,
+                 liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.tokens)), 1) AS mean_token_delta,
+                 liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.per_dollar)), 2) AS lift_per_dollar,
+                 liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.per_1k_tokens)), 4) AS lift_per_1k_tokens,
+                 liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.per_unit_lift)), 6) AS usd_per_unit_lift,
                  cost_blocked
-             FROM per_case
-             ORDER BY release, skill, experiment NULLS FIRST, "case", model NULLS FIRST;"#,
+             FROM per_scope
+             ORDER BY release, skill, experiment NULLS FIRST,
+                      CASE scope WHEN 'overall' THEN 0 WHEN 'model' THEN 1 ELSE 2 END,
+                      "case", model NULLS FIRST;"#,
         ),
     ];
     for (name, sql) in former {

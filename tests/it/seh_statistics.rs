@@ -703,3 +703,57 @@ fn a_pair_missing_its_control_run_is_missing_right_like_the_tool() {
         assert_eq!(ours, pair["pair_status"]["reason"], "{pair}");
     }
 }
+
+/// report cost-per-lift's overall row is skill-eval-harness token-overhead's
+/// summary (its means of per-pair values, read from the tool's report at
+/// test time) rounded as the report prints it (Python's round: the means are
+/// exact, as statistics.mean takes them, so a mean just below a tie, such
+/// as 0.0007804999999999999, prints as Python prints it); the per-model rows
+/// pool to it. The store holds the runs and the manifest, graded by liftdb
+/// without running scripts, as token-overhead grades them (with the
+/// benchmark's gradings ingested too, the objective deltas are those of the
+/// benchmark, which ran them).
+#[test]
+fn cost_per_lift_overall_row_is_the_token_overhead_summary() {
+    let root = crate::common::seh_root();
+    let ts = crate::common::store_of(&[
+        root.join("runs/eval-runs"),
+        root.join("input/evals/shared-benchmark.json"),
+    ]);
+    let summary = &reference("token-overhead.json.gz")["reports"][0]["summary"];
+    let report = liftdb::report::find("cost-per-lift").unwrap();
+    let rs = liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap();
+    let rows = crate::common::result_rows(&rs);
+    let overall: Vec<_> = rows.iter().filter(|r| r["scope"] == "overall").collect();
+    assert_eq!(
+        overall.len(),
+        1,
+        "one experiment, one overall row: {overall:?}"
+    );
+    let overall = overall[0];
+    assert_eq!(overall["split"], "all");
+    assert_eq!(
+        overall["pairs"].as_i64(),
+        summary["objective_delta"]["n"].as_i64(),
+        "pairs"
+    );
+    for (ours, theirs, places) in [
+        ("mean_lift", "objective_delta", 4),
+        ("mean_cost_delta_usd", "cost_delta_usd", 6),
+        ("mean_token_delta", "total_token_delta", 1),
+        ("lift_per_dollar", "objective_lift_per_dollar", 2),
+        (
+            "lift_per_1k_tokens",
+            "objective_lift_per_1k_total_tokens",
+            4,
+        ),
+    ] {
+        let expected = liftdb::stats::py_round(f(&summary[theirs]["mean"]), places);
+        assert_eq!(f(&overall[ours]), expected, "{ours}");
+    }
+    // One row per model, their pairs adding up to the overall row's.
+    let models: Vec<_> = rows.iter().filter(|r| r["scope"] == "model").collect();
+    assert_eq!(models.len(), 3);
+    let pairs: i64 = models.iter().map(|r| r["pairs"].as_i64().unwrap()).sum();
+    assert_eq!(Some(pairs), overall["pairs"].as_i64());
+}

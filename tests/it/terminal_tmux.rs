@@ -96,7 +96,7 @@ fn the_demo_fits_a_100_column_terminal() {
     }
     // Every section printed a table, and the lift tables show lift and p.
     let sections = screen.matches("\n== ").count();
-    assert_eq!(sections, 6, "{screen}");
+    assert_eq!(sections, 7, "{screen}");
     let lift_headers = screen
         .lines()
         .filter(|l| l.starts_with('│') && l.contains(" lift ") && l.trim_end().ends_with(" p │"))

@@ -12,4 +12,5 @@ LEFT JOIN (SELECT DISTINCT release_label, skill_name, case_id, split FROM run_to
 WHERE e.channel = 'objective' AND e.control_arm = 'without_skill' AND e.split = 'all'
   AND e.scope = 'case' AND e.row_kind = 'release'
   AND ($skill IS NULL OR e.skill_name = $skill)
+  AND ($release IS NULL OR e.release_label = $release)
 ORDER BY e.release_label, e.skill_name, e.case_id;

@@ -5,4 +5,5 @@ FROM assertion_result a
 JOIN runs r ON r.run_id = a.run_id AND r.grading_id = a.grading_id
 WHERE a.passed = false AND NOT coalesce(a.skipped, false)
   AND ($skill IS NULL OR r.skill_name = $skill)
+  AND ($release IS NULL OR r.release_label = $release)
 ORDER BY a.run_id, a.seq;

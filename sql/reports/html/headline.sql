@@ -9,4 +9,5 @@ FROM lift_evidence
 WHERE channel = 'objective' AND control_arm = 'without_skill' AND split = 'all'
   AND scope = 'overall' AND row_kind = 'release'
   AND ($skill IS NULL OR skill_name = $skill)
+  AND ($release IS NULL OR release_label = $release)
 ORDER BY release, skill;

@@ -7,7 +7,8 @@ WITH numbered AS (
                ORDER BY r.model NULLS LAST, r.arm, r.repetition, r.run_id) AS nth,
            count(*) OVER (PARTITION BY r.release_label, r.skill_name, r.case_id) AS case_runs
     FROM runs r
-    WHERE $skill IS NULL OR r.skill_name = $skill
+    WHERE ($skill IS NULL OR r.skill_name = $skill)
+      AND ($release IS NULL OR r.release_label = $release)
 )
 SELECT n.release_label, n.skill_name, n.case_id, n.model, n.arm, n.repetition, n.run_id,
        n.scorable, n.unscorable_reason, liftdb_pyround(n.objective_pass_rate, 4) AS objective_pass_rate,

@@ -6,30 +6,83 @@ use std::fmt::Write as _;
 
 use super::{esc, num, slug};
 
+/// Characters of a chart label before it is cut in the middle.
+const LABEL_CHARS: usize = 52;
+
+/// Approximate width of `text` at `px` pixels in a sans-serif font,
+/// generously (0.62 em a character): what a placement keeps clear.
+fn text_width(text: &str, px: f64) -> f64 {
+    0.62 * px * text.chars().count() as f64 + 2.0
+}
+
+/// A money tick: whole cents from a dollar up, else enough places to tell
+/// the ticks apart.
+fn money(v: f64) -> String {
+    let sign = if v < 0.0 { "−" } else { "" };
+    if v == 0.0 {
+        return "$0".to_string();
+    }
+    match v.abs() {
+        a if a >= 1.0 => format!("{sign}${a:.2}"),
+        a if a >= 0.01 => format!("{sign}${a:.4}"),
+        a => format!("{sign}${a:.6}"),
+    }
+}
+
 /// Horizontal bars of lift per case on [-1, 1], with the 95% interval when
-/// bounded, else the range of the case's unit deltas (dashed).
+/// bounded, else the range of the case's unit deltas (dashed); an x axis
+/// with ticks, values and its title. Case names are whole (up to 52
+/// characters, else cut in the middle, where names sharing a prefix still
+/// differ at their ends).
 pub(super) fn lift_per_case_svg(rows: &[Vec<Option<String>>]) -> String {
-    let (w, row_h, left, right) = (900.0, 26.0, 240.0, 40.0);
-    let h = 40.0 + row_h * rows.len() as f64;
+    let longest = rows
+        .iter()
+        .map(|r| {
+            r[1].as_deref()
+                .unwrap_or("")
+                .chars()
+                .count()
+                .min(LABEL_CHARS)
+        })
+        .max()
+        .unwrap_or(4);
+    let left = (longest as f64 * 0.62 * 12.0 + 20.0).max(120.0);
+    let (w, row_h, right, top) = (960.0, 26.0, 30.0, 10.0);
+    let bottom_of_bars = top + row_h * rows.len() as f64;
+    let h = bottom_of_bars + 52.0;
     let x = |v: f64| left + (v.clamp(-1.0, 1.0) + 1.0) / 2.0 * (w - left - right);
     let mut svg =
         format!(r#"<svg width="{w}" height="{h}" role="img" aria-label="lift per case">"#);
-    let _ = write!(
-        svg,
-        r##"<line x1="{0}" x2="{0}" y1="10" y2="{1}" stroke="#888" stroke-dasharray="3 3"/>"##,
-        x(0.0),
-        h - 20.0
-    );
+    // Grid and ticks at every half, the zero line dashed.
     for t in [-1.0, -0.5, 0.0, 0.5, 1.0] {
+        let dash = if t == 0.0 {
+            r#" stroke-dasharray="3 3""#
+        } else {
+            ""
+        };
+        let colour = if t == 0.0 { "#888" } else { "#eee" };
         let _ = write!(
             svg,
-            r##"<text x="{}" y="{}" font-size="11" text-anchor="middle" fill="#555">{t:+.1}</text>"##,
+            r##"<line x1="{0}" x2="{0}" y1="{top}" y2="{bottom_of_bars}" stroke="{colour}"{dash}/><line x1="{0}" x2="{0}" y1="{bottom_of_bars}" y2="{1}" stroke="#555"/><text x="{0}" y="{2}" font-size="11" text-anchor="middle" fill="#333">{3}</text>"##,
             x(t),
-            h - 5.0
+            bottom_of_bars + 5.0,
+            bottom_of_bars + 18.0,
+            if t == 0.0 {
+                "0".to_string()
+            } else {
+                format!("{t:+.1}")
+            }
         );
     }
+    let _ = write!(
+        svg,
+        r##"<line x1="{left}" x2="{}" y1="{bottom_of_bars}" y2="{bottom_of_bars}" stroke="#555"/><text x="{}" y="{}" font-size="11" text-anchor="middle" fill="#333">lift: with-skill minus without-skill objective pass rate</text>"##,
+        w - right,
+        (left + w - right) / 2.0,
+        bottom_of_bars + 40.0
+    );
     for (i, r) in rows.iter().enumerate() {
-        let y = 20.0 + row_h * i as f64;
+        let y = top + 4.0 + row_h * i as f64;
         let label = r[1].as_deref().unwrap_or("").to_string();
         let lift = num(&r[2]).unwrap_or(0.0);
         let color = if lift > 0.0 {
@@ -48,16 +101,18 @@ pub(super) fn lift_per_case_svg(rows: &[Vec<Option<String>>]) -> String {
         ]);
         let _ = write!(
             svg,
-            r##"<a href="#{target}"><text x="{}" y="{}" font-size="12" text-anchor="end" fill="#1a4f8b">{}</text></a>"##,
+            r##"<a href="#{target}"><text x="{}" y="{}" font-size="12" text-anchor="end" fill="#1a4f8b">{}<title>{}</title></text></a>"##,
             left - 8.0,
             y + 13.0,
-            esc(&cut_to(&label, 30))
+            esc(&middle_cut(&label, LABEL_CHARS)),
+            esc(&label)
         );
         let _ = write!(
             svg,
-            r#"<rect x="{x0}" y="{}" width="{}" height="14" fill="{color}" opacity="0.8"><title>lift {lift:+.4}</title></rect>"#,
+            r#"<rect x="{x0}" y="{}" width="{}" height="14" fill="{color}" opacity="0.8"><title>{} lift {lift:+.4}</title></rect>"#,
             y + 2.0,
-            (x1 - x0).max(1.0)
+            (x1 - x0).max(1.0),
+            esc(&label)
         );
         let bounded = (num(&r[3]), num(&r[4]));
         let (lo, hi, dash) = match bounded {
@@ -87,35 +142,64 @@ pub(super) fn lift_per_case_svg(rows: &[Vec<Option<String>>]) -> String {
     svg
 }
 
-/// Lift (line, left axis) and known cost (bars, right axis) per release.
+/// Lift (line, left axis) and known cost (bars, right axis) per release,
+/// each axis with ticks, values and its title.
 pub(super) fn releases_svg(rows: &[Vec<Option<String>>]) -> String {
-    let (w, h, pad) = (900.0, 300.0, 60.0);
+    let (w, h, left, right, top, bottom) = (960.0, 320.0, 64.0, 96.0, 34.0, 56.0);
     let n = rows.len().max(1) as f64;
-    let max_cost = rows
-        .iter()
-        .filter_map(|r| num(&r[2]))
-        .fold(0.0, f64::max)
-        .max(1e-9);
-    let x = |i: usize| pad + (i as f64 + 0.5) * (w - 2.0 * pad) / n;
-    let y_lift = |v: f64| h - pad - (v.clamp(-1.0, 1.0) + 1.0) / 2.0 * (h - 2.0 * pad);
-    let y_cost = |v: f64| h - pad - v / max_cost * (h - 2.0 * pad) / 2.0;
+    let max_cost = rows.iter().filter_map(|r| num(&r[2])).fold(0.0, f64::max);
+    let cost_top = if max_cost > 0.0 { max_cost * 1.1 } else { 1.0 };
+    let plot_w = w - left - right;
+    let x = |i: usize| left + (i as f64 + 0.5) * plot_w / n;
+    let y_lift = |v: f64| h - bottom - (v.clamp(-1.0, 1.0) + 1.0) / 2.0 * (h - top - bottom);
+    let y_cost = |v: f64| h - bottom - v / cost_top * (h - top - bottom);
     let mut svg = format!(
         r#"<svg width="{w}" height="{h}" role="img" aria-label="lift and cost across releases">"#
     );
+    // Left axis: lift, gridlines at every half.
+    for t in [-1.0, -0.5, 0.0, 0.5, 1.0] {
+        let _ = write!(
+            svg,
+            r##"<line x1="{left}" x2="{1}" y1="{0}" y2="{0}" stroke="{2}"/><text x="{3}" y="{4}" font-size="11" text-anchor="end" fill="#2f5fa7">{5}</text>"##,
+            y_lift(t),
+            w - right,
+            if t == 0.0 { "#bbb" } else { "#f0f0f0" },
+            left - 6.0,
+            y_lift(t) + 4.0,
+            if t == 0.0 {
+                "0".to_string()
+            } else {
+                format!("{t:+.1}")
+            }
+        );
+    }
+    // Right axis: known cost, three ticks.
+    if max_cost > 0.0 {
+        for t in [0.0, cost_top / 2.0, cost_top] {
+            let _ = write!(
+                svg,
+                r##"<line x1="{0}" x2="{1}" y1="{2}" y2="{2}" stroke="#b26a00"/><text x="{3}" y="{4}" font-size="11" fill="#b26a00">{5}</text>"##,
+                w - right,
+                w - right + 4.0,
+                y_cost(t),
+                w - right + 7.0,
+                y_cost(t) + 4.0,
+                esc(&money(t))
+            );
+        }
+    }
     let _ = write!(
         svg,
-        r##"<line x1="{pad}" x2="{1}" y1="{0}" y2="{0}" stroke="#bbb"/>"##,
-        y_lift(0.0),
-        w - pad
+        r##"<line x1="{left}" x2="{left}" y1="{top}" y2="{0}" stroke="#555"/><line x1="{1}" x2="{1}" y1="{top}" y2="{0}" stroke="#555"/><text x="{left}" y="{2}" font-size="11" text-anchor="middle" fill="#2f5fa7">lift</text><text x="{1}" y="{2}" font-size="11" text-anchor="middle" fill="#b26a00">known cost (USD)</text><text x="{3}" y="{4}" font-size="11" text-anchor="middle" fill="#333">release, in the order first ingested</text>"##,
+        h - bottom,
+        w - right,
+        top - 14.0,
+        left + plot_w / 2.0,
+        h - 8.0
     );
-    let _ = write!(
-        svg,
-        r##"<text x="10" y="{}" font-size="11" fill="#2f5fa7">lift</text><text x="{}" y="{}" font-size="11" fill="#b26a00">cost $</text>"##,
-        pad - 10.0,
-        w - pad + 5.0,
-        pad - 10.0
-    );
-    let bar_w = ((w - 2.0 * pad) / n * 0.35).min(60.0);
+    let bar_w = (plot_w / n * 0.35).min(60.0);
+    // Release names share the axis: each is cut (in the middle) to its slot.
+    let slot_chars = ((plot_w / n) / (0.62 * 11.0)).floor().max(3.0) as usize;
     let mut points = Vec::new();
     for (i, r) in rows.iter().enumerate() {
         if let Some(c) = num(&r[2]) {
@@ -124,7 +208,7 @@ pub(super) fn releases_svg(rows: &[Vec<Option<String>>]) -> String {
                 r##"<rect x="{}" y="{}" width="{bar_w}" height="{}" fill="#f0a830" opacity="0.6"><title>known cost ${c:.6}</title></rect>"##,
                 x(i) - bar_w / 2.0,
                 y_cost(c),
-                h - pad - y_cost(c)
+                h - bottom - y_cost(c)
             );
         }
         if let Some(l) = num(&r[1]) {
@@ -135,22 +219,25 @@ pub(super) fn releases_svg(rows: &[Vec<Option<String>>]) -> String {
                 x(i),
                 y_lift(l)
             );
+            // The value beside its point, below it when the point is at the top.
+            let ty = match y_lift(l) - 9.0 < top + 4.0 {
+                true => y_lift(l) + 18.0,
+                false => y_lift(l) - 9.0,
+            };
             let _ = write!(
                 svg,
-                r##"<text x="{}" y="{}" font-size="11" text-anchor="middle">{l:+.3}</text>"##,
-                x(i),
-                y_lift(l) - 9.0
+                r##"<text x="{}" y="{ty}" font-size="11" text-anchor="middle">{l:+.3}</text>"##,
+                x(i) + 14.0,
             );
         }
-        // Release names share the axis: each is cut to its slot.
-        let slot_chars = (((w - 2.0 * pad) / n) / 7.0).floor().max(3.0) as usize;
+        let name = r[0].as_deref().unwrap_or("");
         let _ = write!(
             svg,
             r##"<text x="{}" y="{}" font-size="11" text-anchor="middle">{}<title>{}</title></text>"##,
             x(i),
-            h - pad + 18.0,
-            esc(&cut_to(r[0].as_deref().unwrap_or(""), slot_chars)),
-            esc(r[0].as_deref().unwrap_or(""))
+            h - bottom + 18.0,
+            esc(&middle_cut(name, slot_chars)),
+            esc(name)
         );
     }
     if points.len() > 1 {
@@ -185,53 +272,83 @@ fn label_width(text: &str) -> f64 {
     6.5 * text.chars().count() as f64 + 2.0
 }
 
-/// Each case: mean paired cost delta (x) against mean lift (y). Labels go
-/// right, left, above or below their point, wherever they touch no other
-/// label, point or axis text; a case with no room is listed under the chart.
+/// Each case: mean paired cost delta (x) against mean lift (y), both axes
+/// with ticks, values and titles. Labels go right, left, above or below
+/// their point, wherever they touch no other label, point or axis text; a
+/// case with no room is listed under the chart.
 pub(super) fn cost_vs_lift_svg(rows: &[Vec<Option<String>>]) -> String {
-    let (w, h, pad) = (900.0, 360.0, 60.0);
+    let (w, h, left, right, top, bottom) = (960.0, 380.0, 64.0, 40.0, 34.0, 56.0);
     let pts: Vec<(String, f64, f64)> = rows
         .iter()
         .filter_map(|r| Some((r[0].clone().unwrap_or_default(), num(&r[2])?, num(&r[1])?)))
         .collect();
     let max_x = pts.iter().map(|p| p.1.abs()).fold(0.0, f64::max).max(1e-9);
-    let x = |v: f64| pad + (v / max_x + 1.0) / 2.0 * (w - 2.0 * pad);
-    let y = |v: f64| h - pad - (v.clamp(-1.0, 1.0) + 1.0) / 2.0 * (h - 2.0 * pad);
+    let x = |v: f64| left + (v / max_x + 1.0) / 2.0 * (w - left - right);
+    let y = |v: f64| h - bottom - (v.clamp(-1.0, 1.0) + 1.0) / 2.0 * (h - top - bottom);
     let mut svg = format!(
         r#"<svg width="{w}" height="{h}" role="img" aria-label="cost versus lift per case">"#
     );
+    // What labels must not touch: every axis text, and every point.
+    let mut taken = Vec::new();
+    let mut axis_text = |svg: &mut String, tx: f64, ty: f64, anchor: &str, text: &str| {
+        let tw = text_width(text, 11.0);
+        let x0 = match anchor {
+            "end" => tx - tw,
+            "middle" => tx - tw / 2.0,
+            _ => tx,
+        };
+        taken.push(Box {
+            x0,
+            y0: ty - 11.0,
+            x1: x0 + tw,
+            y1: ty + 3.0,
+        });
+        let _ = write!(
+            svg,
+            r##"<text x="{tx}" y="{ty}" font-size="11" text-anchor="{anchor}" fill="#333">{}</text>"##,
+            esc(text)
+        );
+    };
+    for t in [-1.0, -0.5, 0.0, 0.5, 1.0] {
+        let _ = write!(
+            svg,
+            r##"<line x1="{left}" x2="{}" y1="{1}" y2="{1}" stroke="{2}"/>"##,
+            w - right,
+            y(t),
+            if t == 0.0 { "#bbb" } else { "#f0f0f0" }
+        );
+        let label = if t == 0.0 {
+            "0".to_string()
+        } else {
+            format!("{t:+.1}")
+        };
+        axis_text(&mut svg, left - 6.0, y(t) + 4.0, "end", &label);
+    }
+    for t in [-max_x, -max_x / 2.0, 0.0, max_x / 2.0, max_x] {
+        let _ = write!(
+            svg,
+            r##"<line x1="{0}" x2="{0}" y1="{top}" y2="{1}" stroke="{2}"/><line x1="{0}" x2="{0}" y1="{1}" y2="{3}" stroke="#555"/>"##,
+            x(t),
+            h - bottom,
+            if t == 0.0 { "#bbb" } else { "#f0f0f0" },
+            h - bottom + 5.0
+        );
+        axis_text(&mut svg, x(t), h - bottom + 18.0, "middle", &money(t));
+    }
     let _ = write!(
         svg,
-        r##"<line x1="{pad}" x2="{}" y1="{1}" y2="{1}" stroke="#bbb"/><line x1="{2}" x2="{2}" y1="{pad}" y2="{3}" stroke="#bbb"/>"##,
-        w - pad,
-        y(0.0),
-        x(0.0),
-        h - pad
+        r##"<line x1="{left}" x2="{left}" y1="{top}" y2="{0}" stroke="#555"/><line x1="{left}" x2="{1}" y1="{0}" y2="{0}" stroke="#555"/>"##,
+        h - bottom,
+        w - right
     );
-    let axis_x = format!("mean cost delta per pair (USD, ±{max_x:.6})");
-    let _ = write!(
-        svg,
-        r##"<text x="{}" y="{}" font-size="11" text-anchor="end">{}</text><text x="10" y="{}" font-size="11">lift</text>"##,
-        w - pad,
-        h - 15.0,
-        esc(&axis_x),
-        pad - 12.0
+    axis_text(&mut svg, left, top - 14.0, "middle", "lift");
+    axis_text(
+        &mut svg,
+        left + (w - left - right) / 2.0,
+        h - 8.0,
+        "middle",
+        "mean cost delta per pair, with minus without the skill (USD)",
     );
-    // What labels must not touch: the axis texts and every point.
-    let mut taken = vec![
-        Box {
-            x0: w - pad - label_width(&axis_x) * 1.1,
-            y0: h - 28.0,
-            x1: w - pad,
-            y1: h - 10.0,
-        },
-        Box {
-            x0: 8.0,
-            y0: pad - 26.0,
-            x1: 40.0,
-            y1: pad - 8.0,
-        },
-    ];
     for (_, cx, ly) in &pts {
         let (px, py) = (x(*cx), y(*ly));
         taken.push(Box {
@@ -302,15 +419,40 @@ pub(super) fn cost_vs_lift_svg(rows: &[Vec<Option<String>>]) -> String {
     svg
 }
 
-/// `text` cut to `chars` characters with "…".
-fn cut_to(text: &str, chars: usize) -> String {
-    match text.chars().count() > chars {
-        true => format!(
-            "{}…",
-            text.chars()
-                .take(chars.saturating_sub(1))
-                .collect::<String>()
-        ),
-        false => text.to_string(),
+/// `text` in at most `chars` characters: whole, else its start and its end
+/// joined by "…" (names sharing a prefix differ at their ends).
+fn middle_cut(text: &str, chars: usize) -> String {
+    let count = text.chars().count();
+    if count <= chars {
+        return text.to_string();
+    }
+    let keep = chars.saturating_sub(1);
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(count - tail).collect();
+    format!("{start}…{end}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_name_keeps_its_start_and_its_end() {
+        assert_eq!(middle_cut("short", 10), "short");
+        assert_eq!(middle_cut("backfill-unbatched-update", 11), "backf…pdate");
+        assert_eq!(
+            middle_cut("backfill-unbatched-update", 11).chars().count(),
+            11
+        );
+    }
+
+    #[test]
+    fn money_ticks_read_as_money() {
+        assert_eq!(money(0.0), "$0");
+        assert_eq!(money(1.5), "$1.50");
+        assert_eq!(money(0.0123), "$0.0123");
+        assert_eq!(money(-0.000781), "−$0.000781");
     }
 }

@@ -51,9 +51,11 @@ impl Drill {
             return "<p class=\"muted\">No paired cases yet.</p>".into();
         }
         let mut html = self.filters();
-        for case in &self.cases {
-            self.case(&mut html, case);
+        html.push_str("<p class=\"sort note\">Cases in order of<button data-key=\"name\">release and name</button><button data-key=\"lift-down\">lift, highest first</button><button data-key=\"lift-up\">lift, lowest first</button></p><div id=\"cases\">");
+        for (order, case) in self.cases.iter().enumerate() {
+            self.case(&mut html, case, order);
         }
+        html.push_str("</div>");
         html
     }
 
@@ -82,15 +84,16 @@ impl Drill {
         html
     }
 
-    fn case(&self, html: &mut String, c: &Cells) {
+    fn case(&self, html: &mut String, c: &Cells, order: usize) {
         let (release, skill, case, split) = (text(c, 0), text(c, 1), text(c, 2), text(c, 3));
         let q = num(&c[10])
             .map(|q| format!(", q {q:.3}"))
             .unwrap_or_default();
         let _ = write!(
             html,
-            "<details class=\"case\" id=\"{}\" data-release=\"{}\" data-split=\"{}\"><summary>{} <span class=\"muted\">({}, {})</span> — lift {} (with {}, without {}; p {}{q}; {} units: {} won, {} tied, {} lost)</summary>",
+            "<details class=\"case\" id=\"{}\" data-order=\"{order}\" data-lift=\"{}\" data-release=\"{}\" data-split=\"{}\"><summary>{} <span class=\"muted\">({}, {})</span> — lift {} (with {}, without {}; p {}{q}; {} units: {} won, {} tied, {} lost)</summary>",
             slug(&[release, skill, case]),
+            esc(text(c, 8)),
             esc(release),
             esc(split),
             esc(case),

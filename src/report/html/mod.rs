@@ -23,17 +23,78 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// An element id for a (release, skill, case): letters, digits and dashes.
+/// An element id for a (release, skill, case), readable in a URL:
+/// `case-2026.11--sql-migration-review--add-not-null-column`. Letters,
+/// digits, `.`, `_` and `-` are kept; any other character becomes `-`.
 fn slug(parts: &[&str]) -> String {
     let joined = parts.join("--");
     let mut id = String::from("case-");
     for c in joined.chars() {
-        match c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+        match c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
             true => id.push(c),
-            false => id.push_str(&format!("_{:x}", c as u32)),
+            false => id.push('-'),
         }
     }
     id
+}
+
+/// A case flag (the harness's label) and what it says, in words.
+fn flag_in_words(flag: &str) -> String {
+    let (label, detail) = flag.split_once(": ").unwrap_or((flag, ""));
+    let meaning = match label {
+        "saturated/non-discriminating" => {
+            "both arms passed every check: the case cannot show what the skill adds".to_string()
+        }
+        "structurally-pass-but-forgettable" => {
+            "both arms pass, but the with-skill answers score low on the soft checks".to_string()
+        }
+        "no objective lift" => "with the skill, no better than without it".to_string(),
+        "with-skill failure" => "with the skill, some runs still fail a check".to_string(),
+        "flaky repeated pass rates" => format!("repetitions of {detail} disagree with one another"),
+        "critical-failure" => format!("a critical check failed in {detail}"),
+        "below-reference-floor" => {
+            format!("soft checks scored under the case's reference floor: {detail}")
+        }
+        _ => return esc(flag),
+    };
+    format!("<b>{}</b> — {}", esc(flag), esc(&meaning))
+}
+
+/// The flags table: each flag with what it says.
+fn flags_table(rs: &ResultSet) -> String {
+    let rows = cells(rs);
+    if rows.is_empty() {
+        return "<p class=\"muted\">No case flags.</p>".into();
+    }
+    let names = rs.column_names();
+    let flags_at = names.iter().position(|n| n == "flags");
+    let mut html = String::from("<table class=\"flags\"><thead><tr>");
+    for name in &names {
+        let _ = write!(html, "<th>{}</th>", esc(name));
+    }
+    html.push_str("</tr></thead><tbody>");
+    for row in rows {
+        html.push_str("<tr>");
+        for (i, c) in row.iter().enumerate() {
+            let text = c.as_deref().unwrap_or("");
+            match Some(i) == flags_at {
+                true => {
+                    let items: Vec<String> = text
+                        .split("; ")
+                        .filter(|f| !f.is_empty())
+                        .map(|f| format!("<li>{}</li>", flag_in_words(f)))
+                        .collect();
+                    let _ = write!(html, "<td><ul>{}</ul></td>", items.concat());
+                }
+                false => {
+                    let _ = write!(html, "<td>{}</td>", esc(text));
+                }
+            }
+        }
+        html.push_str("</tr>");
+    }
+    html.push_str("</tbody></table>");
+    html
 }
 
 /// Rows of a result as text cells (None = NULL).
@@ -92,11 +153,16 @@ th{background:#f4f4f4}.muted{color:#777}.note{color:#555;font-size:12px}svg{back
 details.case{border:1px solid #ddd;margin:6px 0;padding:4px 8px}details.case>summary{cursor:pointer;font-weight:600}\
 details.run{margin:2px 0 2px 16px}details.run>summary{cursor:pointer;font-size:12px}\
 .fail{color:#b71c1c}pre{white-space:pre-wrap;background:#f8f8f8;padding:6px;font-size:11px;max-height:240px;overflow:auto}\
-.filters{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #eee}.filters label{margin-right:14px}";
+.filters{position:sticky;top:0;z-index:1;background:#fff;padding:6px 0;border-bottom:1px solid #eee}.filters label{margin-right:14px}\
+[id]{scroll-margin-top:64px}p.headline{font-size:16px;font-weight:600;margin:6px 0}table.flags ul{margin:0;padding-left:16px}\
+.sort button{margin-left:6px}";
 
 /// Opens the drill-down named by the URL's #fragment (with its parents),
-/// applies the filters, and measures whether any two texts of a chart
-/// overlap (`body[data-text-overlaps]`, read by the browser test).
+/// applies the filters, sorts the cases, and measures what a reader would
+/// miss: texts of a chart that overlap (`body[data-text-overlaps]`) or
+/// fall outside it (`data-text-clipped`), and whether each headline
+/// sentence is whole in the window (`data-headline-hidden`), read by the
+/// browser test.
 const SCRIPT: &str = r#"
 function openTarget(){var id=decodeURIComponent(location.hash.slice(1));var el=id&&document.getElementById(id);
 for(var e=el;e;e=e.parentElement){if(e.tagName==='DETAILS')e.open=true;}
@@ -109,17 +175,37 @@ var boxes=Array.prototype.map.call(svg.querySelectorAll('text'),function(t){retu
 .filter(function(b){return b.width>0&&b.height>0;});
 for(var i=0;i<boxes.length;i++)for(var j=i+1;j<boxes.length;j++){var a=boxes[i],b=boxes[j];
 if(a.left<b.right-0.5&&b.left<a.right-0.5&&a.top<b.bottom-0.5&&b.top<a.bottom-0.5)n++;}});
-document.body.dataset.textOverlaps=n;}
+document.body.dataset.textOverlaps=n;var clipped=0;document.querySelectorAll('svg').forEach(function(svg){
+var r=svg.getBoundingClientRect();svg.querySelectorAll('text').forEach(function(t){var b=t.getBoundingClientRect();
+if(b.width>0&&(b.left<r.left-0.5||b.right>r.right+0.5||b.top<r.top-0.5||b.bottom>r.bottom+0.5))clipped++;});});
+document.body.dataset.textClipped=clipped;var hidden=0;document.querySelectorAll('p.headline').forEach(function(p){
+var b=p.getBoundingClientRect();if(b.left<0||b.right>window.innerWidth+0.5||p.scrollWidth>p.clientWidth+1)hidden++;});
+document.body.dataset.headlineHidden=hidden;}
+function sortCases(key){var list=document.getElementById('cases');if(!list)return;
+var items=Array.prototype.slice.call(list.querySelectorAll(':scope>details.case'));
+items.sort(function(a,b){if(key==='name')return (a.dataset.order-b.dataset.order);
+var x=parseFloat(a.dataset.lift),y=parseFloat(b.dataset.lift);if(isNaN(x))x=-Infinity;if(isNaN(y))y=-Infinity;
+return key==='lift-up'?x-y:y-x;});items.forEach(function(i){list.appendChild(i);});document.body.dataset.sortedBy=key;}
 document.addEventListener('DOMContentLoaded',function(){document.querySelectorAll('.filters select')
-.forEach(function(s){s.addEventListener('change',applyFilters);});applyFilters();openTarget();countOverlaps();});
+.forEach(function(s){s.addEventListener('change',applyFilters);});document.querySelectorAll('.sort button')
+.forEach(function(b){b.addEventListener('click',function(){sortCases(b.dataset.key);});});
+var q=new URLSearchParams(location.search);if(q.get('sort'))sortCases(q.get('sort'));
+applyFilters();openTarget();countOverlaps();});
 window.addEventListener('hashchange',openTarget);
 "#;
 
-pub fn render(conn: &Connection, skill: Option<&str>) -> Result<String> {
+/// The report of one skill (or every one) and one release (or every one,
+/// its charts on the latest).
+pub fn render(conn: &Connection, skill: Option<&str>, release: Option<&str>) -> Result<String> {
     let mut params = Filters::new();
     if let Some(s) = skill {
         params.insert("skill".into(), s.into());
     }
+    if let Some(r) = release {
+        params.insert("release".into(), r.into());
+    }
+    super::filter_values::check(&params, |sql, named| query(conn, sql, named))?;
+    let sentences = query(conn, crate::report::find("lift-headline")?.sql, &params)?;
     let headline = run(conn, "headline", &params)?;
     let per_case = run(conn, "per_case", &params)?;
     let releases = run(conn, "releases", &params)?;
@@ -140,12 +226,25 @@ pub fn render(conn: &Connection, skill: Option<&str>) -> Result<String> {
     );
     let _ = write!(html, "<h1>Skill lift report</h1><p class=\"note\">Generated by liftdb {}. Lift = with_skill − without_skill objective pass rate, averaged over (case, model) units; p from the paired sign-flip test; 95% interval by test inversion; bootstrap: cases resampled (docs/metrics.md §M3a).</p>", crate::VERSION);
     html.push_str("<h2>Headline</h2>");
+    let sentences = cells(&sentences);
+    if sentences.is_empty() {
+        html.push_str("<p class=\"muted\">No paired runs yet.</p>");
+    }
+    for sentence in sentences.iter().filter_map(|r| r[0].as_deref()) {
+        let _ = write!(html, "<p class=\"headline\">{}</p>", esc(sentence));
+    }
+    html.push_str("<details><summary>The numbers behind each sentence</summary>");
     html.push_str(&table(&headline, "No paired runs yet."));
-    html.push_str("<h2>Lift per case (latest release)</h2><p class=\"note\">Bars: lift. Solid whiskers: 95% interval; dashed: range of the case's unit deltas where too few units bound an interval. A case's name opens its runs below.</p>");
+    html.push_str("</details>");
+    let which = match release {
+        Some(r) => format!("release {}", esc(r)),
+        None => "latest release".to_string(),
+    };
+    let _ = write!(html, "<h2>Lift per case ({which})</h2><p class=\"note\">Bars: lift. Solid whiskers: 95% interval; dashed: range of the case's unit deltas where too few units bound an interval. A case's name opens its runs below.</p>");
     html.push_str(&charts::lift_per_case_svg(&cells(&per_case)));
     html.push_str("<h2>Lift and cost across releases</h2>");
     html.push_str(&charts::releases_svg(&cells(&releases)));
-    html.push_str("<h2>Cost vs lift per case (latest release)</h2>");
+    let _ = write!(html, "<h2>Cost vs lift per case ({which})</h2>");
     html.push_str(&charts::cost_vs_lift_svg(&cells(&cost_lift)));
     html.push_str("<h2>What changed since the previous release</h2><p class=\"note\">Each case's lift in the latest release of its skill against the release before, largest drop first; a change is called regressed or improved only when its sign-flip test over the case's matched models is significant (p &le; 0.05), else it moved; flags new or resolved; assertions failing release after release (ranked as skill-benchmark trend ranks them); cases that never failed nor moved, and the spend on idle cases per release.</p>");
     html.push_str(&table(
@@ -166,7 +265,7 @@ pub fn render(conn: &Connection, skill: Option<&str>) -> Result<String> {
     html.push_str("<h2>Cases and their runs</h2>");
     html.push_str(&drill.render());
     html.push_str("<h2>Case flags</h2>");
-    html.push_str(&table(&flags, "No case flags."));
+    html.push_str(&flags_table(&flags));
     html.push_str("<h2>Blocked pairs</h2>");
     html.push_str(&table(
         &blocked,

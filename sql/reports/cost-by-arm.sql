@@ -1,5 +1,6 @@
--- name: cost
--- description: Cost ledger totals per arm and model; partial when some runs have no cost (known subtotal shown).
+-- name: cost-by-arm
+-- aliases: cost
+-- description: Tokens, cost and time summed per arm and model (runs with a known cost counted; partial when some runs have none).
 -- params: release, skill, split, model, case, arm, experiment
 -- compact: arm, model, runs, known_total_tokens, known_cost_usd
 -- From run_total_rows, the runs stored summed per case, arm and model:
