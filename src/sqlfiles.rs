@@ -106,8 +106,8 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 20,
-        name: "release_changes",
-        sql: include_str!("../sql/migrations/0020_release_changes.sql"),
+        name: "release_actions",
+        sql: include_str!("../sql/migrations/0020_release_actions.sql"),
     },
 ];
 

@@ -167,6 +167,31 @@ impl ResultSet {
     }
 }
 
+/// A cell as a reader is shown it (tables, records, Markdown): an exact
+/// DECIMAL without the zeros its scale pads it with, down to cents
+/// (`0.002067000000` reads `0.002067`, `1.500000` reads `1.50`); the value
+/// is unchanged. CSV and JSON keep the store's text.
+fn display_text(array: &duckdb::arrow::array::ArrayRef, row: usize) -> Option<String> {
+    let text = cell_text(array, row)?;
+    match array.data_type() {
+        DataType::Decimal128(_, scale) | DataType::Decimal256(_, scale) if *scale > 2 => {
+            Some(trim_decimal(text))
+        }
+        _ => Some(text),
+    }
+}
+
+/// Trailing zeros of a decimal's fraction dropped, two places kept.
+fn trim_decimal(mut text: String) -> String {
+    if let Some(point) = text.find('.') {
+        let keep = point + 3;
+        while text.len() > keep && text.ends_with('0') {
+            text.pop();
+        }
+    }
+    text
+}
+
 fn is_numeric(t: &DataType) -> bool {
     t.is_numeric() || matches!(t, DataType::Decimal128(_, _) | DataType::Decimal256(_, _))
 }
@@ -221,7 +246,7 @@ fn render_line(rs: &ResultSet, opts: &RenderOptions, out: &mut dyn Write) -> std
             writeln!(out)?;
         }
         for (name, col) in names.iter().zip(batch.columns()) {
-            let v = cell_text(col, i).unwrap_or_else(|| opts.null_value.clone());
+            let v = display_text(col, i).unwrap_or_else(|| opts.null_value.clone());
             writeln!(out, "{name:>width$} = {v}")?;
         }
     }
@@ -252,7 +277,7 @@ fn grid(rs: &ResultSet, opts: &RenderOptions) -> Grid {
                 .columns()
                 .iter()
                 .map(|c| {
-                    let text = cell_text(c, i).unwrap_or_else(|| opts.null_value.clone());
+                    let text = display_text(c, i).unwrap_or_else(|| opts.null_value.clone());
                     fit::cell(&text, max_cell)
                 })
                 .collect()
@@ -382,9 +407,23 @@ fn render_markdown(
         let cells: Vec<String> = batch
             .columns()
             .iter()
-            .map(|c| md_cell(&cell_text(c, i).unwrap_or_else(|| opts.null_value.clone())))
+            .map(|c| md_cell(&display_text(c, i).unwrap_or_else(|| opts.null_value.clone())))
             .collect();
         writeln!(out, "| {} |", cells.join(" | "))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::trim_decimal;
+
+    #[test]
+    fn money_reads_to_its_last_digit_and_at_least_cents() {
+        assert_eq!(trim_decimal("0.002067000000".into()), "0.002067");
+        assert_eq!(trim_decimal("1.500000".into()), "1.50");
+        assert_eq!(trim_decimal("12.000000000000".into()), "12.00");
+        assert_eq!(trim_decimal("0.000000123456".into()), "0.000000123456");
+        assert_eq!(trim_decimal("-3.100".into()), "-3.10");
+    }
 }

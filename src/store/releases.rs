@@ -1,5 +1,5 @@
 //! Releases a user controls: rename one, or drop one with everything it
-//! holds. Each is one transaction recorded in `release_change` (the batches
+//! holds. Each is one transaction recorded in `release_action` (the batches
 //! stay in `ingest_batch` as they were ingested), after which every stored
 //! aggregate is refilled: trends read each release beside the one before.
 
@@ -145,7 +145,7 @@ pub fn drop(conn: &Connection, label: &str) -> Result<Changed> {
 
 fn record(tx: &Connection, action: &str, label: &str, new: Option<&str>, runs: i64) -> Result<()> {
     tx.execute(
-        "INSERT INTO release_change VALUES (now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO release_action VALUES (now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
         params![
             super::ids::new_id(),
             action,
@@ -183,7 +183,7 @@ pub fn replay(conn: &Connection, change: &Change) -> Result<bool> {
 /// them has none.
 pub fn recorded_changes(conn: &Connection) -> Result<Vec<(i64, Change)>> {
     let held: bool = conn.query_row(
-        "SELECT count(*) > 0 FROM duckdb_tables() WHERE table_name = 'release_change' AND database_name = current_database()",
+        "SELECT count(*) > 0 FROM duckdb_tables() WHERE table_name = 'release_action' AND database_name = current_database()",
         [],
         |r| r.get(0),
     )?;
@@ -192,7 +192,7 @@ pub fn recorded_changes(conn: &Connection) -> Result<Vec<(i64, Change)>> {
     }
     let mut stmt = conn.prepare(
         "SELECT epoch_us(changed_at), action, release_label, new_label
-         FROM release_change ORDER BY changed_at, change_id",
+         FROM release_action ORDER BY changed_at, change_id",
     )?;
     let rows = stmt
         .query_map([], |r| {
