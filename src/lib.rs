@@ -13,6 +13,8 @@ pub mod batch;
 pub mod error;
 #[cfg(feature = "store")]
 pub mod export;
+#[cfg(feature = "store")]
+pub mod gate;
 pub mod grade;
 pub mod ingest;
 pub mod json;

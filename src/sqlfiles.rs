@@ -279,6 +279,16 @@ pub const SHOW_QUERIES: &[(&str, &str)] = &[
     ("assertions", include_str!("../sql/show/assertions.sql")),
 ];
 
+/// `liftdb gate`'s queries: `sql/gate/NAME.sql`.
+pub const GATE_QUERIES: &[(&str, &str)] = &[
+    ("releases", include_str!("../sql/gate/releases.sql")),
+    ("lift", include_str!("../sql/gate/lift.sql")),
+    (
+        "matched_units",
+        include_str!("../sql/gate/matched_units.sql"),
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
@@ -312,7 +322,14 @@ mod tests {
     /// nothing embedded is missing: a new file fails here until it is listed.
     #[test]
     fn every_sql_file_is_listed_once() {
-        for dir in ["migrations", "views", "reports", "reports/html", "show"] {
+        for dir in [
+            "migrations",
+            "views",
+            "reports",
+            "reports/html",
+            "show",
+            "gate",
+        ] {
             let listed = listed_in(dir);
             let unique: BTreeSet<String> = listed.iter().cloned().collect();
             assert_eq!(unique.len(), listed.len(), "{dir}: a file listed twice");
@@ -335,6 +352,7 @@ mod tests {
             .iter()
             .chain(super::HTML_QUERIES)
             .chain(super::SHOW_QUERIES)
+            .chain(super::GATE_QUERIES)
             .chain(super::VIEWS.iter().filter(|(name, _)| *name != "macros"));
         for (name, sql) in sources {
             for line in sql.lines().filter(|l| duckdb_round.is_match(l)) {
@@ -374,6 +392,9 @@ mod tests {
         }
         for ((name, _), file) in super::SHOW_QUERIES.iter().zip(listed_in("show")) {
             assert_eq!(file, format!("show/{name}.sql"));
+        }
+        for ((name, _), file) in super::GATE_QUERIES.iter().zip(listed_in("gate")) {
+            assert_eq!(file, format!("gate/{name}.sql"));
         }
     }
 }

@@ -189,7 +189,14 @@ LEFT JOIN metric m ON m.run_id = r.run_id
 LEFT JOIN activation act ON act.run_id = r.run_id
 WHERE releases IS NULL OR list_contains(releases, r.release_label);
 
-CREATE OR REPLACE VIEW runs AS SELECT * FROM runs_in(NULL);
+-- The view adds the reports' names of its columns (release, skill, case …)
+-- after them; its stored table holds the columns once.
+CREATE OR REPLACE VIEW runs AS SELECT *, release_label AS release, skill_name AS skill, case_id AS "case", repetition AS rep FROM runs_in(NULL);
+
+COMMENT ON COLUMN runs.release IS 'The same as release_label, as the reports name it.';
+COMMENT ON COLUMN runs.skill IS 'The same as skill_name, as the reports name it.';
+COMMENT ON COLUMN runs."case" IS 'The same as case_id, as the reports name it.';
+COMMENT ON COLUMN runs.rep IS 'The same as repetition, as the reports name it.';
 
 COMMENT ON VIEW runs IS 'One row per run: identity, split, scorable, recomputed pass rates, tokens, cost, time, availability.';
 
@@ -263,7 +270,7 @@ COMMENT ON COLUMN runs.batch_id IS 'Ingest batch that wrote the run.';
 -- ablations) reads its runs from here through run_rows_in, so a batch works
 -- each run out once, not once per aggregate; the runs and ledger reports list
 -- from it. Its columns are the runs view's (their comments copied).
-CREATE OR REPLACE TABLE run_rows AS SELECT * FROM runs LIMIT 0;
+CREATE OR REPLACE TABLE run_rows AS SELECT * FROM runs_in(NULL) LIMIT 0;
 COMMENT ON TABLE run_rows IS 'The runs view stored by every batch for the releases it changed (what the stored aggregates and the runs and ledger reports read); equal to runs (liftdb check verifies).';
 
 -- run_rows_in(releases): the stored runs of the releases listed (NULL: every release).

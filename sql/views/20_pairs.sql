@@ -93,9 +93,18 @@ FROM (
 CREATE OR REPLACE MACRO pairs_in(releases) AS TABLE
 SELECT * FROM pairs_over(releases, true);
 
-CREATE OR REPLACE VIEW pairs AS SELECT * FROM pairs_in(NULL);
+-- The reports' names of its identity columns follow them (release, skill, case …).
+CREATE OR REPLACE VIEW pairs AS
+SELECT *, release_label AS release, skill_name AS skill, case_id AS "case", repetition AS rep,
+       control_arm AS control
+FROM pairs_in(NULL);
 
 COMMENT ON VIEW pairs IS 'Validated with_skill/control pairs per case, model and repetition; eligible or blocked with the reason.';
+COMMENT ON COLUMN pairs.release IS 'The same as release_label, as the reports name it.';
+COMMENT ON COLUMN pairs.skill IS 'The same as skill_name, as the reports name it.';
+COMMENT ON COLUMN pairs."case" IS 'The same as case_id, as the reports name it.';
+COMMENT ON COLUMN pairs.rep IS 'The same as repetition, as the reports name it.';
+COMMENT ON COLUMN pairs.control IS 'The same as control_arm, as the reports name it.';
 
 -- Columns
 COMMENT ON COLUMN pairs.release_label IS 'Release of the pair.';

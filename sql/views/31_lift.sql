@@ -104,7 +104,17 @@ SELECT
     control_successes
 FROM both_kinds;
 
-CREATE OR REPLACE VIEW lift AS SELECT * FROM lift_in(NULL);
+-- The view adds the reports' names of its columns (release, skill, case …)
+-- after them; its stored table holds the columns once.
+CREATE OR REPLACE VIEW lift AS SELECT *, release_label AS release, skill_name AS skill, control_arm AS control, case_id AS "case", with_rate AS with_skill, without_rate AS without_skill, absolute_delta AS lift FROM lift_in(NULL);
+
+COMMENT ON COLUMN lift.release IS 'The same as release_label, as the reports name it.';
+COMMENT ON COLUMN lift.skill IS 'The same as skill_name, as the reports name it.';
+COMMENT ON COLUMN lift.control IS 'The same as control_arm, as the reports name it.';
+COMMENT ON COLUMN lift."case" IS 'The same as case_id, as the reports name it.';
+COMMENT ON COLUMN lift.with_skill IS 'The same as with_rate, as the reports name it.';
+COMMENT ON COLUMN lift.without_skill IS 'The same as without_rate, as the reports name it.';
+COMMENT ON COLUMN lift.lift IS 'The same as absolute_delta, as the reports name it.';
 
 COMMENT ON VIEW lift IS 'Paired lift overall, per model and per case, per split and pooled, per channel, with normalized gain and unit deltas.';
 
@@ -140,5 +150,5 @@ COMMENT ON COLUMN lift.unit_without_rates IS 'Control unit means, same order (th
 -- lift_rows: lift stored, refilled at the end of every batch in its
 -- transaction, from the same rows lift_stats tests: what lift_evidence,
 -- lift_headline and the trend views read.
-CREATE OR REPLACE TABLE lift_rows AS SELECT * FROM lift LIMIT 0;
+CREATE OR REPLACE TABLE lift_rows AS SELECT * FROM lift_in(NULL) LIMIT 0;
 COMMENT ON TABLE lift_rows IS 'lift stored by every batch (what lift_evidence, lift_headline, trend and the reports read); equal to lift (liftdb check verifies).';

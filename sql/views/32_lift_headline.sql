@@ -43,10 +43,15 @@ SELECT
         CASE WHEN p_value IS NULL THEN 'significance not tested'
              ELSE (CASE WHEN p_value <= 0.05 THEN 'significant' ELSE 'not significant' END)
                   || (CASE WHEN p_value < 0.001 THEN ' (p < 0.001)' ELSE printf(' (p %.3f)', p_value) END) END,
-        coalesce(noise_verdict, 'no verdict')) AS sentence
+        coalesce(noise_verdict, 'no verdict')) AS sentence,
+    -- the reports' names
+    release_label AS release, skill_name AS skill, control_arm AS control
 FROM overall;
 
 COMMENT ON VIEW lift_headline IS 'One sentence per skill, release, split and control arm: the release lift with its interval, units, whether it is significant (p <= 0.05, sign-flip test) and the noise check (report lift prints it above the table).';
+COMMENT ON COLUMN lift_headline.release IS 'The same as release_label, as the reports name it.';
+COMMENT ON COLUMN lift_headline.skill IS 'The same as skill_name, as the reports name it.';
+COMMENT ON COLUMN lift_headline.control IS 'The same as control_arm, as the reports name it.';
 COMMENT ON COLUMN lift_headline.release_label IS 'Release.';
 COMMENT ON COLUMN lift_headline.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN lift_headline.split IS 'Case split, or ''all''.';

@@ -20,7 +20,11 @@ SELECT l.*,
        liftdb_wilson_upper(l.with_successes, l.eligible_pairs) AS with_wilson_upper,
        liftdb_wilson_lower(l.control_successes, l.eligible_pairs) AS control_wilson_lower,
        liftdb_wilson_upper(l.control_successes, l.eligible_pairs) AS control_wilson_upper,
-       s.bh_q
+       s.bh_q,
+       -- the reports' names (release, skill, case, lift, p …)
+       l.release_label AS release, l.skill_name AS skill, l.control_arm AS control,
+       l.case_id AS "case", l.with_rate AS with_skill, l.without_rate AS without_skill,
+       l.absolute_delta AS lift, s.p_value AS p
 FROM lift_rows l
 LEFT JOIN lift_stats s
     ON s.release_label = l.release_label AND s.skill_name = l.skill_name
@@ -30,6 +34,14 @@ LEFT JOIN lift_stats s
    AND s.model IS NOT DISTINCT FROM l.model AND s.case_id IS NOT DISTINCT FROM l.case_id;
 
 COMMENT ON VIEW lift_evidence IS 'Every lift row with its lift_stats test and interval, and beside them: wins/ties/losses per unit, Wilson 95% intervals per arm, the case-clustered bootstrap 95% interval, and Benjamini–Hochberg q-values across a report''s case rows (docs/metrics.md §M3a).';
+COMMENT ON COLUMN lift_evidence.release IS 'The same as release_label, as the reports name it.';
+COMMENT ON COLUMN lift_evidence.skill IS 'The same as skill_name, as the reports name it.';
+COMMENT ON COLUMN lift_evidence.control IS 'The same as control_arm, as the reports name it.';
+COMMENT ON COLUMN lift_evidence."case" IS 'The same as case_id, as the reports name it.';
+COMMENT ON COLUMN lift_evidence.with_skill IS 'The same as with_rate, as the reports name it.';
+COMMENT ON COLUMN lift_evidence.without_skill IS 'The same as without_rate, as the reports name it.';
+COMMENT ON COLUMN lift_evidence.lift IS 'The same as absolute_delta, as the reports name it.';
+COMMENT ON COLUMN lift_evidence.p IS 'The same as p_value, as the reports name it.';
 COMMENT ON COLUMN lift_evidence.release_label IS 'Release.';
 COMMENT ON COLUMN lift_evidence.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN lift_evidence.control_arm IS 'Arm compared with with_skill.';

@@ -97,7 +97,13 @@ LEFT JOIN floor_flags ff
     ON ff.release_label = cr.release_label AND ff.experiment IS NOT DISTINCT FROM cr.experiment
    AND ff.skill_name = cr.skill_name AND ff.case_id = cr.case_id;
 
-CREATE OR REPLACE VIEW case_flags AS SELECT * FROM case_flags_in(NULL);
+-- The view adds the reports' names of its columns (release, skill, case …)
+-- after them; its stored table holds the columns once.
+CREATE OR REPLACE VIEW case_flags AS SELECT *, release_label AS release, skill_name AS skill, case_id AS "case" FROM case_flags_in(NULL);
+
+COMMENT ON COLUMN case_flags.release IS 'The same as release_label, as the reports name it.';
+COMMENT ON COLUMN case_flags.skill IS 'The same as skill_name, as the reports name it.';
+COMMENT ON COLUMN case_flags."case" IS 'The same as case_id, as the reports name it.';
 
 COMMENT ON VIEW case_flags IS 'Case-level findings with the harness labels: saturated, no lift, with-skill failure, flaky, critical.';
 
@@ -117,5 +123,5 @@ COMMENT ON COLUMN case_flags.flags IS 'The harness''s findings, its labels and o
 -- case_flag_rows: case_flags stored, refilled at the end of every batch in
 -- its transaction: what report flags, the HTML report and the trend history
 -- read.
-CREATE OR REPLACE TABLE case_flag_rows AS SELECT * FROM case_flags LIMIT 0;
+CREATE OR REPLACE TABLE case_flag_rows AS SELECT * FROM case_flags_in(NULL) LIMIT 0;
 COMMENT ON TABLE case_flag_rows IS 'case_flags stored by every batch (what the flags report and the trend history read); equal to case_flags (liftdb check verifies).';

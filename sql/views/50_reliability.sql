@@ -27,9 +27,15 @@ SELECT
          ELSE liftdb_comb(c, k) / liftdb_comb(n, k) END AS pass_hat_k
 FROM counts, (SELECT unnest(range(1, n + 1)) AS k);
 
+-- The view adds the reports' names of its columns (release, skill, case)
+-- after them; its stored table holds the columns once.
 CREATE OR REPLACE VIEW reliability AS
-SELECT * FROM reliability_in(NULL)
+SELECT *, release_label AS release, skill_name AS skill, case_id AS "case" FROM reliability_in(NULL)
 ORDER BY release_label, experiment, skill_name, case_id, arm, k;
+
+COMMENT ON COLUMN reliability.release IS 'The same as release_label, as the reports name it.';
+COMMENT ON COLUMN reliability.skill IS 'The same as skill_name, as the reports name it.';
+COMMENT ON COLUMN reliability."case" IS 'The same as case_id, as the reports name it.';
 
 COMMENT ON VIEW reliability IS 'pass@k and pass^k per case and arm (models pooled), one row per k.';
 

@@ -43,10 +43,14 @@ SELECT
     liftdb_pyround(passed / observations, 4) AS pass_rate,
     CASE WHEN should_trigger THEN liftdb_pyround(1 - triggered / observations, 4) END AS false_negative_rate,
     CASE WHEN NOT should_trigger THEN liftdb_pyround(triggered / observations, 4) END AS false_positive_rate,
-    incomplete
+    incomplete,
+    -- the reports' names
+    release_label AS release, skill_name AS skill
 FROM (SELECT * FROM polarity UNION ALL SELECT * FROM query);
 
 COMMENT ON VIEW trigger_rates IS 'Trigger observations per polarity and per query: trigger rate, pass rate, false-negative and false-positive rates.';
+COMMENT ON COLUMN trigger_rates.release IS 'The same as release_label, as the reports name it.';
+COMMENT ON COLUMN trigger_rates.skill IS 'The same as skill_name, as the reports name it.';
 
 -- Columns
 COMMENT ON COLUMN trigger_rates.release_label IS 'Release.';

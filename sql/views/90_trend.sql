@@ -119,7 +119,10 @@ SELECT
     l.absolute_delta - lag(l.absolute_delta) OVER w AS lift_change,
     t.matched_units AS change_matched_units,
     t.p_value AS change_p_value,
-    t.significant_at_0_05 AS change_significant
+    t.significant_at_0_05 AS change_significant,
+    -- the reports' names
+    l.release_label AS release, l.skill_name AS skill,
+    l.with_rate AS with_skill, l.without_rate AS without_skill, s.p_value AS p
 FROM l
 LEFT JOIN lift_stats s
     ON s.release_label = l.release_label AND s.skill_name = l.skill_name AND s.control_arm = l.control_arm
@@ -134,6 +137,11 @@ LEFT JOIN trend_stats t
 WINDOW w AS (PARTITION BY l.skill_name, l.scope, l.model ORDER BY l.ordinal);
 
 COMMENT ON VIEW trend IS 'Per skill (and model) per release: pass rates, lift with p and interval, cost, change from the previous release with its significance.';
+COMMENT ON COLUMN trend.release IS 'The same as release_label, as the reports name it.';
+COMMENT ON COLUMN trend.skill IS 'The same as skill_name, as the reports name it.';
+COMMENT ON COLUMN trend.with_skill IS 'The same as with_rate, as the reports name it.';
+COMMENT ON COLUMN trend.without_skill IS 'The same as without_rate, as the reports name it.';
+COMMENT ON COLUMN trend.p IS 'The same as p_value, as the reports name it.';
 
 -- Columns
 COMMENT ON COLUMN trend.skill_name IS 'Skill under test.';

@@ -48,7 +48,10 @@ SELECT
     END AS direction,
     t.matched_units AS change_matched,
     t.p_value AS change_p_value,
-    t.significant_at_0_05 AS change_significant
+    t.significant_at_0_05 AS change_significant,
+    -- the reports' names
+    c.release_label AS release, c.skill_name AS skill, c.case_id AS "case",
+    c.with_rate AS with_skill, c.without_rate AS without_skill
 FROM case_rows c
 JOIN ordered o USING (release_label)
 LEFT JOIN case_rows p
@@ -59,6 +62,11 @@ LEFT JOIN trend_stats t
    AND t.case_id = c.case_id AND t.model IS NOT DISTINCT FROM c.model;
 
 COMMENT ON VIEW case_trend IS 'Per case and per (case, model) per release: lift, the previous release''s, the change and its sign-flip significance over matched models or repetitions; regressed / improved only when that test is significant.';
+COMMENT ON COLUMN case_trend.release IS 'The same as release_label, as the reports name it.';
+COMMENT ON COLUMN case_trend.skill IS 'The same as skill_name, as the reports name it.';
+COMMENT ON COLUMN case_trend."case" IS 'The same as case_id, as the reports name it.';
+COMMENT ON COLUMN case_trend.with_skill IS 'The same as with_rate, as the reports name it.';
+COMMENT ON COLUMN case_trend.without_skill IS 'The same as without_rate, as the reports name it.';
 COMMENT ON COLUMN case_trend.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN case_trend.scope IS 'case (its models pooled) or case_model.';
 COMMENT ON COLUMN case_trend.model IS 'The model of a case_model row (NULL where the harness names none).';

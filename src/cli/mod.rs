@@ -3,6 +3,7 @@
 
 mod check;
 mod demo;
+mod gate;
 mod ingest;
 mod lake;
 mod rebuild;
@@ -89,6 +90,9 @@ pub enum Command {
     /// One run whole: identity, rates, each failing assertion with its
     /// evidence, the start of its output.
     Show(show::ShowArgs),
+    /// Pass or fail a release in CI: minimum lift, non-inferiority against a
+    /// baseline, no significant regression (exit 0 pass, 1 fail, 2 undecided).
+    Gate(gate::GateArgs),
     /// Show the schema version, migrations, tables and views.
     Schema(schema::SchemaArgs),
     /// Ingest the bundled sample runs into a temporary store and print the main reports.
@@ -292,6 +296,7 @@ pub fn run() -> anyhow::Result<i32> {
             report::run(db, &args)
         }
         Some(Command::Show(args)) => show::run(db, &args),
+        Some(Command::Gate(args)) => gate::run(db, &args),
         Some(Command::Release(args)) => release::run(db, &args),
         Some(Command::Schema(args)) => schema::run(db, &args),
         Some(Command::Demo) => demo::run(),

@@ -9,6 +9,7 @@ mod derived_tables;
 mod evidence;
 mod experiments;
 mod formats;
+mod gate;
 mod grading;
 mod hostile;
 mod ingest_behaviour;

@@ -207,16 +207,34 @@ pub fn copy_comments(conn: &Connection) -> Result<()> {
             (Some(_), false) => &[d.table, d.view],
             _ => &[d.table],
         };
-        let sql: String = targets
+        // Only the columns a target has: a view adds the reports' names of
+        // some of its columns, which its stored table does not hold.
+        let mut held = conn.prepare(
+            "SELECT column_name FROM duckdb_columns()
+             WHERE table_name = ? AND database_name = current_database() AND schema_name = 'main'",
+        )?;
+        let mut columns_of = |target: &str| -> Result<Vec<String>> {
+            Ok(held
+                .query_map([target], |r| r.get::<_, String>(0))?
+                .collect::<std::result::Result<Vec<_>, _>>()?)
+        };
+        let held: Vec<(&str, Vec<String>)> = targets
             .iter()
-            .flat_map(|target| {
-                comments.iter().map(move |(column, comment)| {
-                    format!(
-                        "COMMENT ON COLUMN {target}.\"{}\" IS '{}';\n",
-                        column.replace('"', "\"\""),
-                        comment.replace('\'', "''")
-                    )
-                })
+            .map(|t| Ok((*t, columns_of(t)?)))
+            .collect::<Result<_>>()?;
+        let sql: String = held
+            .iter()
+            .flat_map(|(target, columns)| {
+                comments
+                    .iter()
+                    .filter(|(column, _)| columns.contains(column))
+                    .map(move |(column, comment)| {
+                        format!(
+                            "COMMENT ON COLUMN {target}.\"{}\" IS '{}';\n",
+                            column.replace('"', "\"\""),
+                            comment.replace('\'', "''")
+                        )
+                    })
             })
             .collect();
         conn.execute_batch(&sql)?;

@@ -1,0 +1,395 @@
+//! `liftdb gate`: the checks a CI job passes or fails a release on, each
+//! named, measured and decided (its queries: `sql/gate/*.sql`):
+//!
+//! - `min-lift`: each skill's release lift at least D (and, asked, its
+//!   sign-flip p at most α);
+//! - `non-inferiority`: the release no worse than its baseline by more than
+//!   M: the lower bound of the 95% interval (sign-flip test inversion, as
+//!   the lift's) of the mean change over the (case, model) units both
+//!   releases hold is at least −M;
+//! - `no-significant-regression`: no case whose change over its matched
+//!   units is negative with a Benjamini–Hochberg q (across the skill's
+//!   cases) at most α.
+//!
+//! A check that cannot be decided (no such release, no baseline, no paired
+//! unit, too few units to bound an interval) is `undecided` with the reason:
+//! never a silent pass.
+
+use std::collections::BTreeMap;
+
+use duckdb::Connection;
+
+use crate::output::{cell_text, ResultSet};
+use crate::report::{query, Filters};
+use crate::sqlfiles::GATE_QUERIES;
+use crate::stats::multiple::benjamini_hochberg;
+use crate::stats::{interval, sign_flip};
+use crate::{Error, Result};
+
+/// What a gate checks.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct GateSpec {
+    /// The release gated (default: the latest).
+    pub release: Option<String>,
+    /// The release it is compared with (default: the one before it).
+    pub baseline: Option<String>,
+    pub skill: Option<String>,
+    /// One split (default: every split pooled).
+    pub split: Option<String>,
+    pub min_lift: Option<f64>,
+    /// `min-lift` also needs its sign-flip p at most `alpha`.
+    #[serde(default)]
+    pub significant: bool,
+    pub non_inferiority_margin: Option<f64>,
+    #[serde(default)]
+    pub no_significant_regression: bool,
+    /// Significance level (default 0.05).
+    pub alpha: Option<f64>,
+}
+
+impl GateSpec {
+    pub fn alpha(&self) -> f64 {
+        self.alpha.unwrap_or(0.05)
+    }
+
+    fn checks_asked(&self) -> bool {
+        self.min_lift.is_some()
+            || self.non_inferiority_margin.is_some()
+            || self.no_significant_regression
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Pass,
+    Fail,
+    Undecided,
+}
+
+impl Outcome {
+    pub fn word(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail => "FAIL",
+            Outcome::Undecided => "undecided",
+        }
+    }
+}
+
+/// One check of one skill: what was measured against what was required.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Check {
+    pub check: String,
+    pub skill: String,
+    pub outcome: Outcome,
+    /// The figures measured, in words.
+    pub measured: String,
+    /// What the check requires.
+    pub required: String,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Verdict {
+    pub release: String,
+    pub baseline: Option<String>,
+    pub split: String,
+    pub checks: Vec<Check>,
+}
+
+impl Verdict {
+    /// 1 when a check failed, else 2 when one could not be decided, else 0.
+    pub fn exit_code(&self) -> i32 {
+        let any = |o: Outcome| self.checks.iter().any(|c| c.outcome == o);
+        match (any(Outcome::Fail), any(Outcome::Undecided)) {
+            (true, _) => 1,
+            (false, true) => 2,
+            _ => 0,
+        }
+    }
+}
+
+fn sql(name: &str) -> &'static str {
+    GATE_QUERIES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, sql)| *sql)
+        .expect("a gate query of sql/gate")
+}
+
+/// Rows of a result as text cells by column name.
+fn rows(rs: &ResultSet) -> Vec<BTreeMap<String, Option<String>>> {
+    let names = rs.column_names();
+    rs.batches
+        .iter()
+        .flat_map(|b| {
+            let names = &names;
+            (0..b.num_rows()).map(move |i| {
+                names
+                    .iter()
+                    .zip(b.columns())
+                    .map(|(n, c)| (n.clone(), cell_text(c, i)))
+                    .collect()
+            })
+        })
+        .collect()
+}
+
+fn number(row: &BTreeMap<String, Option<String>>, key: &str) -> Option<f64> {
+    row.get(key)?.as_deref()?.parse().ok()
+}
+
+fn text<'a>(row: &'a BTreeMap<String, Option<String>>, key: &str) -> &'a str {
+    row.get(key).and_then(|v| v.as_deref()).unwrap_or("")
+}
+
+/// Decide every check `spec` asks for.
+pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
+    if !spec.checks_asked() {
+        return Err(Error::Invalid(
+            "the gate checks nothing; hint: give --min-lift D, --non-inferiority-margin M or --no-significant-regression (or a --config file with them)".into(),
+        ));
+    }
+    let mut params = Filters::new();
+    for (key, value) in [
+        ("release", &spec.release),
+        ("baseline", &spec.baseline),
+        ("skill", &spec.skill),
+        ("split", &spec.split),
+    ] {
+        if let Some(v) = value {
+            params.insert(key.into(), v.clone());
+        }
+    }
+    let found = rows(&query(conn, sql("releases"), &params)?);
+    let found = found.first().cloned().unwrap_or_default();
+    if text(&found, "release_held") != "true" {
+        return Err(Error::NoSuchRelease {
+            label: spec.release.clone().unwrap_or_default(),
+            existing: match text(&found, "releases") {
+                "" => "none".into(),
+                r => r.into(),
+            },
+        });
+    }
+    let release = text(&found, "release").to_string();
+    let baseline = found
+        .get("baseline")
+        .cloned()
+        .flatten()
+        .filter(|_| text(&found, "baseline_held") == "true");
+    if let (Some(asked), None) = (&spec.baseline, &baseline) {
+        return Err(Error::NoSuchRelease {
+            label: asked.clone(),
+            existing: text(&found, "releases").into(),
+        });
+    }
+    params.insert("release".into(), release.clone());
+    if let Some(b) = &baseline {
+        params.insert("baseline".into(), b.clone());
+    }
+    let lifts = rows(&query(conn, sql("lift"), &params)?);
+    let skills: Vec<String> = match &spec.skill {
+        Some(s) => vec![s.clone()],
+        None => lifts.iter().map(|r| text(r, "skill").to_string()).collect(),
+    };
+    let mut checks = Vec::new();
+    if let Some(min) = spec.min_lift {
+        for skill in &skills {
+            let row = lifts.iter().find(|r| text(r, "skill") == skill);
+            checks.push(min_lift(skill, row, min, spec));
+        }
+    }
+    if spec.non_inferiority_margin.is_some() || spec.no_significant_regression {
+        let units = match &baseline {
+            Some(_) => rows(&query(conn, sql("matched_units"), &params)?),
+            None => Vec::new(),
+        };
+        for skill in &skills {
+            let mine: Vec<_> = units.iter().filter(|u| text(u, "skill") == skill).collect();
+            if let Some(margin) = spec.non_inferiority_margin {
+                checks.push(non_inferiority(skill, &mine, margin, baseline.as_deref()));
+            }
+            if spec.no_significant_regression {
+                checks.push(no_regression(
+                    skill,
+                    &mine,
+                    spec.alpha(),
+                    baseline.as_deref(),
+                ));
+            }
+        }
+    }
+    if checks.is_empty() {
+        checks.push(Check {
+            check: "lift".into(),
+            skill: spec.skill.clone().unwrap_or_else(|| "(any)".into()),
+            outcome: Outcome::Undecided,
+            measured: format!("no paired with/without runs in release {release}"),
+            required: "a skill with eligible pairs".into(),
+        });
+    }
+    Ok(Verdict {
+        release,
+        baseline,
+        split: spec.split.clone().unwrap_or_else(|| "all".into()),
+        checks,
+    })
+}
+
+fn min_lift(
+    skill: &str,
+    row: Option<&BTreeMap<String, Option<String>>>,
+    min: f64,
+    spec: &GateSpec,
+) -> Check {
+    let alpha = spec.alpha();
+    let required = match spec.significant {
+        true => format!("lift >= {min} and p <= {alpha}"),
+        false => format!("lift >= {min}"),
+    };
+    let check = |outcome, measured: String| Check {
+        check: "min-lift".into(),
+        skill: skill.into(),
+        outcome,
+        measured,
+        required: required.clone(),
+    };
+    let Some(row) = row else {
+        return check(Outcome::Undecided, "no eligible pair in the release".into());
+    };
+    let Some(lift) = number(row, "lift") else {
+        return check(Outcome::Undecided, "no lift: no eligible pair".into());
+    };
+    let p = number(row, "p");
+    let units = text(row, "units");
+    let measured = format!(
+        "lift {lift:+.4} over {units} units, p {}",
+        p.map_or("not tested".into(), |p| format!("{p}"))
+    );
+    let enough = lift >= min - 1e-12;
+    let outcome = match (enough, spec.significant, p) {
+        (false, _, _) => Outcome::Fail,
+        (true, false, _) => Outcome::Pass,
+        (true, true, Some(p)) if p <= alpha => Outcome::Pass,
+        (true, true, Some(_)) => Outcome::Fail,
+        (true, true, None) => Outcome::Undecided,
+    };
+    check(outcome, measured)
+}
+
+fn changes(units: &[&BTreeMap<String, Option<String>>]) -> Vec<f64> {
+    units.iter().filter_map(|u| number(u, "change")).collect()
+}
+
+fn non_inferiority(
+    skill: &str,
+    units: &[&BTreeMap<String, Option<String>>],
+    margin: f64,
+    baseline: Option<&str>,
+) -> Check {
+    let required = format!("lower 95% bound of the change in lift >= -{margin}");
+    let check = |outcome, measured: String| Check {
+        check: "non-inferiority".into(),
+        skill: skill.into(),
+        outcome,
+        measured,
+        required: required.clone(),
+    };
+    let Some(baseline) = baseline else {
+        return check(
+            Outcome::Undecided,
+            "no baseline release to compare with".into(),
+        );
+    };
+    let d = changes(units);
+    if d.is_empty() {
+        return check(
+            Outcome::Undecided,
+            format!("no (case, model) unit paired in both this release and {baseline}"),
+        );
+    }
+    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    let bound = interval(&d);
+    match bound.lower.filter(|_| bound.bounded) {
+        None => check(
+            Outcome::Undecided,
+            format!(
+                "change {mean:+.4} over {} matched units against {baseline}: too few to bound an interval ({})",
+                d.len(),
+                bound.reason.unwrap_or("unbounded")
+            ),
+        ),
+        Some(lower) => check(
+            if lower >= -margin - 1e-12 { Outcome::Pass } else { Outcome::Fail },
+            format!(
+                "change {mean:+.4} (95% interval {lower:+.4} to {}) over {} matched units against {baseline}",
+                bound.upper.map_or("?".into(), |u| format!("{u:+.4}")),
+                d.len()
+            ),
+        ),
+    }
+}
+
+fn no_regression(
+    skill: &str,
+    units: &[&BTreeMap<String, Option<String>>],
+    alpha: f64,
+    baseline: Option<&str>,
+) -> Check {
+    let required = format!("no case with a negative change at Benjamini-Hochberg q <= {alpha}");
+    let check = |outcome, measured: String| Check {
+        check: "no-significant-regression".into(),
+        skill: skill.into(),
+        outcome,
+        measured,
+        required: required.clone(),
+    };
+    let Some(baseline) = baseline else {
+        return check(
+            Outcome::Undecided,
+            "no baseline release to compare with".into(),
+        );
+    };
+    let mut by_case: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for u in units {
+        if let Some(c) = number(u, "change") {
+            by_case.entry(text(u, "case")).or_default().push(c);
+        }
+    }
+    if by_case.is_empty() {
+        return check(
+            Outcome::Undecided,
+            format!("no case paired in both this release and {baseline}"),
+        );
+    }
+    let tested: Vec<(&str, f64, f64)> = by_case
+        .iter()
+        .map(|(case, d)| {
+            let mean = d.iter().sum::<f64>() / d.len() as f64;
+            let p = sign_flip(d).p_exact.unwrap_or(1.0);
+            (*case, mean, p)
+        })
+        .collect();
+    let qs = benjamini_hochberg(&tested.iter().map(|t| t.2).collect::<Vec<_>>());
+    let regressed: Vec<String> = tested
+        .iter()
+        .zip(&qs)
+        .filter(|((_, mean, _), q)| *mean < 0.0 && **q <= alpha)
+        .map(|((case, mean, _), q)| format!("{case} ({mean:+.4}, q {q:.4})"))
+        .collect();
+    match regressed.is_empty() {
+        true => check(
+            Outcome::Pass,
+            format!(
+                "{} cases compared with {baseline}, none regressed significantly",
+                tested.len()
+            ),
+        ),
+        false => check(
+            Outcome::Fail,
+            format!("regressed against {baseline}: {}", regressed.join(", ")),
+        ),
+    }
+}

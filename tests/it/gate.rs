@@ -1,0 +1,176 @@
+//! `liftdb gate` decides a release the way its checks say, each decision
+//! recomputed here from the `pairs` view (the unit lifts) and the stats
+//! library's interval: a release with lift passes --min-lift; the same runs
+//! with every with-skill answer replaced by the without-skill one fail
+//! non-inferiority against it (the JUnit file naming that check); a release
+//! the store does not hold is exit 2.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::common::{copy_tree, liftdb_cmd, rows, seh_root, stderr_of};
+
+/// The corpus's runs as release v1, and as v2 with every with-skill answer
+/// replaced by its without-skill twin's (same case, model, repetition).
+fn two_releases(dir: &Path) -> PathBuf {
+    let db = dir.join("s.duckdb");
+    let manifest = seh_root().join("input/evals/shared-benchmark.json");
+    let v1 = dir.join("v1/eval-runs");
+    copy_tree(&seh_root().join("runs/eval-runs"), &v1);
+    let v2 = dir.join("v2/eval-runs");
+    copy_tree(&seh_root().join("runs/eval-runs"), &v2);
+    for entry in walkdir::WalkDir::new(&v2) {
+        let path = entry.unwrap().into_path();
+        let is_with_answer = path.file_name().is_some_and(|n| n == "output.md")
+            && path.components().any(|c| c.as_os_str() == "with_skill");
+        if is_with_answer {
+            let run = path.parent().unwrap();
+            let twin = run
+                .parent()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .join("without_skill")
+                .join(run.file_name().unwrap())
+                .join("output.md");
+            std::fs::copy(&twin, &path).unwrap();
+        }
+    }
+    for (release, tree) in [("v1", &v1), ("v2", &v2)] {
+        liftdb_cmd(&db)
+            .args(["ingest", "-q", "--release", release])
+            .arg(tree)
+            .arg(&manifest)
+            .assert()
+            .success();
+    }
+    db
+}
+
+/// Each (case, model) unit's lift d_u in `release` (the mean of its
+/// eligible pairs' deltas against without_skill), from the pairs view.
+fn unit_lifts(db: &Path, release: &str, split: Option<&str>) -> BTreeMap<(String, String), f64> {
+    let store = liftdb::store::open_read_after_upkeep(db).unwrap();
+    let split = split.map_or("true".to_string(), |s| format!("split = '{s}'"));
+    rows(
+        &store,
+        &format!(
+            "SELECT case_id, model, avg(delta) AS d FROM pairs
+             WHERE release_label = '{release}' AND control_arm = 'without_skill' AND eligible AND {split}
+             GROUP BY ALL"
+        ),
+    )
+    .into_iter()
+    .map(|r| {
+        (
+            (
+                r["case_id"].as_str().unwrap().to_string(),
+                r["model"].as_str().unwrap().to_string(),
+            ),
+            r["d"].as_f64().unwrap(),
+        )
+    })
+    .collect()
+}
+
+fn gate(db: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = liftdb_cmd(db).arg("gate").args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        stderr_of(&out),
+    )
+}
+
+#[test]
+fn a_release_with_lift_passes_and_its_answers_without_the_skill_fail_non_inferiority() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = two_releases(dir.path());
+
+    // v1, tune split: its lift (the mean of the unit lifts) clears 0.1.
+    let v1 = unit_lifts(&db, "v1", Some("tune"));
+    let lift = v1.values().sum::<f64>() / v1.len() as f64;
+    assert!(lift >= 0.1, "the corpus's tune lift {lift}");
+    let (code, out, err) = gate(
+        &db,
+        &[
+            "--release",
+            "v1",
+            "--split",
+            "tune",
+            "--min-lift",
+            "0.1",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, Some(0), "{out}{err}");
+    let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let check = &verdict["checks"][0];
+    assert_eq!(check["check"], "min-lift");
+    assert_eq!(check["outcome"], "pass");
+    assert!(
+        check["measured"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("lift {lift:+.4} over {} units", v1.len())),
+        "{check}"
+    );
+
+    // v2 against v1 (its baseline by default: the release before it): the
+    // matched units' changes, their interval's lower bound below -0.05.
+    let v1_all = unit_lifts(&db, "v1", None);
+    let v2_all = unit_lifts(&db, "v2", None);
+    let changes: Vec<f64> = v2_all
+        .iter()
+        .filter_map(|(unit, d2)| v1_all.get(unit).map(|d1| d2 - d1))
+        .collect();
+    assert!(changes.len() >= 6);
+    let bound = liftdb::stats::interval(&changes);
+    let lower = bound.lower.unwrap();
+    assert!(lower < -0.05, "{lower}");
+    let junit = dir.path().join("gate.xml");
+    let (code, out, err) = gate(
+        &db,
+        &[
+            "--non-inferiority-margin",
+            "0.05",
+            "--junit",
+            junit.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("release v2 against v1"), "{out}");
+    assert!(
+        out.contains("FAIL") && out.contains(&format!("{lower:+.4}")),
+        "{out}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains("<testcase name=\"non-inferiority (sql-migration-review)\""),
+        "{xml}"
+    );
+    assert!(xml.contains("<failure"), "{xml}");
+    // A margin the change stays within passes the same units.
+    let wide = format!("{}", -lower + 0.01);
+    let (code, out, _) = gate(&db, &["--non-inferiority-margin", &wide]);
+    assert_eq!(code, Some(0), "{out}");
+
+    // The same gate as a checked-in file, one line in CI.
+    let file = dir.path().join("gate.toml");
+    std::fs::write(&file, "baseline = \"v1\"\nnon-inferiority-margin = 0.05\n").unwrap();
+    let (code, _, _) = gate(&db, &["--config", file.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+
+    // No such release: exit 2, naming the releases there are.
+    let (code, _, err) = gate(&db, &["--release", "v9", "--min-lift", "0"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("no release 'v9'") && err.contains("v1, v2"),
+        "{err}"
+    );
+    // Nothing to check: refused, saying what to give.
+    let (code, _, err) = gate(&db, &[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--min-lift"), "{err}");
+}
