@@ -111,11 +111,7 @@ impl Verdict {
 }
 
 fn sql(name: &str) -> &'static str {
-    GATE_QUERIES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, sql)| *sql)
-        .expect("a gate query of sql/gate")
+    crate::sqlfiles::named(GATE_QUERIES, name)
 }
 
 /// Rows of a result as text cells by column name.
@@ -238,6 +234,21 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
     })
 }
 
+/// The checks of `name` for `skill`, requiring `required`: each given its
+/// outcome and what was measured.
+fn checker(name: &'static str, skill: &str, required: String) -> impl Fn(Outcome, String) -> Check {
+    let skill = skill.to_string();
+    move |outcome, measured| Check {
+        check: name.into(),
+        skill: skill.clone(),
+        outcome,
+        measured,
+        required: required.clone(),
+    }
+}
+
+const NO_BASELINE: &str = "no baseline release to compare with";
+
 fn min_lift(
     skill: &str,
     row: Option<&BTreeMap<String, Option<String>>>,
@@ -249,13 +260,7 @@ fn min_lift(
         true => format!("lift >= {min} and p <= {alpha}"),
         false => format!("lift >= {min}"),
     };
-    let check = |outcome, measured: String| Check {
-        check: "min-lift".into(),
-        skill: skill.into(),
-        outcome,
-        measured,
-        required: required.clone(),
-    };
+    let check = checker("min-lift", skill, required);
     let Some(row) = row else {
         return check(Outcome::Undecided, "no eligible pair in the release".into());
     };
@@ -289,19 +294,13 @@ fn non_inferiority(
     margin: f64,
     baseline: Option<&str>,
 ) -> Check {
-    let required = format!("lower 95% bound of the change in lift >= -{margin}");
-    let check = |outcome, measured: String| Check {
-        check: "non-inferiority".into(),
-        skill: skill.into(),
-        outcome,
-        measured,
-        required: required.clone(),
-    };
+    let check = checker(
+        "non-inferiority",
+        skill,
+        format!("lower 95% bound of the change in lift >= -{margin}"),
+    );
     let Some(baseline) = baseline else {
-        return check(
-            Outcome::Undecided,
-            "no baseline release to compare with".into(),
-        );
+        return check(Outcome::Undecided, NO_BASELINE.into());
     };
     let d = changes(units);
     if d.is_empty() {
@@ -338,19 +337,13 @@ fn no_regression(
     alpha: f64,
     baseline: Option<&str>,
 ) -> Check {
-    let required = format!("no case with a negative change at Benjamini-Hochberg q <= {alpha}");
-    let check = |outcome, measured: String| Check {
-        check: "no-significant-regression".into(),
-        skill: skill.into(),
-        outcome,
-        measured,
-        required: required.clone(),
-    };
+    let check = checker(
+        "no-significant-regression",
+        skill,
+        format!("no case with a negative change at Benjamini-Hochberg q <= {alpha}"),
+    );
     let Some(baseline) = baseline else {
-        return check(
-            Outcome::Undecided,
-            "no baseline release to compare with".into(),
-        );
+        return check(Outcome::Undecided, NO_BASELINE.into());
     };
     let mut by_case: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for u in units {

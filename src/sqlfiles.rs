@@ -272,6 +272,17 @@ pub const HTML_QUERIES: &[(&str, &str)] = &[
     ("prune", include_str!("../sql/reports/html/prune.sql")),
 ];
 
+/// The query `name` of one of the lists below (`HTML_QUERIES`,
+/// `SHOW_QUERIES`, `GATE_QUERIES`): a name its code spells, so a missing one
+/// is a bug, found by the tests that run it.
+pub fn named(queries: &[(&str, &'static str)], name: &str) -> &'static str {
+    queries
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, sql)| *sql)
+        .unwrap_or_else(|| panic!("no query {name} in its sql/ folder"))
+}
+
 /// `liftdb show RUN`'s queries: `sql/show/NAME.sql`.
 pub const SHOW_QUERIES: &[(&str, &str)] = &[
     ("find", include_str!("../sql/show/find.sql")),

@@ -53,11 +53,7 @@ impl RunCard {
 }
 
 fn sql(name: &str) -> &'static str {
-    SHOW_QUERIES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, sql)| *sql)
-        .expect("a show query of sql/show")
+    crate::sqlfiles::named(SHOW_QUERIES, name)
 }
 
 /// The run `name` names: a run id, a prefix of one (6 characters or more),

@@ -400,6 +400,16 @@ fn releases_are_ordered_and_trend_shows_the_change() {
         .stdout(format!("r\nv1 v2 skill-{}\n", &hash[..12]));
 }
 
+/// The Chromium the rendering checks drive (`.ci/run` installs it).
+fn chromium() -> &'static str {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect(
+            "the rendering check needs Chromium: apt-get install chromium (.ci/run installs it)",
+        )
+}
+
 /// Headless Chromium with its own profile and nothing reaching the network.
 fn headless(chromium: &str, profile: &Path) -> std::process::Command {
     let mut cmd = std::process::Command::new(chromium);
@@ -431,12 +441,7 @@ fn html_report_is_self_contained_and_renders() {
         "no network references"
     );
     assert!(text.contains("no-rubber-stamp"), "flags table");
-    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|p| Path::new(p).exists());
-    let chromium = chromium.expect(
-        "the rendering check needs Chromium: apt-get install chromium (.ci/run installs it)",
-    );
+    let chromium = chromium();
     let png = dir.path().join("report.png");
     let status = headless(chromium, &dir.path().join("chromium"))
         .args([
@@ -606,12 +611,7 @@ fn html_report_reads_at_a_glance() {
         );
     }
 
-    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-        .expect(
-            "the rendering check needs Chromium: apt-get install chromium (.ci/run installs it)",
-        );
+    let chromium = chromium();
     let png = dir.path().join("page.png");
     let shot = headless(chromium, &dir.path().join("chromium-shot"))
         .args([

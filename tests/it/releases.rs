@@ -27,12 +27,11 @@ const TREND: &str =
     "SELECT release_label, scope, model, units, lift, p_value, previous_release, lift_change
                      FROM trend ORDER BY release_order, scope, model";
 
-#[test]
-fn a_release_renamed_keeps_its_runs_and_numbers_and_a_dropped_one_can_come_back() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("s.duckdb");
-    // skill-creator iterations are releases of their own; "named" holds a
-    // second batch whole.
+/// A store of both kinds of release: skill-creator's iteration-N folders,
+/// each a release liftdb derived (no --release), and a batch named
+/// "named" with --release, which holds all of it, iterations included.
+fn derived_and_named(dir: &Path) -> std::path::PathBuf {
+    let db = dir.join("s.duckdb");
     liftdb_cmd(&db)
         .args(["ingest", "-q"])
         .arg(fixture("skill-creator-anthropic"))
@@ -43,6 +42,52 @@ fn a_release_renamed_keeps_its_runs_and_numbers_and_a_dropped_one_can_come_back(
         .arg(fixture("skill-creator"))
         .assert()
         .success();
+    db
+}
+
+#[test]
+fn rebuild_keeps_skill_creator_iterations_as_releases_and_a_named_release_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = derived_and_named(dir.path());
+    let new = dir.path().join("new.duckdb");
+    liftdb_cmd(&db)
+        .args(["rebuild", "--out"])
+        .arg(&new)
+        .assert()
+        .success();
+    // The workspace's iteration folders are its releases, in both stores.
+    let iterations: Vec<String> = std::fs::read_dir(
+        fixture("skill-creator-anthropic").join("runs/dockerfile-hardening-workspace"),
+    )
+    .unwrap()
+    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+    .filter(|n| n.starts_with("iteration-"))
+    .collect();
+    assert_eq!(iterations.len(), 3);
+    for store in [&db, &new] {
+        let held = csv(store, RUNS_PER_RELEASE);
+        for iteration in &iterations {
+            assert!(
+                held.contains(&format!("\n{iteration},")),
+                "{iteration}: {held}"
+            );
+        }
+        assert!(held.contains("\nnamed,"), "{held}");
+    }
+    // The rebuilt store equals the original: runs per release, the
+    // releases in their order, and the trend across them.
+    let releases = "SELECT release_label, ordinal FROM releases ORDER BY ordinal";
+    assert_eq!(csv(&new, RUNS_PER_RELEASE), csv(&db, RUNS_PER_RELEASE));
+    assert_eq!(csv(&new, releases), csv(&db, releases));
+    let trend_rows = csv(&db, TREND);
+    assert!(trend_rows.lines().count() > 3, "{trend_rows}");
+    assert_eq!(csv(&new, TREND), trend_rows);
+}
+
+#[test]
+fn a_release_renamed_keeps_its_runs_and_numbers_and_a_dropped_one_can_come_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = derived_and_named(dir.path());
     let runs_before = csv(&db, RUNS_PER_RELEASE);
     let trend_before = csv(&db, TREND);
     assert!(runs_before.contains("\niteration-2,"), "{runs_before}");

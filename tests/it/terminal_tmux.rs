@@ -72,6 +72,20 @@ fn in_terminal(name: &str, db: &Path, args: &[&str]) -> (String, i32) {
     (printed.to_string(), code)
 }
 
+/// The skill-eval-harness corpus (runs, manifest, the tool's reports)
+/// copied under `dir` and ingested: the store and the copy.
+fn seh_store(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let db = dir.join("s.duckdb");
+    let tree = dir.join("seh");
+    copy_tree(&seh_root(), &tree);
+    liftdb_cmd(&db)
+        .args(["ingest", "-q"])
+        .args(corpus_paths(&tree))
+        .assert()
+        .success();
+    (db, tree)
+}
+
 fn columns(line: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(line)
 }
@@ -156,14 +170,7 @@ fn on_a_two_release_store_every_lift_row_names_its_release() {
 #[test]
 fn a_model_no_run_has_fails_naming_the_models_there_are() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("s.duckdb");
-    let tree = dir.path().join("seh");
-    copy_tree(&seh_root(), &tree);
-    liftdb_cmd(&db)
-        .args(["ingest", "-q"])
-        .args(corpus_paths(&tree))
-        .assert()
-        .success();
+    let (db, tree) = seh_store(dir.path());
     let (screen, code) = in_terminal(
         "model",
         &db,
@@ -186,14 +193,7 @@ fn a_model_no_run_has_fails_naming_the_models_there_are() {
 #[test]
 fn show_run_lists_its_failing_assertions_with_their_evidence() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("s.duckdb");
-    let tree = dir.path().join("seh");
-    copy_tree(&seh_root(), &tree);
-    liftdb_cmd(&db)
-        .args(["ingest", "-q"])
-        .args(corpus_paths(&tree))
-        .assert()
-        .success();
+    let (db, _) = seh_store(dir.path());
     // The harness's own report: the first run with a failing assertion.
     let report = crate::common::reference("benchmark-tune.json.gz");
     let result = report["results"]
@@ -246,14 +246,7 @@ fn show_run_lists_its_failing_assertions_with_their_evidence() {
 #[test]
 fn the_shells_report_is_the_report_commands() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("s.duckdb");
-    let tree = dir.path().join("seh");
-    copy_tree(&seh_root(), &tree);
-    liftdb_cmd(&db)
-        .args(["ingest", "-q"])
-        .args(corpus_paths(&tree))
-        .assert()
-        .success();
+    let (db, _) = seh_store(dir.path());
     for (shell, command) in [
         (
             ".report lift split=tune",

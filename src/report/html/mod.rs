@@ -135,15 +135,7 @@ fn table(rs: &ResultSet, empty: &str) -> String {
 
 /// One of `sql/reports/html/NAME.sql`, run with the report's filters.
 fn run(conn: &Connection, name: &str, params: &Filters) -> Result<ResultSet> {
-    let sql = HTML_QUERIES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, sql)| *sql)
-        .ok_or_else(|| crate::Error::UnknownReport {
-            name: format!("html/{name}"),
-            nearest: None,
-        })?;
-    query(conn, sql, params)
+    query(conn, crate::sqlfiles::named(HTML_QUERIES, name), params)
 }
 
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#222}\
