@@ -108,13 +108,14 @@ CREATE OR REPLACE MACRO liftdb_mean_signed(xs) AS
         lambda v: liftdb_mean_signed_of(list_sum(v), len(v)))[1];
 
 -- liftdb_mean_signed where its exact sum fits a HUGEINT (every |x| times
--- the count below 2^26: the scaled sum stays below 2^126), else avg()'s
--- floating sum (a ratio with a tiny denominator, thousands of large token
--- deltas): exact where the harness's statistics.mean can differ in the last
--- printed digit, never an overflow.
+-- the count below 2^26: the scaled sum stays below 2^126), else the mean
+-- of the values summed in sorted order (a ratio with a tiny denominator,
+-- thousands of large token deltas): exact where the harness's
+-- statistics.mean can differ in the last printed digit, never an overflow,
+-- and in any case the same whatever order the values come in.
 CREATE OR REPLACE MACRO liftdb_mean_signed_bounded(xs) AS
     CASE WHEN coalesce(list_max(list_transform(xs, lambda x: abs(x))), 0) * len(xs) < 67108864
-         THEN liftdb_mean_signed(xs) ELSE list_avg(xs) END;
+         THEN liftdb_mean_signed(xs) ELSE list_avg(list_sort(xs)) END;
 
 -- A token count as an integer; NULL for a value no run spends (beyond
 -- 10^12, or below 0): what a harness wrote there is not a count, and sums

@@ -8,11 +8,10 @@
 -- token-overhead's summary). Overall and per-model rows come for each split
 -- and for every split pooled (split 'all'). Read from cost_per_lift_rows, the
 -- stored pairs.
--- Means exact, as statistics.mean takes them (liftdb_mean_signed_bounded),
--- over the pairs in order: avg() would sum in thread order and the last
--- printed digit could change from one run to the next. The pairs are gathered unordered and sorted by their leading fields
--- (case, model, repetition, then batch, unknown last), as the lift view's
--- unit lists are.
+-- Means exact, as statistics.mean takes them (liftdb_mean_signed_bounded):
+-- they do not depend on the order the pairs are summed in (avg() sums in
+-- thread order, and the last printed digit could change from one run to the
+-- next).
 -- cost_per_lift_cases_in(releases): those of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO cost_per_lift_cases_in(releases) AS TABLE
 WITH per_scope AS (
@@ -25,12 +24,14 @@ WITH per_scope AS (
         case_id, model,
         count(*) AS pairs,
         count(cost_delta) AS cost_comparable,
-        list_sort(list({'case': case_id, 'model': model,
-                        'repetition_unknown': repetition IS NULL, 'repetition': repetition,
-                        'batch_unknown': native_batch IS NULL, 'batch': native_batch,
-                        'lift': objective_delta, 'cost': cost_delta, 'tokens': total_token_delta,
-                        'per_dollar': lift_per_dollar, 'per_1k_tokens': lift_per_1k_tokens,
-                        'per_unit_lift': cost_per_unit_lift})) AS in_order,
+        -- Each quantity's values, in no order: their means are exact
+        -- (liftdb_mean_signed_bounded), whatever order they come in.
+        list(objective_delta) AS lifts,
+        list(cost_delta) AS costs,
+        list(total_token_delta) AS tokens,
+        list(lift_per_dollar) AS per_dollar,
+        list(lift_per_1k_tokens) AS per_1k_tokens,
+        list(cost_per_unit_lift) AS per_unit_lift,
         CASE WHEN count(cost_blocked_reason) > 0
              THEN array_to_string(list_sort(list_distinct(list(cost_blocked_reason))), ', ') END AS cost_blocked
     FROM cost_per_lift_rows
@@ -43,6 +44,20 @@ WITH per_scope AS (
         (release_label, skill_name, experiment, split),
         (release_label, skill_name, experiment, model),
         (release_label, skill_name, experiment))
+),
+-- The means first, then rounded: a macro's argument is computed again
+-- wherever the macro names it.
+means AS (
+    SELECT
+        release_label, skill_name, experiment, split, scope, case_id, model,
+        pairs, cost_comparable, cost_blocked,
+        liftdb_mean_signed_bounded(lifts) AS lift,
+        liftdb_mean_signed_bounded(costs) AS cost,
+        liftdb_mean_signed_bounded(tokens) AS tokens,
+        liftdb_mean_signed_bounded(per_dollar) AS per_dollar,
+        liftdb_mean_signed_bounded(per_1k_tokens) AS per_1k_tokens,
+        liftdb_mean_signed_bounded(per_unit_lift) AS per_unit_lift
+    FROM per_scope
 )
 SELECT
     release_label,
@@ -54,14 +69,14 @@ SELECT
     model,
     pairs,
     cost_comparable,
-    liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.lift)), 4) AS mean_lift,
-    liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.cost)), 6) AS mean_cost_delta_usd,
-    liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.tokens)), 1) AS mean_token_delta,
-    liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.per_dollar)), 2) AS lift_per_dollar,
-    liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.per_1k_tokens)), 4) AS lift_per_1k_tokens,
-    liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.per_unit_lift)), 6) AS usd_per_unit_lift,
+    liftdb_pyround(lift, 4) AS mean_lift,
+    liftdb_pyround(cost, 6) AS mean_cost_delta_usd,
+    liftdb_pyround(tokens, 1) AS mean_token_delta,
+    liftdb_pyround(per_dollar, 2) AS lift_per_dollar,
+    liftdb_pyround(per_1k_tokens, 4) AS lift_per_1k_tokens,
+    liftdb_pyround(per_unit_lift, 6) AS usd_per_unit_lift,
     cost_blocked
-FROM per_scope;
+FROM means;
 
 CREATE OR REPLACE VIEW cost_per_lift_cases AS SELECT * FROM cost_per_lift_cases_in(NULL);
 

@@ -389,12 +389,9 @@ fn reports_over_stored_totals_give_what_the_live_views_give() {
                      case_id, model,
                      count(*) AS pairs,
                      count(cost_delta) AS cost_comparable,
-                     list_sort(list({'case': case_id, 'model': model,
-                                     'repetition_unknown': repetition IS NULL, 'repetition': repetition,
-                                     'batch_unknown': native_batch IS NULL, 'batch': native_batch,
-                                     'lift': objective_delta, 'cost': cost_delta, 'tokens': total_token_delta,
-                                     'per_dollar': lift_per_dollar, 'per_1k_tokens': lift_per_1k_tokens,
-                                     'per_unit_lift': cost_per_unit_lift})) AS in_order,
+                     list(objective_delta) AS lifts, list(cost_delta) AS costs,
+                     list(total_token_delta) AS tokens, list(lift_per_dollar) AS per_dollar,
+                     list(lift_per_1k_tokens) AS per_1k_tokens, list(cost_per_unit_lift) AS per_unit_lift,
                      CASE WHEN count(cost_blocked_reason) > 0
                           THEN array_to_string(list_sort(list_distinct(list(cost_blocked_reason))), ', ') END AS cost_blocked
                  FROM cost_per_lift
@@ -415,12 +412,12 @@ fn reports_over_stored_totals_give_what_the_live_views_give() {
                  model,
                  pairs,
                  cost_comparable,
-                 liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.lift)), 4) AS mean_lift,
-                 liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.cost)), 6) AS mean_cost_delta_usd,
-                 liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.tokens)), 1) AS mean_token_delta,
-                 liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.per_dollar)), 2) AS lift_per_dollar,
-                 liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.per_1k_tokens)), 4) AS lift_per_1k_tokens,
-                 liftdb_pyround(liftdb_mean_signed_bounded(list_transform(in_order, lambda p: p.per_unit_lift)), 6) AS usd_per_unit_lift,
+                 liftdb_pyround(liftdb_mean_signed_bounded(lifts), 4) AS mean_lift,
+                 liftdb_pyround(liftdb_mean_signed_bounded(costs), 6) AS mean_cost_delta_usd,
+                 liftdb_pyround(liftdb_mean_signed_bounded(tokens), 1) AS mean_token_delta,
+                 liftdb_pyround(liftdb_mean_signed_bounded(per_dollar), 2) AS lift_per_dollar,
+                 liftdb_pyround(liftdb_mean_signed_bounded(per_1k_tokens), 4) AS lift_per_1k_tokens,
+                 liftdb_pyround(liftdb_mean_signed_bounded(per_unit_lift), 6) AS usd_per_unit_lift,
                  cost_blocked
              FROM per_scope
              ORDER BY release, skill, experiment NULLS FIRST,
