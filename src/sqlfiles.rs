@@ -191,6 +191,10 @@ pub const VIEWS: &[(&str, &str)] = &[
         "trend_history",
         include_str!("../sql/views/93_trend_history.sql"),
     ),
+    (
+        "suspect_measurements",
+        include_str!("../sql/views/95_suspect_measurements.sql"),
+    ),
 ];
 
 /// Canned reports: `sql/reports/NAME.sql`, each with a header comment.
@@ -270,6 +274,7 @@ pub const HTML_QUERIES: &[(&str, &str)] = &[
         include_str!("../sql/reports/html/recurring.sql"),
     ),
     ("prune", include_str!("../sql/reports/html/prune.sql")),
+    ("suspect", include_str!("../sql/reports/html/suspect.sql")),
 ];
 
 /// The query `name` of one of the lists below (`HTML_QUERIES`,

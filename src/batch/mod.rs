@@ -17,6 +17,7 @@ mod runs;
 mod seh;
 pub(crate) mod state;
 mod summary;
+mod suspect;
 mod units;
 
 use std::path::PathBuf;
@@ -33,6 +34,7 @@ pub use options::IngestOptions;
 pub use release::DEFAULT_RELEASE;
 pub use report_runs::ReportWithoutRuns;
 pub use summary::{ErrorLine, IngestSummary};
+pub use suspect::Suspect;
 
 /// Ingest `paths` in one batch. A failure of the store itself (a full disk,
 /// a damaged file) rolls the batch back and says so, with what to do. On a
@@ -190,6 +192,9 @@ fn ingest_batch(
             summary.reports_without_runs =
                 report_runs::reports_without_runs(&store.conn, counts.batch_id)?;
         }
+        let mut releases = summary.other_releases.clone();
+        releases.push(summary.release.clone());
+        summary.suspect_measurements = suspect::suspect_measurements(&store.conn, &releases)?;
         summary.batch_id = Some(counts.batch_id);
         summary.runs_written = counts.runs_written;
         summary.release_recorded = !counts.release_dropped;

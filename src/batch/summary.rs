@@ -51,6 +51,8 @@ pub struct IngestSummary {
     pub layout: LayoutCounts,
     /// Reports of this batch whose results name runs the store does not hold.
     pub reports_without_runs: Vec<super::ReportWithoutRuns>,
+    /// What of the batch's releases measures nothing (suspect_measurements).
+    pub suspect_measurements: Vec<super::Suspect>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -115,5 +117,6 @@ pub(super) fn assemble(
         grading: runs.map(|r| r.grading.clone()).unwrap_or_default(),
         layout: runs.map(|r| r.layout.clone()).unwrap_or_default(),
         reports_without_runs: Vec::new(),
+        suspect_measurements: Vec::new(),
     }
 }

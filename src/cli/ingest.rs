@@ -188,6 +188,12 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
             r.path, r.results, s.release
         );
     }
+    for m in &s.suspect_measurements {
+        eprintln!(
+            "note: release '{}' of {} measures nothing here: {} ({}): {} (liftdb sql \"SELECT * FROM suspect_measurements\")",
+            m.release, m.skill, m.kind, m.subject, m.detail
+        );
+    }
     if s.trigger_trace_dirs > 0 {
         eprintln!(
             "  {} trigger-run trace folders read as trigger observations (liftdb report triggers); a query no manifest names has no polarity: ingest the manifest with them",

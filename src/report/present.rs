@@ -31,6 +31,15 @@ impl Presentation {
     }
 }
 
+/// The suspect measurements of the releases and skills a lift report shows,
+/// one note each.
+const SUSPECT: &str = "SELECT printf('note: release %s of %s measures nothing here: %s (%s): %s',
+                               release_label, skill_name, kind, subject, detail)
+                        FROM suspect_measurements
+                        WHERE ($release IS NULL OR release_label = $release)
+                          AND ($skill IS NULL OR skill_name = $skill)
+                        ORDER BY release_label, skill_name, kind, subject";
+
 /// A report's result and the sentences that come before its table.
 pub struct Shown {
     pub headline: Vec<String>,
@@ -59,7 +68,9 @@ pub fn run_shown(
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let rs = run_via(&sentences, &taken, &mut query)?;
-        for batch in &rs.batches {
+        // Then what of it measures nothing, beside the sentence it would mislead.
+        let suspect = query(SUSPECT, &taken)?;
+        for batch in rs.batches.iter().chain(&suspect.batches) {
             headline.extend(
                 (0..batch.num_rows()).filter_map(|i| output::cell_text(batch.column(0), i)),
             );

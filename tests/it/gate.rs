@@ -13,6 +13,11 @@ use crate::common::{copy_tree, liftdb_cmd, rows, seh_root, stderr_of};
 /// The corpus's runs as release v1, and as v2 with every with-skill answer
 /// replaced by its without-skill twin's (same case, model, repetition).
 fn two_releases(dir: &Path) -> PathBuf {
+    two_releases_saying(dir).0
+}
+
+/// `two_releases`, and what v2's ingest said.
+fn two_releases_saying(dir: &Path) -> (PathBuf, String) {
     let db = dir.join("s.duckdb");
     let manifest = seh_root().join("input/evals/shared-benchmark.json");
     let v1 = dir.join("v1/eval-runs");
@@ -36,15 +41,18 @@ fn two_releases(dir: &Path) -> PathBuf {
             std::fs::copy(&twin, &path).unwrap();
         }
     }
+    let mut said = String::new();
     for (release, tree) in [("v1", &v1), ("v2", &v2)] {
-        liftdb_cmd(&db)
-            .args(["ingest", "-q", "--release", release])
+        let out = liftdb_cmd(&db)
+            .args(["ingest", "--release", release])
             .arg(tree)
             .arg(&manifest)
-            .assert()
-            .success();
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        said = stderr_of(&out);
     }
-    db
+    (db, said)
 }
 
 /// Each (case, model) unit's lift d_u in `release` (the mean of its
@@ -173,4 +181,132 @@ fn a_release_with_lift_passes_and_its_answers_without_the_skill_fail_non_inferio
     let (code, _, err) = gate(&db, &[]);
     assert_eq!(code, Some(2));
     assert!(err.contains("--min-lift"), "{err}");
+}
+
+/// v2's with-skill answers are its without-skill ones, byte for byte: the
+/// ingest, `report lift` and the HTML say that release measures nothing,
+/// once per model (the model folders of the tree), and say nothing of v1,
+/// whose answers differ (compared here, file by file).
+#[test]
+fn answers_the_same_in_both_arms_are_said_to_measure_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, said) = two_releases_saying(dir.path());
+    let runs = seh_root().join("runs/eval-runs");
+    let case_dirs: Vec<PathBuf> = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    let mut models: Vec<String> = std::fs::read_dir(&case_dirs[0])
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    models.sort();
+    for model in &models {
+        assert!(
+            said.contains(&format!("release 'v2' of sql-migration-review measures nothing here: identical_outputs ({model})")),
+            "{model}: {said}"
+        );
+        // In v1 (the corpus as the harness wrote it) some answer differs.
+        let differs = case_dirs.iter().any(|case| {
+            let arm = |a: &str| case.join(model).join(a).join("run-1/output.md");
+            std::fs::read(arm("with_skill")).ok() != std::fs::read(arm("without_skill")).ok()
+        });
+        assert!(differs, "{model}: v1's answers differ somewhere");
+    }
+    let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
+    let suspect = rows(
+        &store,
+        "SELECT release_label, kind, subject FROM suspect_measurements ORDER BY ALL",
+    );
+    drop(store);
+    assert_eq!(suspect.len(), models.len(), "{suspect:?}");
+    assert!(suspect
+        .iter()
+        .all(|r| r["release_label"] == "v2" && r["kind"] == "identical_outputs"));
+
+    let lift = liftdb_cmd(&db)
+        .args([
+            "report",
+            "lift",
+            "--release",
+            "v2",
+            "--format",
+            "table",
+            "--max-width",
+            "100",
+        ])
+        .output()
+        .unwrap();
+    let lift = String::from_utf8_lossy(&lift.stdout);
+    assert!(
+        lift.contains(
+            "note: release v2 of sql-migration-review measures nothing here: identical_outputs ("
+        ),
+        "{lift}"
+    );
+    let html = dir.path().join("r.html");
+    liftdb_cmd(&db)
+        .args(["report", "html", "--release", "v2", "--out"])
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(page.matches("<p class=\"suspect\">").count(), models.len());
+}
+
+/// The other rules of suspect_measurements, on stores made to hold what
+/// they look for: a release whose cases all pass (then all fail) in both
+/// arms, and trigger evals where nothing triggered. The rows are set by
+/// hand in the stored tables the view reads (as a harness that measured
+/// nothing would have left them); the view names each.
+#[test]
+fn suites_that_cannot_show_lift_and_evals_that_never_triggered_are_suspect() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    liftdb_cmd(&db)
+        .args(["ingest", "-q", "--release", "r"])
+        .arg(crate::common::fixture("skill-creator-anthropic"))
+        .assert()
+        .success();
+    let sql = |q: &str| {
+        let out = liftdb_cmd(&db)
+            .args(["sql", "--format", "csv", q])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{q}: {}", stderr_of(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let kinds =
+        || sql("SELECT kind, count(*) AS n FROM suspect_measurements GROUP BY ALL ORDER BY ALL");
+    let reports = sql("SELECT count(DISTINCT source_path) FROM trigger_observation");
+    let reports: i64 = reports.lines().nth(1).unwrap().parse().unwrap();
+    assert!(reports >= 1);
+    // As ingested: the workspace's suite discriminates and its evals trigger.
+    assert!(!kinds().contains("all_"), "{}", kinds());
+    assert!(!kinds().contains("never_triggered"), "{}", kinds());
+
+    // One suite per experiment of two cases or more.
+    let suites = sql("SELECT count(*) FROM (SELECT 1 FROM case_flag_rows
+         GROUP BY release_label, skill_name, experiment HAVING count(*) >= 2)");
+    let suites: i64 = suites.lines().nth(1).unwrap().parse().unwrap();
+    assert!(suites >= 1);
+    sql("UPDATE case_flag_rows SET with_skill = 1, without_skill = 1");
+    assert!(
+        kinds().contains(&format!("all_saturated,{suites}")),
+        "{}",
+        kinds()
+    );
+    sql("UPDATE case_flag_rows SET with_skill = 0, without_skill = 0");
+    assert!(
+        kinds().contains(&format!("all_floor,{suites}")),
+        "{}",
+        kinds()
+    );
+    sql("UPDATE trigger_observation SET triggered = false, triggered_runs = 0");
+    assert!(
+        kinds().contains(&format!("never_triggered,{reports}")),
+        "{}",
+        kinds()
+    );
 }

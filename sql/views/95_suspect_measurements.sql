@@ -1,0 +1,75 @@
+-- suspect_measurements: inputs that measure nothing, whatever their numbers
+-- say. Each row names the release, skill and experiment, what is suspect
+-- (kind), which model or report (subject), and why (detail):
+--   identical_outputs  every with-skill answer of a model is byte for byte
+--                      its without-skill twin's, over two cases or more: the
+--                      skill changed nothing the runs wrote (a harness that
+--                      ran one arm twice, or a skill that never loaded);
+--   all_saturated      every case passes in both arms: no lift can show;
+--   all_floor          every case fails in both arms: no lift can show;
+--   never_triggered    a trigger eval where no query ever triggered the
+--                      skill: recall 0 for every description, and the
+--                      precision it reports (1) measured nothing.
+CREATE OR REPLACE VIEW suspect_measurements AS
+WITH answers AS (
+    SELECT r.release_label, r.skill_name, r.experiment, r.case_id, r.model, r.repetition, r.arm,
+           md5(o.output_text) AS output_md5
+    FROM run_rows r
+    JOIN run o USING (run_id)
+    WHERE r.arm IN ('with_skill', 'without_skill') AND r.scorable AND o.output_text IS NOT NULL
+),
+twins AS (
+    SELECT w.release_label, w.skill_name, w.experiment, w.model, w.case_id,
+           w.output_md5 = c.output_md5 AS identical
+    FROM answers w
+    JOIN answers c
+      ON c.release_label = w.release_label AND c.skill_name = w.skill_name
+     AND c.experiment IS NOT DISTINCT FROM w.experiment AND c.case_id = w.case_id
+     AND c.model IS NOT DISTINCT FROM w.model AND c.repetition IS NOT DISTINCT FROM w.repetition
+     AND c.arm = 'without_skill'
+    WHERE w.arm = 'with_skill'
+),
+identical AS (
+    SELECT release_label, skill_name, experiment, 'identical_outputs' AS kind,
+           coalesce(model, '(no model)') AS subject,
+           printf('all %d with-skill answers over %d cases are byte-identical to their without-skill twins',
+                  count(*), count(DISTINCT case_id)) AS detail
+    FROM twins
+    GROUP BY release_label, skill_name, experiment, model
+    HAVING count(DISTINCT case_id) >= 2 AND bool_and(identical)
+),
+suites AS (
+    SELECT release_label, skill_name, experiment,
+           CASE WHEN bool_and(with_skill = 1 AND without_skill = 1) THEN 'all_saturated'
+                WHEN bool_and(with_skill = 0 AND without_skill = 0) THEN 'all_floor' END AS kind,
+           count(*) AS cases
+    FROM case_flag_rows
+    WHERE with_skill IS NOT NULL AND without_skill IS NOT NULL
+    GROUP BY release_label, skill_name, experiment
+    HAVING count(*) >= 2
+),
+triggers AS (
+    SELECT release_label, skill_name, experiment, 'never_triggered' AS kind, source_path AS subject,
+           printf('%d observations of %d queries, none triggered the skill', count(*), count(DISTINCT query_text)) AS detail
+    FROM trigger_observation
+    GROUP BY release_label, skill_name, experiment, source_path
+    -- Per run (triggered) or per query as skill-creator counts it (triggered_runs).
+    HAVING count(*) > 0 AND NOT coalesce(bool_or(triggered), false)
+       AND coalesce(sum(triggered_runs), 0) = 0
+)
+SELECT * FROM identical
+UNION ALL
+SELECT release_label, skill_name, experiment, kind, '(every case)',
+       CASE kind WHEN 'all_saturated' THEN printf('all %d cases pass in both arms', cases)
+                 ELSE printf('all %d cases fail in both arms', cases) END
+FROM suites WHERE kind IS NOT NULL
+UNION ALL
+SELECT * FROM triggers;
+
+COMMENT ON VIEW suspect_measurements IS 'Inputs that measure nothing: with-skill answers identical to their without-skill twins, suites whose cases all pass or all fail in both arms, trigger evals where nothing ever triggered.';
+COMMENT ON COLUMN suspect_measurements.release_label IS 'Release.';
+COMMENT ON COLUMN suspect_measurements.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN suspect_measurements.experiment IS 'The experiment (runs.experiment).';
+COMMENT ON COLUMN suspect_measurements.kind IS 'identical_outputs, all_saturated, all_floor or never_triggered.';
+COMMENT ON COLUMN suspect_measurements.subject IS 'The model (identical_outputs), the trigger report (never_triggered), or (every case).';
+COMMENT ON COLUMN suspect_measurements.detail IS 'What was found, with its counts.';

@@ -1,0 +1,38 @@
+//! After a batch: what of its releases measures nothing (the
+//! suspect_measurements view: identical answers in both arms, suites that
+//! all pass or all fail, trigger evals that never triggered), for the
+//! summary to say beside its counts.
+
+use duckdb::Connection;
+
+use crate::Result;
+
+/// One suspect measurement of a release the batch wrote.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Suspect {
+    pub release: String,
+    pub skill: String,
+    pub kind: String,
+    pub subject: String,
+    pub detail: String,
+}
+
+pub(super) fn suspect_measurements(conn: &Connection, releases: &[String]) -> Result<Vec<Suspect>> {
+    // The labels as a list literal (DuckDB binds no list parameter).
+    let mut stmt = conn.prepare(&format!(
+        "SELECT release_label, skill_name, kind, subject, detail FROM suspect_measurements
+         WHERE {}
+         ORDER BY release_label, skill_name, kind, subject",
+        crate::store::aggregates::Scope::Releases(releases).filter("release_label")
+    ))?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Suspect {
+            release: r.get(0)?,
+            skill: r.get(1)?,
+            kind: r.get(2)?,
+            subject: r.get(3)?,
+            detail: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<std::result::Result<_, _>>()?)
+}
