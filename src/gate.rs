@@ -9,7 +9,9 @@
 //!   releases hold is at least −M;
 //! - `no-significant-regression`: no case whose change over its matched
 //!   units is negative with a Benjamini–Hochberg q (across the skill's
-//!   cases) at most α.
+//!   cases) at most α;
+//! - `max-invalid-rate`: in every arm, the share of runs that do not count
+//!   (not scorable) at most R.
 //!
 //! A check that cannot be decided (no such release, no baseline, no paired
 //! unit, too few units to bound an interval) is `undecided` with the reason:
@@ -44,6 +46,8 @@ pub struct GateSpec {
     pub non_inferiority_margin: Option<f64>,
     #[serde(default)]
     pub no_significant_regression: bool,
+    /// The largest share of an arm's runs that may not count.
+    pub max_invalid_rate: Option<f64>,
     /// Significance level (default 0.05).
     pub alpha: Option<f64>,
 }
@@ -57,6 +61,7 @@ impl GateSpec {
         self.min_lift.is_some()
             || self.non_inferiority_margin.is_some()
             || self.no_significant_regression
+            || self.max_invalid_rate.is_some()
     }
 }
 
@@ -144,7 +149,7 @@ fn text<'a>(row: &'a BTreeMap<String, Option<String>>, key: &str) -> &'a str {
 pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
     if !spec.checks_asked() {
         return Err(Error::Invalid(
-            "the gate checks nothing; hint: give --min-lift D, --non-inferiority-margin M or --no-significant-regression (or a --config file with them)".into(),
+            "the gate checks nothing; hint: give --min-lift D, --non-inferiority-margin M, --no-significant-regression or --max-invalid-rate R (or a --config file with them)".into(),
         ));
     }
     let mut params = Filters::new();
@@ -217,6 +222,13 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
             }
         }
     }
+    if let Some(max) = spec.max_invalid_rate {
+        let arms = rows(&query(conn, sql("invalid"), &params)?);
+        for skill in &skills {
+            let mine: Vec<_> = arms.iter().filter(|a| text(a, "skill") == skill).collect();
+            checks.push(invalid_rate(skill, &mine, max));
+        }
+    }
     if checks.is_empty() {
         checks.push(Check {
             check: "lift".into(),
@@ -282,6 +294,42 @@ fn min_lift(
         (true, true, None) => Outcome::Undecided,
     };
     check(outcome, measured)
+}
+
+/// Every arm's share of runs that do not count at most `max`; the worst
+/// arm is named.
+fn invalid_rate(skill: &str, arms: &[&BTreeMap<String, Option<String>>], max: f64) -> Check {
+    let check = checker(
+        "max-invalid-rate",
+        skill,
+        format!("in every arm, runs that do not count <= {max} of its runs"),
+    );
+    let shares: Vec<(String, f64, String)> = arms
+        .iter()
+        .filter_map(|a| {
+            let (runs, invalid) = (number(a, "runs")?, number(a, "invalid")?);
+            let reasons = match text(a, "reasons") {
+                "" => String::new(),
+                r => format!(": {r}"),
+            };
+            let said = format!(
+                "{}: {invalid} of {runs} runs do not count{reasons}",
+                text(a, "arm")
+            );
+            Some((text(a, "arm").to_string(), invalid / runs, said))
+        })
+        .collect();
+    let Some(worst) = shares
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+    else {
+        return check(Outcome::Undecided, "no runs in the release".into());
+    };
+    let outcome = match worst.1 <= max + 1e-12 {
+        true => Outcome::Pass,
+        false => Outcome::Fail,
+    };
+    check(outcome, format!("worst arm {} ({:.4})", worst.2, worst.1))
 }
 
 fn changes(units: &[&BTreeMap<String, Option<String>>]) -> Vec<f64> {

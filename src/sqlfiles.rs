@@ -303,6 +303,7 @@ pub const GATE_QUERIES: &[(&str, &str)] = &[
         "matched_units",
         include_str!("../sql/gate/matched_units.sql"),
     ),
+    ("invalid", include_str!("../sql/gate/invalid.sql")),
 ];
 
 #[cfg(test)]

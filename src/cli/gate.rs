@@ -40,6 +40,10 @@ pub struct GateArgs {
     /// (Benjamini–Hochberg across the cases).
     #[arg(long)]
     pub no_significant_regression: bool,
+    /// In every arm, the share of runs that do not count (not scorable:
+    /// no output, or not executed validly) may be at most R.
+    #[arg(long, value_name = "R")]
+    pub max_invalid_rate: Option<f64>,
     /// Significance level (default 0.05).
     #[arg(long)]
     pub alpha: Option<f64>,
@@ -70,7 +74,7 @@ fn spec(args: &GateArgs) -> anyhow::Result<GateSpec> {
                 .with_context(|| format!("reading {}", path.display()))?;
             toml::from_str(&text).with_context(|| {
                 format!(
-                    "{}: not a gate file (keys: release, baseline, skill, split, min-lift, significant, non-inferiority-margin, no-significant-regression, alpha)",
+                    "{}: not a gate file (keys: release, baseline, skill, split, min-lift, significant, non-inferiority-margin, no-significant-regression, max-invalid-rate, alpha)",
                     path.display()
                 )
             })?
@@ -89,6 +93,7 @@ fn spec(args: &GateArgs) -> anyhow::Result<GateSpec> {
     spec.min_lift = args.min_lift.or(spec.min_lift);
     spec.non_inferiority_margin = args.non_inferiority_margin.or(spec.non_inferiority_margin);
     spec.alpha = args.alpha.or(spec.alpha);
+    spec.max_invalid_rate = args.max_invalid_rate.or(spec.max_invalid_rate);
     spec.significant |= args.significant;
     spec.no_significant_regression |= args.no_significant_regression;
     Ok(spec)

@@ -310,3 +310,46 @@ fn suites_that_cannot_show_lift_and_evals_that_never_triggered_are_suspect() {
         kinds()
     );
 }
+
+/// `--max-invalid-rate`: with-skill runs whose answer is missing do not
+/// count; the gate fails when their share of the arm (counted here from the
+/// tree's folders) passes R, and passes at R.
+#[test]
+fn runs_that_do_not_count_are_held_under_a_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    let tree = dir.path().join("eval-runs");
+    copy_tree(&seh_root().join("runs/eval-runs"), &tree);
+    let with_runs: Vec<PathBuf> = walkdir::WalkDir::new(&tree)
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .filter(|p| {
+            p.join("metadata.json").exists()
+                && p.components().any(|c| c.as_os_str() == "with_skill")
+        })
+        .collect();
+    let missing = 5;
+    for run in with_runs.iter().take(missing) {
+        std::fs::remove_file(run.join("output.md")).unwrap();
+    }
+    liftdb_cmd(&db)
+        .args(["ingest", "-q", "--release", "r"])
+        .arg(&tree)
+        .arg(seh_root().join("input/evals/shared-benchmark.json"))
+        .assert()
+        .success();
+    let share = missing as f64 / with_runs.len() as f64;
+    let below = format!("{}", share - 0.001);
+    let (code, out, err) = gate(&db, &["--max-invalid-rate", &below]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "with_skill: {missing} of {} runs do not count",
+            with_runs.len()
+        )),
+        "{out}"
+    );
+    let at = format!("{share}");
+    let (code, out, _) = gate(&db, &["--max-invalid-rate", &at]);
+    assert_eq!(code, Some(0), "{out}");
+}
