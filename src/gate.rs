@@ -21,7 +21,6 @@ use std::collections::BTreeMap;
 
 use duckdb::Connection;
 
-use crate::output::{cell_text, ResultSet};
 use crate::report::{query, Filters};
 use crate::sqlfiles::GATE_QUERIES;
 use crate::stats::multiple::benjamini_hochberg;
@@ -119,24 +118,6 @@ fn sql(name: &str) -> &'static str {
     crate::sqlfiles::named(GATE_QUERIES, name)
 }
 
-/// Rows of a result as text cells by column name.
-fn rows(rs: &ResultSet) -> Vec<BTreeMap<String, Option<String>>> {
-    let names = rs.column_names();
-    rs.batches
-        .iter()
-        .flat_map(|b| {
-            let names = &names;
-            (0..b.num_rows()).map(move |i| {
-                names
-                    .iter()
-                    .zip(b.columns())
-                    .map(|(n, c)| (n.clone(), cell_text(c, i)))
-                    .collect()
-            })
-        })
-        .collect()
-}
-
 fn number(row: &BTreeMap<String, Option<String>>, key: &str) -> Option<f64> {
     row.get(key)?.as_deref()?.parse().ok()
 }
@@ -163,7 +144,7 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
             params.insert(key.into(), v.clone());
         }
     }
-    let found = rows(&query(conn, sql("releases"), &params)?);
+    let found = query(conn, sql("releases"), &params)?.text_records();
     let found = found.first().cloned().unwrap_or_default();
     if text(&found, "release_held") != "true" {
         return Err(Error::NoSuchRelease {
@@ -190,7 +171,7 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
     if let Some(b) = &baseline {
         params.insert("baseline".into(), b.clone());
     }
-    let lifts = rows(&query(conn, sql("lift"), &params)?);
+    let lifts = query(conn, sql("lift"), &params)?.text_records();
     let skills: Vec<String> = match &spec.skill {
         Some(s) => vec![s.clone()],
         None => lifts.iter().map(|r| text(r, "skill").to_string()).collect(),
@@ -204,7 +185,7 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
     }
     if spec.non_inferiority_margin.is_some() || spec.no_significant_regression {
         let units = match &baseline {
-            Some(_) => rows(&query(conn, sql("matched_units"), &params)?),
+            Some(_) => query(conn, sql("matched_units"), &params)?.text_records(),
             None => Vec::new(),
         };
         for skill in &skills {
@@ -223,7 +204,7 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
         }
     }
     if let Some(max) = spec.max_invalid_rate {
-        let arms = rows(&query(conn, sql("invalid"), &params)?);
+        let arms = query(conn, sql("invalid"), &params)?.text_records();
         for skill in &skills {
             let mine: Vec<_> = arms.iter().filter(|a| text(a, "skill") == skill).collect();
             checks.push(invalid_rate(skill, &mine, max));

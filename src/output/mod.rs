@@ -158,6 +158,22 @@ impl ResultSet {
         groups
     }
 
+    /// Every row as its cells' display text (None for NULL), in order.
+    pub fn text_rows(&self) -> Vec<Vec<Option<String>>> {
+        self.rows()
+            .map(|(batch, i)| batch.columns().iter().map(|c| cell_text(c, i)).collect())
+            .collect()
+    }
+
+    /// Every row as its cells' display text by column name.
+    pub fn text_records(&self) -> Vec<std::collections::BTreeMap<String, Option<String>>> {
+        let names = self.column_names();
+        self.text_rows()
+            .into_iter()
+            .map(|row| names.iter().cloned().zip(row).collect())
+            .collect()
+    }
+
     pub fn column_names(&self) -> Vec<String> {
         self.schema
             .fields()

@@ -63,14 +63,12 @@ pub fn find(conn: &Connection, name: &str) -> Result<String> {
     let named = Filters::from([("run".to_string(), name.to_string())]);
     let found = query(conn, sql("find"), &named)?;
     let rows: Vec<Vec<String>> = found
-        .batches
-        .iter()
-        .flat_map(|b| {
-            (0..b.num_rows()).map(move |i| {
-                (0..b.num_columns())
-                    .map(|c| cell_text(b.column(c), i).unwrap_or_else(|| "-".into()))
-                    .collect()
-            })
+        .text_rows()
+        .into_iter()
+        .map(|row| {
+            row.into_iter()
+                .map(|c| c.unwrap_or_else(|| "-".into()))
+                .collect()
         })
         .collect();
     // The run id itself wins over a folder or prefix that also matches.

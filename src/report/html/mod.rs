@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use duckdb::Connection;
 
-use crate::output::{cell_text, ResultSet};
+use crate::output::ResultSet;
 use crate::report::{query, Filters};
 use crate::sqlfiles::HTML_QUERIES;
 use crate::Result;
@@ -99,13 +99,7 @@ fn flags_table(rs: &ResultSet) -> String {
 
 /// Rows of a result as text cells (None = NULL).
 fn cells(rs: &ResultSet) -> Vec<Vec<Option<String>>> {
-    let mut out = Vec::new();
-    for batch in &rs.batches {
-        for i in 0..batch.num_rows() {
-            out.push(batch.columns().iter().map(|c| cell_text(c, i)).collect());
-        }
-    }
-    out
+    rs.text_rows()
 }
 
 fn num(c: &Option<String>) -> Option<f64> {
