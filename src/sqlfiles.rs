@@ -109,6 +109,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "release_actions",
         sql: include_str!("../sql/migrations/0020_release_actions.sql"),
     },
+    Migration {
+        version: 21,
+        name: "run_endings",
+        sql: include_str!("../sql/migrations/0021_run_endings.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
@@ -195,6 +200,10 @@ pub const VIEWS: &[(&str, &str)] = &[
         "suspect_measurements",
         include_str!("../sql/views/95_suspect_measurements.sql"),
     ),
+    (
+        "not_counted",
+        include_str!("../sql/views/96_not_counted.sql"),
+    ),
 ];
 
 /// Canned reports: `sql/reports/NAME.sql`, each with a header comment.
@@ -206,6 +215,10 @@ pub const REPORTS: &[(&str, &str)] = &[
     ),
     ("pairs", include_str!("../sql/reports/pairs.sql")),
     ("blocked", include_str!("../sql/reports/blocked.sql")),
+    (
+        "not-counted",
+        include_str!("../sql/reports/not-counted.sql"),
+    ),
     ("flags", include_str!("../sql/reports/flags.sql")),
     (
         "reliability",

@@ -1,7 +1,7 @@
 -- name: blocked
--- description: Pairs that could not be compared, with the harness's reason (missing arm, unscorable arm, missing or invalid rate).
+-- description: Pairs that could not be compared, with the harness's reason (missing arm, unscorable arm, missing or invalid rate, effort mismatch) and, for an unscorable arm, why that run does not count (stopped:truncated, served_model_mismatch …).
 -- params: release, skill, split, model, case, arm, experiment
--- compact: case, model, rep, reason
+-- compact: case, model, rep, reason, why
 SELECT
     release_label AS release,
     skill_name AS skill,
@@ -12,6 +12,7 @@ SELECT
     repetition AS rep,
     control_arm AS control,
     blocked_reason AS reason,
+    arm_reasons AS why,
     with_run_id,
     control_run_id
 FROM blocked_pair_rows

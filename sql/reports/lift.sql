@@ -29,6 +29,10 @@ SELECT
     l.units,
     l.eligible_pairs AS pairs,
     l.blocked_pairs AS blocked,
+    -- Runs of each arm that did not count (not_counted_runs), on the
+    -- release's overall row.
+    nc.with_not_counted,
+    nc.control_not_counted,
     liftdb_pyround(l.with_rate, 4) AS with_skill,
     liftdb_pyround(l.without_rate, 4) AS control_rate,
     liftdb_pyround(l.absolute_delta, 4) AS lift,
@@ -59,6 +63,10 @@ SELECT
         || CASE l.scope WHEN 'overall' THEN 'overall' WHEN 'model' THEN 'model ' || l.model
                         ELSE l.case_id END AS row_label
 FROM shown l
+LEFT JOIN not_counted_summary nc
+    ON l.row_kind = 'release' AND l.scope = 'overall'
+   AND nc.release_label = l.release_label AND nc.skill_name = l.skill_name
+   AND nc.split = l.split AND nc.control_arm = l.control_arm
 WHERE ($release IS NULL OR l.release_label = $release)
   AND ($skill IS NULL OR l.skill_name = $skill)
   AND l.split = coalesce($split, 'all')

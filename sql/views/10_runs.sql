@@ -179,7 +179,11 @@ SELECT
     act.skill_invoked,
     r.skill_tree_hash,
     r.run_dir,
-    r.batch_id
+    r.batch_id,
+    r.stop_class,
+    r.served_model,
+    r.served_model_check,
+    r.effort
 FROM run r
 LEFT JOIN case_def c
     ON c.release_label = r.release_label AND c.skill_name = r.skill_name AND c.case_id = r.case_id
@@ -219,7 +223,7 @@ COMMENT ON COLUMN runs.provider IS 'Provider the runner reported.';
 COMMENT ON COLUMN runs.scorable IS 'Has an output and executed validly: the runs every rate and pair counts (docs/metrics.md, conventions).';
 COMMENT ON COLUMN runs.output_present IS 'An output file (or outputs/ text) exists.';
 COMMENT ON COLUMN runs.execution_valid IS 'No invalid metadata, non-zero return code, timeout or runner failure marker.';
-COMMENT ON COLUMN runs.unscorable_reason IS 'Why the run is not scorable: missing_output, returncode_N, timed_out, failure_marker:..., invalid_metadata.';
+COMMENT ON COLUMN runs.unscorable_reason IS 'Why the run is not scorable, in its harness''s names: missing_output, returncode_N, timed_out, failure_marker:..., invalid_metadata, stopped:truncated, stopped:turn_limit, served_model_mismatch (skill-eval-harness); provider_error, preconditions_failed (promptfoo); missing_grading (handbook). not_counted_runs classes them.';
 COMMENT ON COLUMN runs.returncode IS 'Runner return code from metadata.';
 COMMENT ON COLUMN runs.timed_out IS 'The runner timed out (metadata timed_out or timeout).';
 COMMENT ON COLUMN runs.graded IS 'A grading exists for the run.';
@@ -263,6 +267,10 @@ COMMENT ON COLUMN runs.skill_invoked IS 'The skill loaded during the run (NULL w
 COMMENT ON COLUMN runs.skill_tree_hash IS 'Hash of the skill tree the run mounted.';
 COMMENT ON COLUMN runs.run_dir IS 'The run directory (or results file#row) it was read from.';
 COMMENT ON COLUMN runs.batch_id IS 'Ingest batch that wrote the run.';
+COMMENT ON COLUMN runs.stop_class IS 'How the agent stopped, as the harness classed it (completed, truncated, turn_limit, refused, other, unavailable); NULL when not recorded. truncated and turn_limit runs do not count.';
+COMMENT ON COLUMN runs.served_model IS 'The model that answered, as the provider reported it; NULL when not recorded.';
+COMMENT ON COLUMN runs.served_model_check IS 'Served against requested model: match, mismatch (the run does not count), mixed, unverifiable, unavailable, not_requested; NULL when not recorded.';
+COMMENT ON COLUMN runs.effort IS 'Reasoning effort requested (backend_default: the backend chose); a pair whose arms differ is not compared (pairs.blocked_reason effort_mismatch).';
 
 -- run_rows: the runs view stored, refilled first at the end of every batch
 -- for the releases it changed (src/store/aggregates/mod.rs). Every stored aggregate

@@ -39,6 +39,8 @@ joined AS (
         w.split AS with_split, n.split AS control_split,
         w.run_id AS with_run_id, n.run_id AS control_run_id,
         w.scorable AS with_scorable, n.scorable AS control_scorable,
+        w.unscorable_reason AS with_unscorable_reason, n.unscorable_reason AS control_unscorable_reason,
+        w.effort AS with_effort, n.effort AS control_effort,
         w.objective_pass_rate AS with_rate, n.objective_pass_rate AS control_rate,
         w.graded_score AS with_graded_score, n.graded_score AS control_graded_score,
         w.combined_pass_rate AS with_combined_rate, n.combined_pass_rate AS control_combined_rate
@@ -74,7 +76,13 @@ SELECT
     with_combined_rate,
     control_combined_rate,
     with_scorable,
-    control_scorable
+    control_scorable,
+    -- The harness's reason each blocking arm does not count.
+    CASE WHEN blocked_reason = 'unscorable_arm' THEN
+        concat_ws('; ',
+            CASE WHEN NOT with_scorable THEN 'with_skill: ' || coalesce(with_unscorable_reason, 'not scorable') END,
+            CASE WHEN NOT control_scorable THEN control_arm || ': ' || coalesce(control_unscorable_reason, 'not scorable') END)
+    END AS arm_reasons
 FROM (
     SELECT *,
         CASE
@@ -85,6 +93,11 @@ FROM (
             WHEN isnan(with_rate) OR isnan(control_rate) OR isinf(with_rate) OR isinf(control_rate)
                  OR with_rate NOT BETWEEN 0 AND 1 OR control_rate NOT BETWEEN 0 AND 1
                 THEN 'invalid_objective_pass_rate'
+            -- Arms run at different reasoning efforts measure two things
+            -- (skill-eval-harness after 0.6.0; earlier runs record none).
+            WHEN with_effort IS DISTINCT FROM control_effort
+                THEN CASE WHEN with_effort IS NULL OR control_effort IS NULL
+                          THEN 'effort_unrecorded_on_one_arm' ELSE 'effort_mismatch' END
         END AS blocked_reason
     FROM joined
 );
@@ -122,10 +135,11 @@ COMMENT ON COLUMN pairs.with_rate IS 'with_skill objective_pass_rate.';
 COMMENT ON COLUMN pairs.control_rate IS 'Control objective_pass_rate.';
 COMMENT ON COLUMN pairs.delta IS 'with_rate - control_rate, for eligible pairs.';
 COMMENT ON COLUMN pairs.eligible IS 'Both arms scorable with a valid rate (docs/metrics.md §M2).';
-COMMENT ON COLUMN pairs.blocked_reason IS 'Why the pair is blocked: unscorable_arm, missing_objective_pass_rate, invalid_..., missing_with_skill, missing_without_skill.';
+COMMENT ON COLUMN pairs.blocked_reason IS 'Why the pair is blocked: unscorable_arm (arm_reasons says why), missing_objective_pass_rate, invalid_..., missing_with_skill, missing_without_skill, effort_mismatch, effort_unrecorded_on_one_arm.';
 COMMENT ON COLUMN pairs.with_graded_score IS 'with_skill graded_score.';
 COMMENT ON COLUMN pairs.control_graded_score IS 'Control graded_score.';
 COMMENT ON COLUMN pairs.with_combined_rate IS 'with_skill combined_pass_rate.';
 COMMENT ON COLUMN pairs.control_combined_rate IS 'Control combined_pass_rate.';
 COMMENT ON COLUMN pairs.with_scorable IS 'The with_skill run is scorable.';
 COMMENT ON COLUMN pairs.control_scorable IS 'The control run is scorable.';
+COMMENT ON COLUMN pairs.arm_reasons IS 'For unscorable_arm: each arm that does not count with its run''s reason (runs.unscorable_reason), e.g. with_skill: stopped:truncated.';

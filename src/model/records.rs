@@ -133,6 +133,12 @@ table! {
         raw_metadata: Option<String> => "JSON",
         environment: Option<String> => "JSON",
         layout_reading: Option<String> => "VARCHAR",
+        stop_class: Option<String> => "VARCHAR",
+        stop_reason: Option<String> => "VARCHAR",
+        requested_model: Option<String> => "VARCHAR",
+        served_model: Option<String> => "VARCHAR",
+        served_model_check: Option<String> => "VARCHAR",
+        effort: Option<String> => "VARCHAR",
     }
 }
 

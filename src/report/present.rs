@@ -31,6 +31,16 @@ impl Presentation {
     }
 }
 
+/// Why runs of the releases and skills a lift report shows did not count,
+/// one sentence per release and skill (split and control arm as the lift's).
+const NOT_COUNTED: &str = "SELECT sentence FROM not_counted_summary
+                           WHERE sentence IS NOT NULL
+                             AND ($release IS NULL OR release_label = $release)
+                             AND ($skill IS NULL OR skill_name = $skill)
+                             AND split = coalesce($split, 'all')
+                             AND control_arm = coalesce($arm, 'without_skill')
+                           ORDER BY release_label, skill_name";
+
 /// The suspect measurements of the releases and skills a lift report shows,
 /// one note each.
 const SUSPECT: &str = "SELECT printf('note: release %s of %s measures nothing here: %s (%s): %s',
@@ -68,9 +78,16 @@ pub fn run_shown(
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let rs = run_via(&sentences, &taken, &mut query)?;
-        // Then what of it measures nothing, beside the sentence it would mislead.
+        // Then the runs that did not count, and what measures nothing, beside
+        // the sentence they would mislead.
+        let not_counted = query(NOT_COUNTED, &taken)?;
         let suspect = query(SUSPECT, &taken)?;
-        for batch in rs.batches.iter().chain(&suspect.batches) {
+        for batch in rs
+            .batches
+            .iter()
+            .chain(&not_counted.batches)
+            .chain(&suspect.batches)
+        {
             headline.extend(
                 (0..batch.num_rows()).filter_map(|i| output::cell_text(batch.column(0), i)),
             );

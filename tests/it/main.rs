@@ -12,6 +12,7 @@ mod formats;
 mod gate;
 mod grading;
 mod hostile;
+mod invalid_runs;
 mod ingest_behaviour;
 mod lake;
 mod releases;

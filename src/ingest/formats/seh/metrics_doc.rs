@@ -37,6 +37,13 @@ impl Fields for MetricsDoc {
         "observation_complete",
         "trace_observation_complete",
         "skill_tree_hash",
+        // how the run ended (after 0.6.0; run_dir.rs RunEnding)
+        "stop_class",
+        "stop_reason",
+        "requested_model",
+        "served_model",
+        "served_model_check",
+        "effort",
         // a trigger-run trace's observation (trigger_trace.rs)
         "triggered",
         "evidence",

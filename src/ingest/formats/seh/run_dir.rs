@@ -150,23 +150,26 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let graded_timed_out = grading_meta.map(|_| timed_out);
     let output_present = output_file.is_some();
 
+    let ending = RunEnding::read(&get);
+
     let unscorable_reason = if metadata_error.is_some() {
         Some("invalid_metadata".to_string())
     } else if !output_present {
         Some("missing_output".to_string())
-    } else if returncode.is_some_and(|c| c != 0) {
-        Some(format!("returncode_{}", returncode.unwrap_or_default()))
     } else if timed_out {
         Some("timed_out".to_string())
+    } else if returncode.is_some_and(|c| c != 0) {
+        Some(format!("returncode_{}", returncode.unwrap_or_default()))
+    } else if let Some(m) = &failure_marker {
+        Some(format!("failure_marker:{}", m.trim_start_matches('[')))
     } else {
-        failure_marker
-            .as_ref()
-            .map(|m| format!("failure_marker:{}", m.trim_start_matches('[')))
+        ending.invalid_reason()
     };
     let execution_valid = metadata_error.is_none()
         && returncode.is_none_or(|c| c == 0)
         && !timed_out
-        && failure_marker.is_none();
+        && failure_marker.is_none()
+        && ending.invalid_reason().is_none();
 
     let conflicts = identity_conflicts(metadata, &ident, model.as_deref());
     let merged = merge_metrics(docs);
@@ -206,6 +209,12 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         identity_conflicts: (!conflicts.is_empty()).then(|| Value::Array(conflicts).to_string()),
         raw_metadata,
         environment,
+        stop_class: ending.stop_class,
+        stop_reason: ending.stop_reason,
+        requested_model: ending.requested_model,
+        served_model: ending.served_model,
+        served_model_check: ending.served_model_check,
+        effort: ending.effort,
     });
 
     let (measurements, activation) = telemetry::extract(&run_id, &skill_name, &merged);
@@ -441,5 +450,55 @@ fn native_grading(
             }
             .into(),
         });
+    }
+}
+
+/// How a run ended, as skill-eval-harness records it in metadata.json after
+/// 0.6.0 (0.6.0 writes none of it, and its runs read all None).
+#[derive(Debug, Default)]
+struct RunEnding {
+    stop_class: Option<String>,
+    stop_reason: Option<String>,
+    requested_model: Option<String>,
+    served_model: Option<String>,
+    served_model_check: Option<String>,
+    effort: Option<String>,
+}
+
+impl RunEnding {
+    fn read<'a>(get: &impl Fn(&str) -> Option<&'a Value>) -> Self {
+        let text = |k: &str| get(k).and_then(Value::as_str).map(str::to_string);
+        // {requested, applied_by}: the level asked for, or the backend's own.
+        let effort = get("effort").and_then(|e| match e {
+            Value::String(s) => Some(s.clone()),
+            Value::Object(o) => o
+                .get("requested")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or_else(|| {
+                    (o.get("applied_by").and_then(Value::as_str) == Some("backend_default"))
+                        .then(|| "backend_default".to_string())
+                }),
+            _ => None,
+        });
+        RunEnding {
+            stop_class: text("stop_class"),
+            stop_reason: text("stop_reason"),
+            requested_model: text("requested_model"),
+            served_model: text("served_model"),
+            served_model_check: text("served_model_check"),
+            effort,
+        }
+    }
+
+    /// The harness's reason the run does not count, in its names: a cut-off
+    /// answer (`stopped:truncated`, `stopped:turn_limit`) or another model's
+    /// (`served_model_mismatch`) measures no capability of the skill.
+    fn invalid_reason(&self) -> Option<String> {
+        if let Some(class @ ("truncated" | "turn_limit")) = self.stop_class.as_deref() {
+            return Some(format!("stopped:{class}"));
+        }
+        (self.served_model_check.as_deref() == Some("mismatch"))
+            .then(|| "served_model_mismatch".to_string())
     }
 }
