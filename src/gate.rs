@@ -92,6 +92,10 @@ pub struct Check {
     pub measured: String,
     /// What the check requires.
     pub required: String,
+    /// When the check could not decide (or missed significance only): how
+    /// many runs would give it 80% power, from `liftdb plan`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more_runs: Option<String>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -217,7 +221,30 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
             outcome: Outcome::Undecided,
             measured: format!("no paired with/without runs in release {release}"),
             required: "a skill with eligible pairs".into(),
+            more_runs: None,
         });
+    }
+    for c in &mut checks {
+        // The lift a check needs to see: min-lift's D, non-inferiority's M
+        // (a release as good as its baseline must bound the change above −M).
+        let lift = match (c.check.as_str(), c.outcome) {
+            ("min-lift", Outcome::Undecided) => spec.min_lift,
+            ("min-lift", Outcome::Fail) if spec.significant && c.measured.contains("over") => {
+                spec.min_lift
+            }
+            ("non-inferiority", Outcome::Undecided) => spec.non_inferiority_margin,
+            _ => None,
+        };
+        if let Some(d) = lift.filter(|d| *d > 0.0) {
+            c.more_runs = crate::plan::runs_to_detect(
+                conn,
+                &release,
+                &c.skill,
+                spec.split.as_deref(),
+                d,
+                spec.alpha(),
+            )?;
+        }
     }
     Ok(Verdict {
         release,
@@ -237,6 +264,7 @@ fn checker(name: &'static str, skill: &str, required: String) -> impl Fn(Outcome
         outcome,
         measured,
         required: required.clone(),
+        more_runs: None,
     }
 }
 

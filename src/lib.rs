@@ -22,6 +22,8 @@ pub mod model;
 #[cfg(feature = "store")]
 pub mod output;
 #[cfg(feature = "store")]
+pub mod plan;
+#[cfg(feature = "store")]
 pub mod repl;
 #[cfg(feature = "store")]
 pub mod report;

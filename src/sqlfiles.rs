@@ -319,6 +319,12 @@ pub const GATE_QUERIES: &[(&str, &str)] = &[
     ("invalid", include_str!("../sql/gate/invalid.sql")),
 ];
 
+/// `liftdb plan`'s queries: `sql/plan/NAME.sql`.
+pub const PLAN_QUERIES: &[(&str, &str)] = &[
+    ("pairs", include_str!("../sql/plan/pairs.sql")),
+    ("cost", include_str!("../sql/plan/cost.sql")),
+];
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;

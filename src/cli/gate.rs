@@ -137,10 +137,14 @@ pub fn run(db: &Location, args: &GateArgs) -> anyhow::Result<i32> {
             for c in &verdict.checks {
                 let head = format!("{:<9}  {} ({})", c.outcome.word(), c.check, c.skill);
                 writeln!(out, "  {head}")?;
+                let to_decide = c.more_runs.iter().map(|m| format!("to decide: {m}"));
                 for part in [
                     format!("measured: {}", c.measured),
                     format!("required: {}", c.required),
-                ] {
+                ]
+                .into_iter()
+                .chain(to_decide)
+                {
                     for line in output::wrap(&part, width.saturating_sub(13), 0) {
                         writeln!(out, "             {line}")?;
                     }
@@ -181,9 +185,10 @@ fn summary(v: &Verdict) -> String {
     }
 }
 
-/// The checks as a result (check, skill, outcome, measured, required).
+/// The checks as a result (check, skill, outcome, measured, required,
+/// to_decide).
 fn table(v: &Verdict) -> anyhow::Result<ResultSet> {
-    let columns: [(&str, Vec<String>); 5] = [
+    let columns: [(&str, Vec<String>); 6] = [
         ("check", v.checks.iter().map(|c| c.check.clone()).collect()),
         ("skill", v.checks.iter().map(|c| c.skill.clone()).collect()),
         (
@@ -200,6 +205,13 @@ fn table(v: &Verdict) -> anyhow::Result<ResultSet> {
         (
             "required",
             v.checks.iter().map(|c| c.required.clone()).collect(),
+        ),
+        (
+            "to_decide",
+            v.checks
+                .iter()
+                .map(|c| c.more_runs.clone().unwrap_or_default())
+                .collect(),
         ),
     ];
     let schema = Arc::new(Schema::new(
@@ -233,7 +245,10 @@ fn junit(v: &Verdict) -> anyhow::Result<String> {
         };
         if c.outcome != Outcome::Pass {
             status.set_message(format!("{}: {}", c.outcome.word(), c.measured));
-            status.set_description(format!("required: {}", c.required));
+            status.set_description(match &c.more_runs {
+                Some(m) => format!("required: {}; to decide: {m}", c.required),
+                None => format!("required: {}", c.required),
+            });
         }
         let mut case = TestCase::new(format!("{} ({})", c.check, c.skill), status);
         case.set_classname(format!("liftdb.gate.{}", c.check));

@@ -6,6 +6,7 @@ mod demo;
 mod gate;
 mod ingest;
 mod lake;
+mod plan;
 mod rebuild;
 mod release;
 mod report;
@@ -93,6 +94,9 @@ pub enum Command {
     /// Pass or fail a release in CI: minimum lift, non-inferiority against a
     /// baseline, no significant regression (exit 0 pass, 1 fail, 2 undecided).
     Gate(gate::GateArgs),
+    /// How many cases and repetitions detect a lift of D at 80% power,
+    /// learnt from a release's runs, each option priced from the cost ledger.
+    Plan(plan::PlanArgs),
     /// Show the schema version, migrations, tables and views.
     Schema(schema::SchemaArgs),
     /// Ingest the bundled sample runs into a temporary store and print the main reports.
@@ -297,6 +301,7 @@ pub fn run() -> anyhow::Result<i32> {
         }
         Some(Command::Show(args)) => show::run(db, &args),
         Some(Command::Gate(args)) => gate::run(db, &args),
+        Some(Command::Plan(args)) => plan::run(db, &args),
         Some(Command::Release(args)) => release::run(db, &args),
         Some(Command::Schema(args)) => schema::run(db, &args),
         Some(Command::Demo) => demo::run(),

@@ -363,7 +363,7 @@ fn reports_over_stored_totals_give_what_the_live_views_give() {
             "blocked",
             "SELECT release_label AS release, skill_name AS skill, experiment, split,
                     case_id AS \"case\", model, repetition AS rep, control_arm AS control,
-                    blocked_reason AS reason, with_run_id, control_run_id
+                    blocked_reason AS reason, arm_reasons AS why, with_run_id, control_run_id
              FROM pairs WHERE NOT eligible AND control_arm = 'without_skill'
              ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, rep",
         ),

@@ -353,3 +353,84 @@ fn runs_that_do_not_count_are_held_under_a_rate() {
     let (code, out, _) = gate(&db, &["--max-invalid-rate", &at]);
     assert_eq!(code, Some(0), "{out}");
 }
+
+/// A min-lift that misses only its significance says how many runs would
+/// decide it: the runs `liftdb plan` gives for 80% power at the gated lift
+/// and the release's own repetitions, less the paired runs it has.
+#[test]
+fn a_gate_that_cannot_decide_says_how_many_more_runs_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = two_releases(dir.path());
+    let (code, out, err) = gate(
+        &db,
+        &[
+            "--release",
+            "v1",
+            "--split",
+            "tune",
+            "--min-lift",
+            "0.1",
+            "--significant",
+            "--format",
+            "json",
+        ],
+    );
+    let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let check = &verdict["checks"][0];
+    // The tune lift clears 0.1 (the first test) and the check still fails:
+    // on its p alone, above 0.05 over the split's units.
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        check["measured"].as_str().unwrap().starts_with("lift +0."),
+        "{check}"
+    );
+    let plan = liftdb_cmd(&db)
+        .args([
+            "plan",
+            "--release",
+            "v1",
+            "--split",
+            "tune",
+            "--lift",
+            "0.1",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let plan: serde_json::Value = serde_json::from_slice(&plan.stdout).unwrap();
+    let observed = &plan["skills"][0]["observed"];
+    let own = observed["repetitions"].as_f64().unwrap().round() as u64;
+    let option = plan["skills"][0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["repetitions"] == own)
+        .unwrap();
+    let has = 2 * observed["pairs"].as_u64().unwrap();
+    let more = option["runs"].as_u64().unwrap() - has;
+    assert!(
+        check["more_runs"].as_str().unwrap().starts_with(&format!(
+            "about {more} more runs: {} cases × {own} repetitions",
+            option["cases"]
+        )),
+        "{check}\n{option}"
+    );
+    // A check that passes says nothing of more runs.
+    let (code, out, _) = gate(
+        &db,
+        &[
+            "--release",
+            "v1",
+            "--split",
+            "tune",
+            "--min-lift",
+            "0.1",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, Some(0));
+    let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(verdict["checks"][0].get("more_runs").is_none());
+}

@@ -130,7 +130,10 @@ fn invalid_runs_block_the_pairs_the_harness_blocks_with_its_reasons() {
         } else {
             continue;
         };
-        assert!(!harness_blocked.contains_key(&key), "0.6.0 reads no {named}");
+        assert!(
+            !harness_blocked.contains_key(&key),
+            "0.6.0 reads no {named}"
+        );
         assert_eq!(ours[&key], ("unscorable_arm".into(), named));
         expected.insert(key);
     }
@@ -190,7 +193,14 @@ fn invalid_runs_block_the_pairs_the_harness_blocks_with_its_reasons() {
 
     // Each run listed with its reason and class.
     let listed = liftdb_cmd(&db)
-        .args(["report", "not-counted", "--split", "tune", "--format", "csv"])
+        .args([
+            "report",
+            "not-counted",
+            "--split",
+            "tune",
+            "--format",
+            "csv",
+        ])
         .output()
         .unwrap();
     let listed = String::from_utf8_lossy(&listed.stdout);
@@ -202,7 +212,10 @@ fn invalid_runs_block_the_pairs_the_harness_blocks_with_its_reasons() {
     ] {
         assert!(listed.contains(&format!("{class},{reason},")), "{listed}");
     }
-    assert_eq!(listed.lines().count(), 1 + changes["runs"].as_array().unwrap().len());
+    assert_eq!(
+        listed.lines().count(),
+        1 + changes["runs"].as_array().unwrap().len()
+    );
 }
 
 /// Arms run at different reasoning efforts are not compared: the pair is

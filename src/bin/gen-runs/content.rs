@@ -41,6 +41,23 @@ pub fn manifest(plan: &Plan) -> Value {
     })
 }
 
+/// What the runs are drawn from: each case's pass probability per arm. A
+/// run's three gate assertions (backfill-plan, severity-label, cites-line)
+/// each pass with it, independently, so its objective_pass_rate is
+/// Binomial(3, p) / 3; and 1 run in 100 exits 1 (not scorable).
+pub fn truth(plan: &Plan) -> Value {
+    json!({
+        "seed": plan.seed,
+        "models": plan.models,
+        "reps": plan.reps,
+        "gate_assertions": 3,
+        "failed_run_share": 0.01,
+        "cases": plan.cases.iter().map(|c| json!({
+            "id": c.id, "split": c.split, "p_without": c.p_without, "p_with": c.p_with,
+        })).collect::<Vec<_>>(),
+    })
+}
+
 /// The migration a case asks the agent to review.
 pub fn migration(case: &crate::plan::Case) -> String {
     format!(

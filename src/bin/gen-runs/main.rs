@@ -47,6 +47,11 @@ struct Args {
     /// Seed of the generator; the same seed writes the same bytes.
     #[arg(long, default_value_t = 7)]
     seed: u32,
+    /// Also write what the runs were drawn from to FILE (JSON, outside the
+    /// tree): each case's pass probability per arm, for tests that check a
+    /// statistic against the truth.
+    #[arg(long, value_name = "FILE")]
+    truth: Option<PathBuf>,
 }
 
 fn main() -> Result<()> {
@@ -68,6 +73,10 @@ fn main() -> Result<()> {
     .with_context(|| format!("cannot write {}", manifest.display()))?;
 
     write_fixtures(&args.out, &plan)?;
+    if let Some(path) = &args.truth {
+        std::fs::write(path, content::truth(&plan).to_string())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
 
     let root = args.out.join("eval-runs");
     let specs: Vec<RunSpec> = plan.runs().collect();
