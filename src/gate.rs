@@ -11,7 +11,9 @@
 //!   units is negative with a Benjamini–Hochberg q (across the skill's
 //!   cases) at most α;
 //! - `max-invalid-rate`: in every arm, the share of runs that do not count
-//!   (not scorable) at most R.
+//!   (not_counted_runs) at most R;
+//! - `fail-on`: no case with a finding asked for (the harness's case flags,
+//!   by name or preset: `FINDINGS`, `PRESETS`).
 //!
 //! A check that cannot be decided (no such release, no baseline, no paired
 //! unit, too few units to bound an interval) is `undecided` with the reason:
@@ -47,8 +49,81 @@ pub struct GateSpec {
     pub no_significant_regression: bool,
     /// The largest share of an arm's runs that may not count.
     pub max_invalid_rate: Option<f64>,
+    /// Case findings (or presets of them) that fail the gate when any case
+    /// has one (`FINDINGS`, `PRESETS`).
+    #[serde(default)]
+    pub fail_on: Vec<String>,
     /// Significance level (default 0.05).
     pub alpha: Option<f64>,
+}
+
+/// The findings `--fail-on` names, each with the harness label it matches
+/// (case_flags: an exact label, or the part before ": "); `floor` is
+/// the harness's later "floor: fails in both arms" (0.6.0 has no such
+/// label), read from the rates: both arms 0.
+pub const FINDINGS: &[(&str, &str)] = &[
+    ("saturated", "saturated/non-discriminating"),
+    ("forgettable", "structurally-pass-but-forgettable"),
+    ("no-lift", "no objective lift"),
+    ("with-skill-failed", "with-skill failure"),
+    ("flaky", "flaky repeated pass rates"),
+    ("critical", "critical-failure"),
+    ("below-reference-floor", "below-reference-floor"),
+    ("floor", "floor: fails in both arms"),
+];
+
+/// Named sets of findings: what measures nothing, what the skill got wrong.
+pub const PRESETS: &[(&str, &[&str])] = &[
+    ("measurement", &["saturated", "forgettable", "floor"]),
+    (
+        "outcome",
+        &["no-lift", "with-skill-failed", "critical", "flaky"],
+    ),
+    (
+        "all",
+        &[
+            "saturated",
+            "forgettable",
+            "no-lift",
+            "with-skill-failed",
+            "flaky",
+            "critical",
+            "below-reference-floor",
+            "floor",
+        ],
+    ),
+];
+
+/// The findings `names` asks for, presets expanded, in FINDINGS order.
+pub fn findings_asked(names: &[String]) -> Result<Vec<&'static str>> {
+    let mut asked = Vec::new();
+    for name in names {
+        let name = name.trim();
+        if let Some((_, set)) = PRESETS.iter().find(|(p, _)| *p == name) {
+            asked.extend(set.iter().copied());
+        } else if let Some((f, _)) = FINDINGS.iter().find(|(f, _)| *f == name) {
+            asked.push(*f);
+        } else {
+            return Err(Error::Invalid(format!(
+                "--fail-on {name}: no such finding; hint: findings {}; presets {}",
+                FINDINGS
+                    .iter()
+                    .map(|(f, _)| *f)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                PRESETS
+                    .iter()
+                    .map(|(p, set)| format!("{p} ({})", set.join(", ")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
+    Ok(FINDINGS
+        .iter()
+        .map(|(f, _)| *f)
+        .filter(|f| asked.contains(f))
+        .collect())
 }
 
 impl GateSpec {
@@ -61,6 +136,7 @@ impl GateSpec {
             || self.non_inferiority_margin.is_some()
             || self.no_significant_regression
             || self.max_invalid_rate.is_some()
+            || !self.fail_on.is_empty()
     }
 }
 
@@ -134,7 +210,7 @@ fn text<'a>(row: &'a BTreeMap<String, Option<String>>, key: &str) -> &'a str {
 pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
     if !spec.checks_asked() {
         return Err(Error::Invalid(
-            "the gate checks nothing; hint: give --min-lift D, --non-inferiority-margin M, --no-significant-regression or --max-invalid-rate R (or a --config file with them)".into(),
+            "the gate checks nothing; hint: give --min-lift D, --non-inferiority-margin M, --no-significant-regression, --max-invalid-rate R or --fail-on FINDINGS (or a --config file with them)".into(),
         ));
     }
     let mut params = Filters::new();
@@ -212,6 +288,14 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
         for skill in &skills {
             let mine: Vec<_> = arms.iter().filter(|a| text(a, "skill") == skill).collect();
             checks.push(invalid_rate(skill, &mine, max));
+        }
+    }
+    if !spec.fail_on.is_empty() {
+        let asked = findings_asked(&spec.fail_on)?;
+        let cases = query(conn, sql("findings"), &params)?.text_records();
+        for skill in &skills {
+            let mine: Vec<_> = cases.iter().filter(|c| text(c, "skill") == skill).collect();
+            checks.push(findings(skill, &mine, &asked));
         }
     }
     if checks.is_empty() {
@@ -339,6 +423,60 @@ fn invalid_rate(skill: &str, arms: &[&BTreeMap<String, Option<String>>], max: f6
         false => Outcome::Fail,
     };
     check(outcome, format!("worst arm {} ({:.4})", worst.2, worst.1))
+}
+
+/// No case with a finding asked for; the cases that have one are named
+/// with theirs (the harness's labels).
+fn findings(skill: &str, cases: &[&BTreeMap<String, Option<String>>], asked: &[&str]) -> Check {
+    let check = checker(
+        "fail-on",
+        skill,
+        format!("no case with a finding of: {}", asked.join(", ")),
+    );
+    if cases.is_empty() {
+        return check(
+            Outcome::Undecided,
+            "no case with an eligible pair in the release".into(),
+        );
+    }
+    let mut found = Vec::new();
+    for c in cases {
+        let labels: Vec<&str> = text(c, "flags")
+            .split(" | ")
+            .filter(|l| !l.is_empty())
+            .collect();
+        let both_zero =
+            number(c, "with_skill") == Some(0.0) && number(c, "without_skill") == Some(0.0);
+        let hits: Vec<&str> = FINDINGS
+            .iter()
+            .filter(|(name, _)| asked.contains(name))
+            .filter(|(name, label)| {
+                let labelled = labels
+                    .iter()
+                    .any(|l| l == label || l.split(": ").next() == Some(*label));
+                labelled || (*name == "floor" && both_zero)
+            })
+            .map(|(_, label)| *label)
+            .collect();
+        if !hits.is_empty() {
+            found.push(format!("{} ({})", text(c, "case"), hits.join("; ")));
+        }
+    }
+    match found.is_empty() {
+        true => check(
+            Outcome::Pass,
+            format!("{} cases, none with such a finding", cases.len()),
+        ),
+        false => check(
+            Outcome::Fail,
+            format!(
+                "{} of {} cases: {}",
+                found.len(),
+                cases.len(),
+                found.join(", ")
+            ),
+        ),
+    }
 }
 
 fn changes(units: &[&BTreeMap<String, Option<String>>]) -> Vec<f64> {

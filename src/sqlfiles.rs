@@ -312,6 +312,7 @@ pub const SHOW_QUERIES: &[(&str, &str)] = &[
 pub const GATE_QUERIES: &[(&str, &str)] = &[
     ("releases", include_str!("../sql/gate/releases.sql")),
     ("lift", include_str!("../sql/gate/lift.sql")),
+    ("findings", include_str!("../sql/gate/findings.sql")),
     (
         "matched_units",
         include_str!("../sql/gate/matched_units.sql"),

@@ -44,6 +44,11 @@ pub struct GateArgs {
     /// no output, or not executed validly) may be at most R.
     #[arg(long, value_name = "R")]
     pub max_invalid_rate: Option<f64>,
+    /// Fail when any case has one of these findings (comma-separated):
+    /// saturated, forgettable, no-lift, with-skill-failed, flaky, critical,
+    /// below-reference-floor, floor; or a preset: measurement, outcome, all.
+    #[arg(long, value_name = "FINDINGS", value_delimiter = ',')]
+    pub fail_on: Vec<String>,
     /// Significance level (default 0.05).
     #[arg(long)]
     pub alpha: Option<f64>,
@@ -74,7 +79,7 @@ fn spec(args: &GateArgs) -> anyhow::Result<GateSpec> {
                 .with_context(|| format!("reading {}", path.display()))?;
             toml::from_str(&text).with_context(|| {
                 format!(
-                    "{}: not a gate file (keys: release, baseline, skill, split, min-lift, significant, non-inferiority-margin, no-significant-regression, max-invalid-rate, alpha)",
+                    "{}: not a gate file (keys: release, baseline, skill, split, min-lift, significant, non-inferiority-margin, no-significant-regression, max-invalid-rate, fail-on, alpha)",
                     path.display()
                 )
             })?
@@ -96,6 +101,9 @@ fn spec(args: &GateArgs) -> anyhow::Result<GateSpec> {
     spec.max_invalid_rate = args.max_invalid_rate.or(spec.max_invalid_rate);
     spec.significant |= args.significant;
     spec.no_significant_regression |= args.no_significant_regression;
+    if !args.fail_on.is_empty() {
+        spec.fail_on.clone_from(&args.fail_on);
+    }
     Ok(spec)
 }
 

@@ -434,3 +434,107 @@ fn a_gate_that_cannot_decide_says_how_many_more_runs_would() {
     let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(verdict["checks"][0].get("more_runs").is_none());
 }
+
+/// `--fail-on` fails on the cases the harness flags, by the names
+/// skill-benchmark's labels carry: the expected cases are read from its
+/// tune benchmark (case_flags), floor from its rates (both arms 0).
+#[test]
+fn fail_on_names_the_cases_the_harness_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = two_releases(dir.path());
+    let harness = crate::common::reference("benchmark-tune.json.gz");
+    let flagged = |pick: &dyn Fn(&serde_json::Value) -> bool| -> Vec<String> {
+        let mut cases: Vec<String> = harness["case_flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| pick(c))
+            .map(|c| c["case_id"].as_str().unwrap().to_string())
+            .collect();
+        cases.sort();
+        cases
+    };
+    let labelled = |label: &'static str| {
+        move |c: &serde_json::Value| {
+            c["flags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f.as_str().unwrap().split(": ").next() == Some(label))
+        }
+    };
+    let saturated = flagged(&labelled("saturated/non-discriminating"));
+    let floor = flagged(&|c| c["with_skill"] == 0.0 && c["without_skill"] == 0.0);
+    let flaky = flagged(&labelled("flaky repeated pass rates"));
+    assert!(!saturated.is_empty() && !floor.is_empty() && !flaky.is_empty());
+
+    for (asked, expected) in [
+        ("saturated", saturated.clone()),
+        ("floor", floor.clone()),
+        ("flaky", flaky),
+        ("saturated,floor", {
+            let mut both = [saturated.clone(), floor.clone()].concat();
+            both.sort();
+            both.dedup();
+            both
+        }),
+    ] {
+        let (code, out, err) = gate(
+            &db,
+            &[
+                "--release",
+                "v1",
+                "--split",
+                "tune",
+                "--fail-on",
+                asked,
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(code, Some(1), "{asked}: {out}{err}");
+        let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let check = &verdict["checks"][0];
+        assert_eq!(check["check"], "fail-on");
+        let measured = check["measured"].as_str().unwrap();
+        assert!(
+            measured.starts_with(&format!("{} of ", expected.len())),
+            "{asked}: {measured}"
+        );
+        for case in &expected {
+            assert!(
+                measured.contains(&format!("{case} (")),
+                "{asked}: {case} in {measured}"
+            );
+        }
+    }
+    // The preset: what measures nothing (saturated, forgettable, floor).
+    let (code, out, _) = gate(
+        &db,
+        &[
+            "--release",
+            "v1",
+            "--split",
+            "tune",
+            "--fail-on",
+            "measurement",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, Some(1));
+    let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for case in saturated.iter().chain(&floor) {
+        assert!(verdict["checks"][0]["measured"]
+            .as_str()
+            .unwrap()
+            .contains(case.as_str()));
+    }
+    // A name that is no finding: exit 2, listing the names there are.
+    let (code, _, err) = gate(&db, &["--fail-on", "lifted"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("no such finding") && err.contains("with-skill-failed"),
+        "{err}"
+    );
+}
