@@ -9,7 +9,12 @@
 --   all_floor          every case fails in both arms: no lift can show;
 --   never_triggered    a trigger eval where no query ever triggered the
 --                      skill: recall 0 for every description, and the
---                      precision it reports (1) measured nothing.
+--                      precision it reports (1) measured nothing;
+--   zero_runs          a harness report aggregated from no run at all
+--                      (skill-creator's aggregate_benchmark over a layout it
+--                      does not read: empty runs, a delta of +0.00; a
+--                      skill-eval-harness benchmark whose every arm counts
+--                      0 runs): its figures are zeros, not measurements.
 CREATE OR REPLACE VIEW suspect_measurements AS
 WITH answers AS (
     SELECT r.release_label, r.skill_name, r.experiment, r.case_id, r.model, r.repetition, r.arm,
@@ -56,6 +61,19 @@ triggers AS (
     -- Per run (triggered) or per query as skill-creator counts it (triggered_runs).
     HAVING count(*) > 0 AND NOT coalesce(bool_or(triggered), false)
        AND coalesce(sum(triggered_runs), 0) = 0
+),
+zero_runs AS (
+    SELECT release_label, skill_name, NULL::VARCHAR AS experiment, 'zero_runs' AS kind,
+           source_path AS subject,
+           'the report aggregates 0 runs: its pass rates, times and delta are zeros, not measurements' AS detail
+    FROM peer_metric
+    WHERE report_kind IN ('skill_creator_benchmark', 'benchmark')
+    GROUP BY release_label, skill_name, source_path, report_kind
+    HAVING CASE report_kind
+               WHEN 'skill_creator_benchmark' THEN count(*) FILTER (WHERE json_path LIKE '/runs/%') = 0
+               ELSE count(*) FILTER (WHERE regexp_matches(json_path, '^/summary/[^/]+/runs$')) > 0
+                    AND max(value) FILTER (WHERE regexp_matches(json_path, '^/summary/[^/]+/runs$')) = 0
+           END
 )
 SELECT * FROM identical
 UNION ALL
@@ -64,12 +82,14 @@ SELECT release_label, skill_name, experiment, kind, '(every case)',
                  ELSE printf('all %d cases fail in both arms', cases) END
 FROM suites WHERE kind IS NOT NULL
 UNION ALL
-SELECT * FROM triggers;
+SELECT * FROM triggers
+UNION ALL
+SELECT * FROM zero_runs;
 
-COMMENT ON VIEW suspect_measurements IS 'Inputs that measure nothing: with-skill answers identical to their without-skill twins, suites whose cases all pass or all fail in both arms, trigger evals where nothing ever triggered.';
+COMMENT ON VIEW suspect_measurements IS 'Inputs that measure nothing: with-skill answers identical to their without-skill twins, suites whose cases all pass or all fail in both arms, trigger evals where nothing ever triggered, reports aggregated from zero runs.';
 COMMENT ON COLUMN suspect_measurements.release_label IS 'Release.';
 COMMENT ON COLUMN suspect_measurements.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN suspect_measurements.experiment IS 'The experiment (runs.experiment).';
-COMMENT ON COLUMN suspect_measurements.kind IS 'identical_outputs, all_saturated, all_floor or never_triggered.';
-COMMENT ON COLUMN suspect_measurements.subject IS 'The model (identical_outputs), the trigger report (never_triggered), or (every case).';
+COMMENT ON COLUMN suspect_measurements.kind IS 'identical_outputs, all_saturated, all_floor, never_triggered or zero_runs.';
+COMMENT ON COLUMN suspect_measurements.subject IS 'The model (identical_outputs), the report (never_triggered, zero_runs), or (every case).';
 COMMENT ON COLUMN suspect_measurements.detail IS 'What was found, with its counts.';

@@ -194,7 +194,8 @@ fn ingest_batch(
         }
         let mut releases = summary.other_releases.clone();
         releases.push(summary.release.clone());
-        summary.suspect_measurements = suspect::suspect_measurements(&store.conn, &releases)?;
+        summary.suspect_measurements =
+            suspect::suspect_measurements(&store.conn, &releases, counts.batch_id)?;
         summary.batch_id = Some(counts.batch_id);
         summary.runs_written = counts.runs_written;
         summary.release_recorded = !counts.release_dropped;

@@ -1,6 +1,7 @@
 //! After a batch: what of its releases measures nothing (the
 //! suspect_measurements view: identical answers in both arms, suites that
-//! all pass or all fail, trigger evals that never triggered), for the
+//! all pass or all fail, trigger evals that never triggered, reports of
+//! zero runs), for the
 //! summary to say beside its counts.
 
 use duckdb::Connection;
@@ -17,15 +18,20 @@ pub struct Suspect {
     pub detail: String,
 }
 
-pub(super) fn suspect_measurements(conn: &Connection, releases: &[String]) -> Result<Vec<Suspect>> {
-    // The labels as a list literal (DuckDB binds no list parameter).
+pub(super) fn suspect_measurements(
+    conn: &Connection,
+    releases: &[String],
+    batch_id: i64,
+) -> Result<Vec<Suspect>> {
+    // The labels as a list literal (DuckDB binds no list parameter); and a
+    // report of the batch that stored no run, whatever release it names.
     let mut stmt = conn.prepare(&format!(
         "SELECT release_label, skill_name, kind, subject, detail FROM suspect_measurements
-         WHERE {}
+         WHERE {} OR subject IN (SELECT path FROM source_file WHERE batch_id = ?)
          ORDER BY release_label, skill_name, kind, subject",
         crate::store::aggregates::Scope::Releases(releases).filter("release_label")
     ))?;
-    let rows = stmt.query_map([], |r| {
+    let rows = stmt.query_map([batch_id], |r| {
         Ok(Suspect {
             release: r.get(0)?,
             skill: r.get(1)?,

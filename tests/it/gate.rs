@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::common::{copy_tree, liftdb_cmd, rows, seh_root, stderr_of};
+use crate::common::{copy_tree, fixture, liftdb_cmd, rows, seh_root, stderr_of};
 
 /// The corpus's runs as release v1, and as v2 with every with-skill answer
 /// replaced by its without-skill twin's (same case, model, repetition).
@@ -537,4 +537,37 @@ fn fail_on_names_the_cases_the_harness_flags() {
         err.contains("no such finding") && err.contains("with-skill-failed"),
         "{err}"
     );
+}
+
+/// A report aggregated from zero runs (skill-creator's aggregate_benchmark
+/// over a layout it does not read) measures nothing, and the ingest says
+/// so; the same script's report of the real iteration does not.
+#[test]
+fn a_benchmark_of_zero_runs_is_said_to_measure_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    let zero = fixture("skill-creator-zero-runs/dockerfile-hardening-workspace");
+    let out = liftdb_cmd(&db).arg("ingest").arg(&zero).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let said = stderr_of(&out);
+    assert!(
+        said.contains("measures nothing here: zero_runs (")
+            && said.contains("iteration-1/benchmark.json"),
+        "{said}"
+    );
+    let real = dir.path().join("real.duckdb");
+    let out = liftdb_cmd(&real)
+        .arg("ingest")
+        .arg(fixture(
+            "skill-creator-anthropic/runs/dockerfile-hardening-workspace",
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let store = liftdb::store::open_read_after_upkeep(&real).unwrap();
+    assert!(rows(
+        &store,
+        "SELECT * FROM suspect_measurements WHERE kind = 'zero_runs'"
+    )
+    .is_empty());
 }
