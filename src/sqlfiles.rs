@@ -288,6 +288,10 @@ pub const HTML_QUERIES: &[(&str, &str)] = &[
     ),
     ("prune", include_str!("../sql/reports/html/prune.sql")),
     ("suspect", include_str!("../sql/reports/html/suspect.sql")),
+    (
+        "not_counted",
+        include_str!("../sql/reports/html/not_counted.sql"),
+    ),
 ];
 
 /// The query `name` of one of the lists below (`HTML_QUERIES`,

@@ -191,6 +191,20 @@ fn invalid_runs_block_the_pairs_the_harness_blocks_with_its_reasons() {
     let lift = String::from_utf8_lossy(&out.stdout);
     assert!(lift.contains(&sentence), "{sentence}\n{lift}");
 
+    // And under the HTML report's headline (every split pooled).
+    let html = dir.path().join("r.html");
+    liftdb_cmd(&db)
+        .args(["report", "html", "--out"])
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<p class=\"not-counted\">sql-migration-review, release v1: 4 of ")
+            && page.contains("2 infrastructure errors, 1 cut off, 1 served-model mismatch"),
+        "{page}"
+    );
+
     // Each run listed with its reason and class.
     let listed = liftdb_cmd(&db)
         .args([

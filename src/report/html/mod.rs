@@ -141,7 +141,7 @@ details.run{margin:2px 0 2px 16px}details.run>summary{cursor:pointer;font-size:1
 .fail{color:#b71c1c}pre{white-space:pre-wrap;background:#f8f8f8;padding:6px;font-size:11px;max-height:240px;overflow:auto}\
 .filters{position:sticky;top:0;z-index:1;background:#fff;padding:6px 0;border-bottom:1px solid #eee}.filters label{margin-right:14px}\
 [id]{scroll-margin-top:64px}p.headline{font-size:16px;font-weight:600;margin:6px 0}table.flags ul{margin:0;padding-left:16px}\
-.sort button{margin-left:6px}p.suspect{color:#8a4b00;background:#fff4e0;padding:4px 8px}";
+.sort button{margin-left:6px}p.suspect{color:#8a4b00;background:#fff4e0;padding:4px 8px}p.not-counted{color:#444;background:#f2f2f2;padding:4px 8px}";
 
 /// Opens the drill-down named by the URL's #fragment (with its parents),
 /// applies the filters, sorts the cases, and measures what a reader would
@@ -194,6 +194,7 @@ pub fn render(conn: &Connection, skill: Option<&str>, release: Option<&str>) -> 
     let sentences = query(conn, crate::report::find("lift-headline")?.sql, &params)?;
     let headline = run(conn, "headline", &params)?;
     let suspect = cells(&run(conn, "suspect", &params)?);
+    let not_counted = cells(&run(conn, "not_counted", &params)?);
     let per_case = run(conn, "per_case", &params)?;
     let releases = run(conn, "releases", &params)?;
     let cost_lift = run(conn, "cost_lift", &params)?;
@@ -219,6 +220,9 @@ pub fn render(conn: &Connection, skill: Option<&str>, release: Option<&str>) -> 
     }
     for sentence in sentences.iter().filter_map(|r| r[0].as_deref()) {
         let _ = write!(html, "<p class=\"headline\">{}</p>", esc(sentence));
+    }
+    for sentence in not_counted.iter().filter_map(|r| r[0].as_deref()) {
+        let _ = write!(html, "<p class=\"not-counted\">{}</p>", esc(sentence));
     }
     for s in &suspect {
         let field = |i: usize| esc(s[i].as_deref().unwrap_or(""));
