@@ -283,3 +283,28 @@ fn arms_at_different_efforts_are_not_compared() {
         ]
     );
 }
+
+/// A promptfoo row that errored (failureReason 2, the only reliable
+/// infrastructure signal it writes) does not count, classed an
+/// infrastructure error: as many as promptfoo's own stats.errors.
+#[test]
+fn a_promptfoo_error_row_is_an_infrastructure_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    let results = fixture("promptfoo-cached/runs/results.json");
+    liftdb_cmd(&db)
+        .arg("ingest")
+        .arg(&results)
+        .assert()
+        .success();
+    let report = read_report(&results);
+    let errors = report["results"]["stats"]["errors"].as_u64().unwrap();
+    assert!(errors > 0);
+    let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
+    let infra = rows(
+        &store,
+        "SELECT reason FROM not_counted_runs WHERE counted_as = 'infrastructure error'",
+    );
+    assert_eq!(infra.len() as u64, errors);
+    assert!(infra.iter().all(|r| r["reason"] == "provider_error"));
+}
