@@ -15,17 +15,12 @@ use liftdb::store::Location;
 
 #[derive(Args, Debug)]
 pub struct GateArgs {
-    /// The release gated (default: the latest).
-    #[arg(long)]
-    pub release: Option<String>,
+    /// The release gated, its skill and split.
+    #[command(flatten)]
+    pub scope: super::ReleaseScope,
     /// The release it is compared with (default: the one before it).
     #[arg(long)]
     pub baseline: Option<String>,
-    #[arg(long)]
-    pub skill: Option<String>,
-    /// One split (default: every split pooled).
-    #[arg(long)]
-    pub split: Option<String>,
     /// Each skill's release lift must be at least D.
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub min_lift: Option<f64>,
@@ -91,10 +86,10 @@ fn spec(args: &GateArgs) -> anyhow::Result<GateSpec> {
             field.clone_from(flag);
         }
     };
-    over(&args.release, &mut spec.release);
+    over(&args.scope.release, &mut spec.release);
     over(&args.baseline, &mut spec.baseline);
-    over(&args.skill, &mut spec.skill);
-    over(&args.split, &mut spec.split);
+    over(&args.scope.skill, &mut spec.skill);
+    over(&args.scope.split, &mut spec.split);
     spec.min_lift = args.min_lift.or(spec.min_lift);
     spec.non_inferiority_margin = args.non_inferiority_margin.or(spec.non_inferiority_margin);
     spec.alpha = args.alpha.or(spec.alpha);

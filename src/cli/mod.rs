@@ -128,6 +128,20 @@ pub struct ExportArgs {
     pub filters: FilterArgs,
 }
 
+/// The release, skill and split a decision is about (`gate`, `plan`).
+#[derive(Args, Debug, Default, Clone)]
+pub struct ReleaseScope {
+    /// The release (default: the latest).
+    #[arg(long)]
+    pub release: Option<String>,
+    /// One skill (default: each skill of the release).
+    #[arg(long)]
+    pub skill: Option<String>,
+    /// One split (default: every split pooled).
+    #[arg(long)]
+    pub split: Option<String>,
+}
+
 /// Filters shared by reports; bound as SQL parameters.
 #[derive(Args, Debug, Default, Clone)]
 pub struct FilterArgs {

@@ -16,14 +16,9 @@ pub struct PlanArgs {
     /// The lift to detect (a rate difference, e.g. 0.1).
     #[arg(long, value_name = "D")]
     pub lift: f64,
-    /// The release whose runs the plan learns from (default: the latest).
-    #[arg(long)]
-    pub release: Option<String>,
-    #[arg(long)]
-    pub skill: Option<String>,
-    /// One split (default: every split pooled).
-    #[arg(long)]
-    pub split: Option<String>,
+    /// The release whose runs the plan learns from, its skill and split.
+    #[command(flatten)]
+    pub scope: super::ReleaseScope,
     /// Power wanted.
     #[arg(long, default_value_t = 0.8)]
     pub power: f64,
@@ -57,9 +52,9 @@ pub fn run(db: &Location, args: &PlanArgs) -> anyhow::Result<i32> {
         );
     }
     let spec = PlanSpec {
-        release: args.release.clone(),
-        skill: args.skill.clone(),
-        split: args.split.clone(),
+        release: args.scope.release.clone(),
+        skill: args.scope.skill.clone(),
+        split: args.scope.split.clone(),
         lift: args.lift,
         power: args.power,
         alpha: args.alpha,

@@ -90,6 +90,15 @@ fn gate(db: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     )
 }
 
+/// `gate` of release v1's tune split with `args`, its verdict as JSON.
+fn gate_v1_tune(db: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let mut all = vec!["--release", "v1", "--split", "tune", "--format", "json"];
+    all.extend_from_slice(args);
+    let (code, out, err) = gate(db, &all);
+    let verdict = serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out}{err}"));
+    (code, verdict)
+}
+
 #[test]
 fn a_release_with_lift_passes_and_its_answers_without_the_skill_fail_non_inferiority() {
     let dir = tempfile::tempdir().unwrap();
@@ -99,21 +108,8 @@ fn a_release_with_lift_passes_and_its_answers_without_the_skill_fail_non_inferio
     let v1 = unit_lifts(&db, "v1", Some("tune"));
     let lift = v1.values().sum::<f64>() / v1.len() as f64;
     assert!(lift >= 0.1, "the corpus's tune lift {lift}");
-    let (code, out, err) = gate(
-        &db,
-        &[
-            "--release",
-            "v1",
-            "--split",
-            "tune",
-            "--min-lift",
-            "0.1",
-            "--format",
-            "json",
-        ],
-    );
-    assert_eq!(code, Some(0), "{out}{err}");
-    let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (code, verdict) = gate_v1_tune(&db, &["--min-lift", "0.1"]);
+    assert_eq!(code, Some(0), "{verdict}");
     let check = &verdict["checks"][0];
     assert_eq!(check["check"], "min-lift");
     assert_eq!(check["outcome"], "pass");
@@ -361,25 +357,11 @@ fn runs_that_do_not_count_are_held_under_a_rate() {
 fn a_gate_that_cannot_decide_says_how_many_more_runs_would() {
     let dir = tempfile::tempdir().unwrap();
     let db = two_releases(dir.path());
-    let (code, out, err) = gate(
-        &db,
-        &[
-            "--release",
-            "v1",
-            "--split",
-            "tune",
-            "--min-lift",
-            "0.1",
-            "--significant",
-            "--format",
-            "json",
-        ],
-    );
-    let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (code, verdict) = gate_v1_tune(&db, &["--min-lift", "0.1", "--significant"]);
     let check = &verdict["checks"][0];
     // The tune lift clears 0.1 (the first test) and the check still fails:
     // on its p alone, above 0.05 over the split's units.
-    assert_eq!(code, Some(1), "{out}{err}");
+    assert_eq!(code, Some(1), "{verdict}");
     assert!(
         check["measured"].as_str().unwrap().starts_with("lift +0."),
         "{check}"
@@ -417,21 +399,8 @@ fn a_gate_that_cannot_decide_says_how_many_more_runs_would() {
         "{check}\n{option}"
     );
     // A check that passes says nothing of more runs.
-    let (code, out, _) = gate(
-        &db,
-        &[
-            "--release",
-            "v1",
-            "--split",
-            "tune",
-            "--min-lift",
-            "0.1",
-            "--format",
-            "json",
-        ],
-    );
+    let (code, verdict) = gate_v1_tune(&db, &["--min-lift", "0.1"]);
     assert_eq!(code, Some(0));
-    let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(verdict["checks"][0].get("more_runs").is_none());
 }
 
@@ -479,21 +448,8 @@ fn fail_on_names_the_cases_the_harness_flags() {
             both
         }),
     ] {
-        let (code, out, err) = gate(
-            &db,
-            &[
-                "--release",
-                "v1",
-                "--split",
-                "tune",
-                "--fail-on",
-                asked,
-                "--format",
-                "json",
-            ],
-        );
-        assert_eq!(code, Some(1), "{asked}: {out}{err}");
-        let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let (code, verdict) = gate_v1_tune(&db, &["--fail-on", asked]);
+        assert_eq!(code, Some(1), "{asked}: {verdict}");
         let check = &verdict["checks"][0];
         assert_eq!(check["check"], "fail-on");
         let measured = check["measured"].as_str().unwrap();
@@ -509,21 +465,8 @@ fn fail_on_names_the_cases_the_harness_flags() {
         }
     }
     // The preset: what measures nothing (saturated, forgettable, floor).
-    let (code, out, _) = gate(
-        &db,
-        &[
-            "--release",
-            "v1",
-            "--split",
-            "tune",
-            "--fail-on",
-            "measurement",
-            "--format",
-            "json",
-        ],
-    );
+    let (code, verdict) = gate_v1_tune(&db, &["--fail-on", "measurement"]);
     assert_eq!(code, Some(1));
-    let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
     for case in saturated.iter().chain(&floor) {
         assert!(verdict["checks"][0]["measured"]
             .as_str()
