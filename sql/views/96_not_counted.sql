@@ -30,6 +30,18 @@ CREATE OR REPLACE MACRO liftdb_not_counted_as(reason) AS
         ELSE reason
     END;
 
+-- liftdb_not_counted_phrase(class, n): "2 infrastructure errors", "1 cut
+-- off", "3 without output" — n runs of a class, in words.
+CREATE OR REPLACE MACRO liftdb_not_counted_phrase(class, n) AS
+    n || ' ' || CASE class
+        WHEN 'infrastructure error' THEN CASE WHEN n = 1 THEN 'infrastructure error' ELSE 'infrastructure errors' END
+        WHEN 'served-model mismatch' THEN CASE WHEN n = 1 THEN 'served-model mismatch' ELSE 'served-model mismatches' END
+        WHEN 'missing output' THEN 'without output'
+        WHEN 'invalid metadata' THEN 'with invalid metadata'
+        WHEN 'precondition failed' THEN 'failing a precondition'
+        WHEN 'no objective checks' THEN 'without an objective check'
+        ELSE class END;
+
 CREATE OR REPLACE VIEW not_counted_runs AS
 WITH answer_runs AS (
     SELECT *,
@@ -103,14 +115,7 @@ classes AS (
 ),
 said AS (
     SELECT release_label, skill_name, split, control_arm,
-           string_agg(runs || ' ' || CASE counted_as
-                   WHEN 'infrastructure error' THEN CASE WHEN runs = 1 THEN 'infrastructure error' ELSE 'infrastructure errors' END
-                   WHEN 'served-model mismatch' THEN CASE WHEN runs = 1 THEN 'served-model mismatch' ELSE 'served-model mismatches' END
-                   WHEN 'missing output' THEN 'without output'
-                   WHEN 'invalid metadata' THEN 'with invalid metadata'
-                   WHEN 'precondition failed' THEN 'failing a precondition'
-                   WHEN 'no objective checks' THEN 'without an objective check'
-                   ELSE counted_as END,
+           string_agg(liftdb_not_counted_phrase(counted_as, runs),
                ', ' ORDER BY runs DESC, counted_as) AS reasons
     FROM classes
     GROUP BY ALL

@@ -7,6 +7,7 @@
 
 mod counts;
 mod loose_files;
+mod not_counted;
 mod options;
 mod plan;
 mod progress;
@@ -30,6 +31,7 @@ use crate::sys::timings::Timings;
 use crate::Result;
 
 pub use counts::{GradingCounts, LayoutCounts};
+pub use not_counted::NotCounted;
 pub use options::IngestOptions;
 pub use release::DEFAULT_RELEASE;
 pub use report_runs::ReportWithoutRuns;
@@ -196,6 +198,7 @@ fn ingest_batch(
         releases.push(summary.release.clone());
         summary.suspect_measurements =
             suspect::suspect_measurements(&store.conn, &releases, counts.batch_id)?;
+        summary.not_counted = not_counted::not_counted(&store.conn, &releases)?;
         summary.batch_id = Some(counts.batch_id);
         summary.runs_written = counts.runs_written;
         summary.release_recorded = !counts.release_dropped;

@@ -53,6 +53,8 @@ pub struct IngestSummary {
     pub reports_without_runs: Vec<super::ReportWithoutRuns>,
     /// What of the batch's releases measures nothing (suspect_measurements).
     pub suspect_measurements: Vec<super::Suspect>,
+    /// Answer runs of the batch's releases that do not count, and why.
+    pub not_counted: Vec<super::NotCounted>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -118,5 +120,6 @@ pub(super) fn assemble(
         layout: runs.map(|r| r.layout.clone()).unwrap_or_default(),
         reports_without_runs: Vec::new(),
         suspect_measurements: Vec::new(),
+        not_counted: Vec::new(),
     }
 }

@@ -188,6 +188,12 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
             r.path, r.results, s.release
         );
     }
+    for n in &s.not_counted {
+        eprintln!(
+            "note: release '{}' of {}: {} of {} runs do not count ({}); their pairs are left out of the lift (liftdb report not-counted)",
+            n.release, n.skill, n.not_counted, n.runs, n.reasons
+        );
+    }
     for m in &s.suspect_measurements {
         eprintln!(
             "note: release '{}' of {} measures nothing here: {} ({}): {} (liftdb sql \"SELECT * FROM suspect_measurements\")",

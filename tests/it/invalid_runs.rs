@@ -14,8 +14,9 @@ use crate::common::{copy_tree, fixture, liftdb_cmd, read_report, rows, seh_root,
 
 type PairKey = (String, String, i64);
 
-/// The corpus's runs with `changes.json` applied, ingested as release v1.
-fn store_with_changes(dir: &Path) -> (PathBuf, Value) {
+/// The corpus's runs with `changes.json` applied, ingested as release v1;
+/// and what the ingest said.
+fn store_with_changes(dir: &Path) -> (PathBuf, Value, String) {
     let changes = read_report(&fixture("seh-invalid-runs/changes.json"));
     let runs = dir.join("runs/eval-runs");
     copy_tree(&seh_root().join("runs/eval-runs"), &runs);
@@ -30,7 +31,7 @@ fn store_with_changes(dir: &Path) -> (PathBuf, Value) {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
-    (db, changes)
+    (db, changes, stderr_of(&out))
 }
 
 /// One change of changes.json, as make_fixture.sh applies it: keys set in
@@ -60,7 +61,20 @@ fn key_of(change: &Value) -> (PairKey, String) {
 #[test]
 fn invalid_runs_block_the_pairs_the_harness_blocks_with_its_reasons() {
     let dir = tempfile::tempdir().unwrap();
-    let (db, changes) = store_with_changes(dir.path());
+    let (db, changes, said) = store_with_changes(dir.path());
+    // The ingest says it, over every run folder of the tree (all arms).
+    let folders = walkdir::WalkDir::new(seh_root().join("runs/eval-runs"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir() && e.file_name().to_string_lossy().starts_with("run-"))
+        .count();
+    assert!(
+        said.contains(&format!(
+            "note: release 'v1' of sql-migration-review: 4 of {folders} runs do not count \
+             (2 infrastructure errors, 1 cut off, 1 served-model mismatch)"
+        )),
+        "{said}"
+    );
     let harness = read_report(&fixture("seh-invalid-runs/benchmark-tune.json.gz"));
 
     // The harness's blocked pairs: a (case, model, run) with an arm it
