@@ -63,7 +63,7 @@ SELECT
         || CASE l.scope WHEN 'overall' THEN 'overall' WHEN 'model' THEN 'model ' || l.model
                         ELSE l.case_id END AS row_label
 FROM shown l
-LEFT JOIN not_counted_summary nc
+LEFT JOIN not_counted_summary_rows nc
     ON l.row_kind = 'release' AND l.scope = 'overall'
    AND nc.release_label = l.release_label AND nc.skill_name = l.skill_name
    AND nc.split = l.split AND nc.control_arm = l.control_arm

@@ -1,3 +1,5 @@
+-- stored: not_counted_summary_rows
+-- stored view: not_counted_summary
 -- not_counted_runs: the answer runs that do not count in the lift, each with
 -- its harness's reason (runs.unscorable_reason) and what that reason is, in
 -- words (counted_as). A run that does not count blocks its pair (pairs:
@@ -42,20 +44,24 @@ CREATE OR REPLACE MACRO liftdb_not_counted_phrase(class, n) AS
         WHEN 'no objective checks' THEN 'without an objective check'
         ELSE class END;
 
-CREATE OR REPLACE VIEW not_counted_runs AS
+-- not_counted_runs_in(releases): those of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO not_counted_runs_in(releases) AS TABLE
 WITH answer_runs AS (
     SELECT *,
            CASE WHEN NOT scorable THEN coalesce(unscorable_reason, 'not scorable')
                 WHEN NOT graded THEN 'not_graded'
                 WHEN objective_pass_rate IS NULL THEN 'no_objective_checks' END AS reason
-    FROM run_rows
+    FROM run_rows_in(releases)
     WHERE population = 'answer'
 )
 SELECT release_label, skill_name, experiment, split, case_id, model, arm, repetition, run_id,
-       reason, liftdb_not_counted_as(reason) AS counted_as,
-       release_label AS release, skill_name AS skill, case_id AS "case", repetition AS rep
+       reason, liftdb_not_counted_as(reason) AS counted_as
 FROM answer_runs
 WHERE reason IS NOT NULL;
+
+CREATE OR REPLACE VIEW not_counted_runs AS
+SELECT *, release_label AS release, skill_name AS skill, case_id AS "case", repetition AS rep
+FROM not_counted_runs_in(NULL);
 
 COMMENT ON VIEW not_counted_runs IS 'Answer runs that do not count in the lift (not scorable, not graded, or without an objective check), with the harness''s reason and its class in words; their pairs are blocked.';
 COMMENT ON COLUMN not_counted_runs.release_label IS 'Release.';
@@ -78,18 +84,26 @@ COMMENT ON COLUMN not_counted_runs.rep IS 'The same as repetition, as the report
 -- control arm, how many runs of the with-skill and control arms did not
 -- count and why, in one sentence (report lift prints it under its headline
 -- when any run did not count).
-CREATE OR REPLACE VIEW not_counted_summary AS
-WITH arms AS (
+-- not_counted_summary_in(releases): that of the releases listed (NULL:
+-- every release). Stored (not_counted_summary_rows): report lift joins it
+-- on every call.
+CREATE OR REPLACE MACRO not_counted_summary_in(releases) AS TABLE
+WITH answer AS (
+    SELECT release_label, skill_name, split, arm, run_id FROM run_rows_in(releases)
+    WHERE population = 'answer'
+),
+arms AS (
     SELECT DISTINCT release_label, skill_name, arm AS control_arm
-    FROM run_rows
-    WHERE population = 'answer' AND arm <> 'with_skill'
+    FROM answer
+    WHERE arm <> 'with_skill'
 ),
 runs_by_split AS (
-    SELECT release_label, skill_name, coalesce(split, '(none)') AS split, arm, run_id FROM run_rows
-    WHERE population = 'answer'
+    SELECT release_label, skill_name, coalesce(split, '(none)') AS split, arm, run_id FROM answer
     UNION ALL
-    SELECT release_label, skill_name, 'all', arm, run_id FROM run_rows
-    WHERE population = 'answer'
+    SELECT release_label, skill_name, 'all', arm, run_id FROM answer
+),
+not_counted AS (
+    SELECT run_id, counted_as FROM not_counted_runs_in(releases)
 ),
 per_arm AS (
     SELECT a.release_label, a.skill_name, r.split, a.control_arm,
@@ -101,7 +115,7 @@ per_arm AS (
     JOIN runs_by_split r
       ON r.release_label = a.release_label AND r.skill_name = a.skill_name
      AND r.arm IN ('with_skill', a.control_arm)
-    LEFT JOIN not_counted_runs n ON n.run_id = r.run_id
+    LEFT JOIN not_counted n ON n.run_id = r.run_id
     GROUP BY ALL
 ),
 classes AS (
@@ -110,7 +124,7 @@ classes AS (
     JOIN runs_by_split r
       ON r.release_label = a.release_label AND r.skill_name = a.skill_name
      AND r.arm IN ('with_skill', a.control_arm)
-    JOIN not_counted_runs n ON n.run_id = r.run_id
+    JOIN not_counted n ON n.run_id = r.run_id
     GROUP BY ALL
 ),
 said AS (
@@ -130,10 +144,13 @@ SELECT p.release_label, p.skill_name, p.split, p.control_arm,
                   p.with_not_counted, p.with_runs,
                   CASE p.control_arm WHEN 'without_skill' THEN 'without' ELSE p.control_arm END,
                   p.control_not_counted, p.control_runs, s.reasons)
-       END AS sentence,
-       p.release_label AS release, p.skill_name AS skill, p.control_arm AS control
+       END AS sentence
 FROM per_arm p
 LEFT JOIN said s USING (release_label, skill_name, split, control_arm);
+
+CREATE OR REPLACE VIEW not_counted_summary AS
+SELECT *, release_label AS release, skill_name AS skill, control_arm AS control
+FROM not_counted_summary_in(NULL);
 
 COMMENT ON VIEW not_counted_summary IS 'Per release, skill, split and control arm: runs of each arm and how many did not count (not_counted_runs), with one sentence saying why.';
 COMMENT ON COLUMN not_counted_summary.release_label IS 'Release.';
@@ -148,3 +165,8 @@ COMMENT ON COLUMN not_counted_summary.sentence IS 'N of M runs did not count (pe
 COMMENT ON COLUMN not_counted_summary.release IS 'The same as release_label, as the reports name it.';
 COMMENT ON COLUMN not_counted_summary.skill IS 'The same as skill_name, as the reports name it.';
 COMMENT ON COLUMN not_counted_summary.control IS 'The same as control_arm, as the reports name it.';
+
+-- not_counted_summary_rows: not_counted_summary stored, refilled at the end
+-- of every batch for the releases it changed (src/store/aggregates/mod.rs).
+CREATE OR REPLACE TABLE not_counted_summary_rows AS SELECT * FROM not_counted_summary_in(NULL) LIMIT 0;
+COMMENT ON TABLE not_counted_summary_rows IS 'not_counted_summary stored by every batch for the releases it changed (what report lift, its headline and the HTML read); equal to not_counted_summary (liftdb check verifies).';

@@ -33,7 +33,7 @@ impl Presentation {
 
 /// Why runs of the releases and skills a lift report shows did not count,
 /// one sentence per release and skill (split and control arm as the lift's).
-const NOT_COUNTED: &str = "SELECT sentence FROM not_counted_summary
+const NOT_COUNTED: &str = "SELECT sentence FROM not_counted_summary_rows
                            WHERE sentence IS NOT NULL
                              AND ($release IS NULL OR release_label = $release)
                              AND ($skill IS NULL OR skill_name = $skill)
