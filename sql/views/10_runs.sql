@@ -163,7 +163,9 @@ SELECT
     liftdb_token_count(m.output_tokens) AS output_tokens,
     liftdb_token_count(m.total_tokens) AS total_tokens,
     liftdb_token_count(m.cache_read_tokens) AS cache_read_tokens,
-    coalesce(m.tokens_availability, 'unavailable') AS tokens_availability,
+    -- A count liftdb_token_count refuses (below 0, beyond 10^12) is no count.
+    CASE WHEN m.total_tokens IS NOT NULL AND liftdb_token_count(m.total_tokens) IS NULL THEN 'unavailable'
+         ELSE coalesce(m.tokens_availability, 'unavailable') END AS tokens_availability,
     m.tokens_provenance,
     m.cost,
     m.cost_currency,
@@ -250,7 +252,7 @@ COMMENT ON COLUMN runs.input_tokens IS 'Input tokens, an integer (NULL when unav
 COMMENT ON COLUMN runs.output_tokens IS 'Output tokens, an integer (NULL when unavailable, or when the harness wrote no count: below 0 or beyond 10^12).';
 COMMENT ON COLUMN runs.total_tokens IS 'Total tokens, an integer (NULL when unavailable, or when the harness wrote no count: below 0 or beyond 10^12).';
 COMMENT ON COLUMN runs.cache_read_tokens IS 'Cache-read input tokens, an integer (NULL when unavailable, or when the harness wrote no count: below 0 or beyond 10^12).';
-COMMENT ON COLUMN runs.tokens_availability IS 'available or unavailable.';
+COMMENT ON COLUMN runs.tokens_availability IS 'available or unavailable (a total below 0 or beyond 10^12 is no count: unavailable, total_tokens NULL).';
 COMMENT ON COLUMN runs.tokens_provenance IS 'Where the token count comes from: provider_reported, trace_normalized, legacy_unverified, ...';
 COMMENT ON COLUMN runs.cost IS 'Exact cost amount (DECIMAL) in cost_currency; NULL when unavailable.';
 COMMENT ON COLUMN runs.cost_currency IS 'Currency of cost.';

@@ -177,3 +177,34 @@ fn a_huge_output_file_is_ingested() {
         .unwrap();
     assert!(len >= 200 * 1024 * 1024);
 }
+
+/// A token count no run can have (1e23 in the run's metrics) is no count:
+/// the run's total_tokens reads NULL and its tokens unavailable, never a
+/// figure and never "available"; the run itself is ingested.
+#[test]
+fn an_impossible_token_count_is_unavailable() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("eval-runs");
+    copy_tree(&crate::common::seh_root().join("runs/eval-runs"), &runs);
+    let run = runs.join("add-not-null-column/claude-haiku-4-5/with_skill/run-1");
+    for name in ["metrics.json", "metadata.json"] {
+        let path = run.join(name);
+        let mut doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        doc["total_tokens"] = serde_json::json!(1e23);
+        doc["telemetry"]["measurements"]["total_tokens"]["value"] = serde_json::json!(1e23);
+        std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    }
+    let mut ts = new_store();
+    let summary = ingest_paths(&mut ts, &[runs]);
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    let found = rows(
+        &ts.store,
+        "SELECT total_tokens, tokens_availability FROM runs
+         WHERE case_id = 'add-not-null-column' AND model = 'claude-haiku-4-5'
+           AND arm = 'with_skill' AND repetition = 1",
+    );
+    assert_eq!(found.len(), 1);
+    assert!(found[0]["total_tokens"].is_null(), "{found:?}");
+    assert_eq!(found[0]["tokens_availability"], "unavailable");
+}
