@@ -112,6 +112,12 @@ pub fn plan(conn: &Connection, spec: &PlanSpec) -> Result<Plan> {
             spec.lift
         )));
     }
+    let share = |x: f64| x > 0.0 && x < 1.0;
+    if !share(spec.power) || !share(spec.alpha) {
+        return Err(Error::Invalid(
+            "--power and --alpha are shares in (0, 1); hint: --power 0.8 --alpha 0.05 are the defaults".into(),
+        ));
+    }
     let mut params = Filters::new();
     for (key, value) in [
         ("release", &spec.release),

@@ -22,15 +22,17 @@ pub struct NotCounted {
 }
 
 pub(super) fn not_counted(conn: &Connection, releases: &[String]) -> Result<Vec<NotCounted>> {
-    // The labels as a list literal (DuckDB binds no list parameter).
+    // The labels as a list literal (DuckDB binds no list parameter); only
+    // the batch's releases are read, whatever the store holds besides.
+    let scope = crate::store::aggregates::Scope::Releases(releases).argument();
     let mut stmt = conn.prepare(&format!(
         "WITH answer AS (
-             SELECT release_label, skill_name, count(*) AS runs FROM run_rows
-             WHERE population = 'answer' AND {} GROUP BY ALL
+             SELECT release_label, skill_name, count(*) AS runs FROM run_rows_in({scope})
+             WHERE population = 'answer' GROUP BY ALL
          ),
          classes AS (
              SELECT release_label, skill_name, counted_as, count(*) AS n
-             FROM not_counted_runs GROUP BY ALL
+             FROM not_counted_runs_in({scope}) GROUP BY ALL
          )
          SELECT a.release_label, a.skill_name, a.runs::UBIGINT, sum(c.n)::UBIGINT,
                 list(c.counted_as ORDER BY c.n DESC, c.counted_as),
@@ -38,8 +40,7 @@ pub(super) fn not_counted(conn: &Connection, releases: &[String]) -> Result<Vec<
                 string_agg(liftdb_not_counted_phrase(c.counted_as, c.n), ', ' ORDER BY c.n DESC, c.counted_as)
          FROM answer a JOIN classes c USING (release_label, skill_name)
          GROUP BY ALL
-         ORDER BY a.release_label, a.skill_name",
-        crate::store::aggregates::Scope::Releases(releases).filter("release_label")
+         ORDER BY a.release_label, a.skill_name"
     ))?;
     let rows = stmt.query_map([], |r| {
         let classes: duckdb::types::Value = r.get(4)?;

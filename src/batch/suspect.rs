@@ -25,9 +25,14 @@ pub(super) fn suspect_measurements(
 ) -> Result<Vec<Suspect>> {
     // The labels as a list literal (DuckDB binds no list parameter); and a
     // report of the batch that stored no run, whatever release it names.
+    // Two selects, not one OR: each filter reaches the view's branches, so
+    // the other releases' answers are never compared.
     let mut stmt = conn.prepare(&format!(
         "SELECT release_label, skill_name, kind, subject, detail FROM suspect_measurements
-         WHERE {} OR subject IN (SELECT path FROM source_file WHERE batch_id = ?)
+         WHERE {}
+         UNION
+         SELECT release_label, skill_name, kind, subject, detail FROM suspect_measurements
+         WHERE kind = 'zero_runs' AND subject IN (SELECT path FROM source_file WHERE batch_id = ?)
          ORDER BY release_label, skill_name, kind, subject",
         crate::store::aggregates::Scope::Releases(releases).filter("release_label")
     ))?;

@@ -45,12 +45,6 @@ pub enum PlanFormat {
 }
 
 pub fn run(db: &Location, args: &PlanArgs) -> anyhow::Result<i32> {
-    let share = |x: f64| x > 0.0 && x < 1.0;
-    if !share(args.power) || !share(args.alpha) {
-        anyhow::bail!(
-            "--power and --alpha are shares in (0, 1); hint: --power 0.8 --alpha 0.05 are the defaults"
-        );
-    }
     let spec = PlanSpec {
         release: args.scope.release.clone(),
         skill: args.scope.skill.clone(),

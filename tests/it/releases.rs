@@ -3,7 +3,7 @@
 //! drop` takes it and all it holds out (its batches kept in the ledger, its
 //! files read again by the next ingest), and `rebuild` makes both again.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::common::{fixture, liftdb_cmd, stderr_of};
 
@@ -45,16 +45,22 @@ fn derived_and_named(dir: &Path) -> std::path::PathBuf {
     db
 }
 
-#[test]
-fn rebuild_keeps_skill_creator_iterations_as_releases_and_a_named_release_whole() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = derived_and_named(dir.path());
-    let new = dir.path().join("new.duckdb");
-    liftdb_cmd(&db)
+/// `liftdb rebuild` of `db` into `dir`/new.duckdb.
+fn rebuilt(db: &Path, dir: &Path) -> PathBuf {
+    let new = dir.join("new.duckdb");
+    liftdb_cmd(db)
         .args(["rebuild", "--out"])
         .arg(&new)
         .assert()
         .success();
+    new
+}
+
+#[test]
+fn rebuild_keeps_skill_creator_iterations_as_releases_and_a_named_release_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = derived_and_named(dir.path());
+    let new = rebuilt(&db, dir.path());
     // The workspace's iteration folders are its releases, in both stores.
     let iterations: Vec<String> = std::fs::read_dir(
         fixture("skill-creator-anthropic").join("runs/dockerfile-hardening-workspace"),
@@ -164,12 +170,7 @@ fn a_release_renamed_keeps_its_runs_and_numbers_and_a_dropped_one_can_come_back(
     liftdb_cmd(&db).arg("check").assert().success();
 
     // The rebuild makes the store as it is now: the rename and the drop again.
-    let new = dir.path().join("new.duckdb");
-    liftdb_cmd(&db)
-        .args(["rebuild", "--out"])
-        .arg(&new)
-        .assert()
-        .success();
+    let new = rebuilt(&db, dir.path());
     assert_eq!(csv(&new, RUNS_PER_RELEASE), csv(&db, RUNS_PER_RELEASE));
     assert_eq!(csv(&new, TREND), csv(&db, TREND));
 

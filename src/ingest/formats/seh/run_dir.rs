@@ -151,6 +151,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let output_present = output_file.is_some();
 
     let ending = RunEnding::read(&get);
+    let ending_reason = ending.invalid_reason();
 
     let unscorable_reason = if metadata_error.is_some() {
         Some("invalid_metadata".to_string())
@@ -163,13 +164,13 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     } else if let Some(m) = &failure_marker {
         Some(format!("failure_marker:{}", m.trim_start_matches('[')))
     } else {
-        ending.invalid_reason()
+        ending_reason.clone()
     };
     let execution_valid = metadata_error.is_none()
         && returncode.is_none_or(|c| c == 0)
         && !timed_out
         && failure_marker.is_none()
-        && ending.invalid_reason().is_none();
+        && ending_reason.is_none();
 
     let conflicts = identity_conflicts(metadata, &ident, model.as_deref());
     let merged = merge_metrics(docs);
