@@ -21,8 +21,37 @@ pub enum Error {
     #[error("lake {lake} could not be attached (DuckDB: {detail}); check that its PostgreSQL server is reachable with those settings, and give --data-path DIR when the lake is new")]
     LakeUnreachable { lake: String, detail: String },
 
-    #[error("the DuckLake extensions could not be loaded from {dir} (DuckDB: {detail}); liftdb never downloads them: put ducklake and postgres_scanner of DuckDB 1.5.5 there (pip download duckdb-extension-ducklake==1.5.5 duckdb-extension-postgres-scanner==1.5.5 gives them; see docs/guide.md, team mode) and give --extension-dir DIR")]
-    LakeExtensions { dir: String, detail: String },
+    #[error("the DuckDB extension {name} ({version}) could not be loaded from {dir}{detail}; liftdb never downloads extensions: `pip download {}=={} --no-deps -d DIR` fetches it, and --extension-dir DIR (LIFTDB_EXTENSION_DIR) takes the wheels as they are, the wheels unzipped, or DuckDB's own layout (see docs/guide.md, team mode)", crate::store::extensions::package_of(.name), .version.trim_start_matches('v'))]
+    LakeExtensions {
+        name: String,
+        version: String,
+        dir: String,
+        detail: String,
+    },
+
+    #[error("object storage{}: {}{}; nothing is stored", at_url(.url), .problem.said(), storage_says(.detail))]
+    ObjectStorage {
+        url: String,
+        problem: crate::store::object_storage::Problem,
+        detail: String,
+    },
+
+    /// Another writer committed this batch's runs or files while it ran
+    /// (two jobs storing one tree at once): the batch is tried again, and
+    /// then finds them stored.
+    #[error("batch{} stored the same runs while this one ran; this batch was not committed", plural_batches(.batches))]
+    StoredMeanwhile { batches: Vec<i64> },
+
+    #[error("release '{release}' already holds {count} of these runs' identities with other content, read from another tree (e.g. {dir} has the identity of {other}); nothing is stored. A release split across jobs that number their runs alike: ingest each job's tree with --shard NAME (LIFTDB_SHARD); another experiment: give it its own --release")]
+    IdentityHeld {
+        release: String,
+        count: usize,
+        dir: String,
+        other: String,
+    },
+
+    #[error("lake {lake}: the PostgreSQL role {role} may read this lake but not write it, and this command writes (ingest, rebuild, release rename/drop, lake init/refresh/maintain); run it as a writer role (docs/guide.md, team mode: the roles)")]
+    LakeReadOnly { lake: String, role: String },
 
     #[error("gave up after {tries} tries: every try conflicted with another writer's commit to the lake ({detail}); nothing of this batch is stored; run it again when the other writers are done")]
     LakeConflict { tries: u32, detail: String },
@@ -41,8 +70,13 @@ pub enum Error {
     OutOfMemory { path: String, detail: String },
 
     /// The batch committed; the refill after it did not finish (refill.rs).
-    #[error("batch {batch_id} is stored, but refilling the aggregates reports read failed ({detail}); the next liftdb command to open the store refills them (`liftdb check` does it now)")]
-    AggregatesWaiting { batch_id: i64, detail: String },
+    #[error("batch {batch_id} is stored (all its runs are in the store), but refilling the aggregates reports read failed ({detail}); {} wait{} for that refill: the next liftdb command to open the store refills them (`liftdb check` does it now; on a lake, `liftdb lake refresh`)", waiting_releases(.releases), if .releases.len() == 1 { "s" } else { "" })]
+    AggregatesWaiting {
+        batch_id: i64,
+        /// The releases whose aggregates wait.
+        releases: Vec<String>,
+        detail: String,
+    },
 
     /// An open found the stored aggregates waiting (a batch's refill or a
     /// views change's not done) and could not refill them (refill.rs).
@@ -149,10 +183,21 @@ impl Error {
     pub fn is_transaction_conflict(&self) -> bool {
         let text = match self {
             Error::Db(db) => duckdb_text(db),
+            Error::StoredMeanwhile { .. } => return true,
             _ => return false,
         };
-        text.contains("Transaction conflict")
-            || text.contains("Failed to commit DuckLake transaction")
+        // Only what another writer's commit causes: a refusal (a role
+        // without the right, a full disk) fails the same way every try.
+        [
+            "Transaction conflict",
+            "deadlock detected",
+            "could not serialize access",
+            "ducklake_snapshot_pkey",
+            "maximum retry count",
+        ]
+        .iter()
+        .any(|m| text.contains(m))
+            && !text.contains("permission denied")
     }
 
     /// Did DuckDB run out of the memory it was given? (A refill step is then
@@ -218,3 +263,42 @@ pub fn duckdb_text(e: &duckdb::Error) -> String {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// " s3://…" when the failure is of a known URL.
+fn at_url(url: &str) -> String {
+    match url.is_empty() {
+        true => String::new(),
+        false => format!(" {url}"),
+    }
+}
+
+/// The storage's own words, when it gave some.
+fn storage_says(detail: &str) -> String {
+    match detail.is_empty() {
+        true => String::new(),
+        false => format!(" (the storage said: {detail})"),
+    }
+}
+
+/// " 123" or "es 123, 456" after "batch".
+fn plural_batches(batches: &[i64]) -> String {
+    let list = batches
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    match batches.len() {
+        1 => format!(" {list}"),
+        _ => format!("es {list}"),
+    }
+}
+
+/// "release 'v1'", "releases 'v1', 'v2'".
+fn waiting_releases(releases: &[String]) -> String {
+    let quoted: Vec<String> = releases.iter().map(|r| format!("'{r}'")).collect();
+    match quoted.len() {
+        0 => "its releases".into(),
+        1 => format!("release {}", quoted[0]),
+        _ => format!("releases {}", quoted.join(", ")),
+    }
+}

@@ -114,6 +114,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "run_endings",
         sql: include_str!("../sql/migrations/0021_run_endings.sql"),
     },
+    Migration {
+        version: 22,
+        name: "tree_identity",
+        sql: include_str!("../sql/migrations/0022_tree_identity.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
@@ -330,6 +335,16 @@ pub const PLAN_QUERIES: &[(&str, &str)] = &[
     ("cost", include_str!("../sql/plan/cost.sql")),
 ];
 
+/// A lake's own questions (`liftdb lake`, a reader's last refilled
+/// snapshot): `sql/lake/NAME.sql`.
+pub const LAKE_QUERIES: &[(&str, &str)] = &[
+    (
+        "last_refilled",
+        include_str!("../sql/lake/last_refilled.sql"),
+    ),
+    ("snapshots", include_str!("../sql/lake/snapshots.sql")),
+];
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
@@ -370,6 +385,8 @@ mod tests {
             "reports/html",
             "show",
             "gate",
+            "plan",
+            "lake",
         ] {
             let listed = listed_in(dir);
             let unique: BTreeSet<String> = listed.iter().cloned().collect();
@@ -434,8 +451,14 @@ mod tests {
         for ((name, _), file) in super::SHOW_QUERIES.iter().zip(listed_in("show")) {
             assert_eq!(file, format!("show/{name}.sql"));
         }
-        for ((name, _), file) in super::GATE_QUERIES.iter().zip(listed_in("gate")) {
-            assert_eq!(file, format!("gate/{name}.sql"));
+        for (queries, dir) in [
+            (super::GATE_QUERIES, "gate"),
+            (super::PLAN_QUERIES, "plan"),
+            (super::LAKE_QUERIES, "lake"),
+        ] {
+            for ((name, _), file) in queries.iter().zip(listed_in(dir)) {
+                assert_eq!(file, format!("{dir}/{name}.sql"));
+            }
         }
     }
 }

@@ -1,5 +1,5 @@
 -- pairs: validated with/without pairs (docs/metrics.md §M2). One row per
--- (release, native batch, skill, case, model, repetition, control arm). The treatment is
+-- (release, native batch, shard, skill, case, model, repetition, control arm). The treatment is
 -- always with_skill; control_arm is without_skill, old_skill or an ablation
 -- arm. A pair is eligible when both arms are scorable and have a numeric
 -- objective_pass_rate in [0, 1]; otherwise blocked_reason names why, with the
@@ -26,7 +26,7 @@ controls AS (
     FROM r WHERE arm = 'with_skill'
 ),
 pair_keys AS (
-    SELECT DISTINCT r.release_label, r.native_batch, r.skill_name, r.case_id, r.model, r.repetition, c.control_arm
+    SELECT DISTINCT r.release_label, r.native_batch, r.shard, r.skill_name, r.case_id, r.model, r.repetition, c.control_arm
     FROM r
     JOIN controls c
       ON c.release_label = r.release_label AND c.native_batch IS NOT DISTINCT FROM r.native_batch
@@ -35,7 +35,7 @@ pair_keys AS (
 ),
 joined AS (
     SELECT
-        k.release_label, k.native_batch, k.skill_name, k.case_id, k.model, k.repetition, k.control_arm,
+        k.release_label, k.native_batch, k.shard, k.skill_name, k.case_id, k.model, k.repetition, k.control_arm,
         w.split AS with_split, n.split AS control_split,
         w.run_id AS with_run_id, n.run_id AS control_run_id,
         w.scorable AS with_scorable, n.scorable AS control_scorable,
@@ -47,11 +47,11 @@ joined AS (
     FROM pair_keys k
     LEFT JOIN r w
         ON w.arm = 'with_skill' AND w.release_label = k.release_label AND w.skill_name = k.skill_name
-       AND w.native_batch IS NOT DISTINCT FROM k.native_batch
+       AND w.native_batch IS NOT DISTINCT FROM k.native_batch AND w.shard IS NOT DISTINCT FROM k.shard
        AND w.case_id = k.case_id AND w.model IS NOT DISTINCT FROM k.model AND w.repetition = k.repetition
     LEFT JOIN r n
         ON n.arm = k.control_arm AND n.release_label = k.release_label AND n.skill_name = k.skill_name
-       AND n.native_batch IS NOT DISTINCT FROM k.native_batch
+       AND n.native_batch IS NOT DISTINCT FROM k.native_batch AND n.shard IS NOT DISTINCT FROM k.shard
        AND n.case_id = k.case_id AND n.model IS NOT DISTINCT FROM k.model AND n.repetition = k.repetition
 )
 SELECT
@@ -82,7 +82,8 @@ SELECT
         concat_ws('; ',
             CASE WHEN NOT with_scorable THEN 'with_skill: ' || coalesce(with_unscorable_reason, 'not scorable') END,
             CASE WHEN NOT control_scorable THEN control_arm || ': ' || coalesce(control_unscorable_reason, 'not scorable') END)
-    END AS arm_reasons
+    END AS arm_reasons,
+    shard
 FROM (
     SELECT *,
         CASE
@@ -128,6 +129,7 @@ COMMENT ON COLUMN pairs.case_id IS 'Eval case.';
 COMMENT ON COLUMN pairs.split IS 'Case split.';
 COMMENT ON COLUMN pairs.model IS 'Model of both arms (NULL when unknown).';
 COMMENT ON COLUMN pairs.repetition IS 'Repetition both arms share.';
+COMMENT ON COLUMN pairs.shard IS 'The shard both arms come from (ingest --shard): each shard numbers its repetitions, so pairs never cross shards. NULL when not sharded.';
 COMMENT ON COLUMN pairs.control_arm IS 'The arm compared with with_skill: without_skill, or an ablation arm.';
 COMMENT ON COLUMN pairs.with_run_id IS 'The with_skill run (NULL when missing).';
 COMMENT ON COLUMN pairs.control_run_id IS 'The control run (NULL when missing).';

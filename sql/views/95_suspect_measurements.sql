@@ -17,7 +17,7 @@
 --                      0 runs): its figures are zeros, not measurements.
 CREATE OR REPLACE VIEW suspect_measurements AS
 WITH answers AS (
-    SELECT r.release_label, r.skill_name, r.experiment, r.case_id, r.model, r.repetition, r.arm,
+    SELECT r.release_label, r.skill_name, r.experiment, r.shard, r.case_id, r.model, r.repetition, r.arm,
            md5(o.output_text) AS output_md5
     FROM run_rows r
     JOIN run o USING (run_id)
@@ -31,6 +31,7 @@ twins AS (
       ON c.release_label = w.release_label AND c.skill_name = w.skill_name
      AND c.experiment IS NOT DISTINCT FROM w.experiment AND c.case_id = w.case_id
      AND c.model IS NOT DISTINCT FROM w.model AND c.repetition IS NOT DISTINCT FROM w.repetition
+     AND c.shard IS NOT DISTINCT FROM w.shard
      AND c.arm = 'without_skill'
     WHERE w.arm = 'with_skill'
 ),

@@ -46,16 +46,25 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     let path = store.path().to_path_buf();
     let mut tries = 0;
     let mut batch_bytes = None;
+    let mut stored_meanwhile = std::collections::BTreeSet::new();
     let ingested = lake::retrying(|| {
         tries += 1;
         if tries > 1 && opts.progress {
             eprintln!("liftdb: the batch met another writer's commit to the lake; trying it again");
         }
         batch_bytes = None;
-        ingest_batch(store, paths, opts, &mut batch_bytes)
+        let tried = ingest_batch(store, paths, opts, &mut batch_bytes);
+        if let Err(crate::Error::StoredMeanwhile { batches }) = &tried {
+            stored_meanwhile.extend(batches.iter().copied());
+        }
+        tried
     });
     match ingested {
-        Ok(summary) => Ok(IngestSummary { tries, ..summary }),
+        Ok(summary) => Ok(IngestSummary {
+            tries,
+            stored_meanwhile_by: stored_meanwhile.into_iter().collect(),
+            ..summary
+        }),
         Err(crate::Error::Db(db)) => {
             Err(crate::store::classify_db_error(&path, db).with_batch_bytes(batch_bytes))
         }
@@ -86,7 +95,12 @@ fn ingest_batch(
 ) -> Result<IngestSummary> {
     let mut clock = Timings::from_env();
     let mut budget = MemoryBudget::start(&store.conn, opts.memory_mb)?;
-    let known = state::StoredState::load(&store.conn, owner_scope(paths).as_deref(), &budget)?;
+    let known = state::StoredState::load(
+        &store.conn,
+        owner_scope(paths).as_deref(),
+        &opts.host,
+        &budget,
+    )?;
     clock.mark("load state");
 
     let mut plan = plan::plan(paths, &known, &store.conn, opts, &mut clock)?;
@@ -123,6 +137,8 @@ fn ingest_batch(
 
     let batch_info = BatchInfo {
         refill: !opts.defer_refill,
+        host: &opts.host,
+        shard: opts.shard.as_deref(),
         ..plan.batch_info()
     };
     let mut batch = match opts.dry_run {
@@ -150,6 +166,7 @@ fn ingest_batch(
     let ctx = formats::RunContext {
         release: &plan.release.label,
         release_explicit: plan.release.explicit(),
+        shard: opts.shard.as_deref(),
         roots: &plan.dir_roots,
         forced: opts.format,
         known_cases: &resolved.known_cases,
@@ -166,6 +183,16 @@ fn ingest_batch(
         &mut clock,
     )?;
 
+    if let Some(first) = run_dirs.held_elsewhere.first() {
+        // Never silently replaced: the batch is refused whole (its
+        // transaction rolls back as `batch` is dropped).
+        return Err(crate::Error::IdentityHeld {
+            release: first.release.clone(),
+            count: run_dirs.held_elsewhere.len(),
+            dir: first.dir.clone(),
+            other: first.other.clone(),
+        });
+    }
     let mut summary = summary::assemble(&plan, &resolved, units_changed, Some(&run_dirs), opts);
     let files_changed = resolved.source_files.len() + run_dirs.files_parsed;
     // Only a batch that stored report files can hold a report without its runs.

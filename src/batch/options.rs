@@ -25,4 +25,10 @@ pub struct IngestOptions {
     pub memory_mb: Option<u64>,
     /// Leave the stored aggregates waiting after the commit (a lake's fan-out).
     pub defer_refill: bool,
+    /// `--shard NAME`: this job's part of a release split across jobs; part
+    /// of each run's identity.
+    pub shard: Option<String>,
+    /// The machine reading the trees (`sys::host::host_name`): with a path,
+    /// the place a tree is read from.
+    pub host: String,
 }

@@ -462,6 +462,8 @@ impl Plan {
             files_changed: 0,
             files_unchanged: self.counts.files_unchanged as i64,
             refill: true,
+            host: "",
+            shard: None,
         }
     }
 }

@@ -48,6 +48,21 @@ pub(super) struct RunDirs {
     /// releases of their own).
     pub(super) releases: std::collections::BTreeSet<String>,
     pub(super) layout: LayoutCounts,
+    /// Runs whose identity and content the store already held, read from
+    /// another place (a retried job, another runner): not stored again.
+    pub(super) already_stored: u64,
+    /// The batches that stored them.
+    pub(super) already_stored_by: std::collections::BTreeSet<i64>,
+    /// Runs whose identity the release holds from another tree with other
+    /// content: the batch is refused (`--shard`, `--release`).
+    pub(super) held_elsewhere: Vec<HeldElsewhere>,
+}
+
+/// A run whose identity another tree's run holds, with other content.
+pub(super) struct HeldElsewhere {
+    pub(super) dir: String,
+    pub(super) release: String,
+    pub(super) other: String,
 }
 
 /// One run directory after the parallel phase: what it gave and its rows
@@ -70,6 +85,8 @@ enum Parsed {
 
 struct AnswerFacts {
     run_id: String,
+    /// The digest of its files (`content_digest`).
+    content: String,
     errors: Vec<IngestErrorRec>,
     /// The release of each run row, in order (one for a run directory).
     releases: Vec<String>,
@@ -93,9 +110,14 @@ impl Parsed {
 fn answer(
     run_id: String,
     mut records: crate::model::records::Records,
+    place: &RunPlace,
     batch_id: i64,
     redact: bool,
 ) -> (Parsed, TableRows) {
+    for run in &mut records.runs {
+        run.content_sha256 = Some(place.content.clone());
+        run.shard = place.shard.map(str::to_string);
+    }
     let mut layout = LayoutCounts::default();
     for run in &records.runs {
         match run.layout_reading.as_deref() {
@@ -108,6 +130,7 @@ fn answer(
     super::seh::count_grading(&records, &mut grading);
     let facts = AnswerFacts {
         run_id,
+        content: place.content.clone(),
         errors: std::mem::take(&mut records.errors),
         releases: records
             .runs
@@ -221,6 +244,7 @@ pub(super) fn parse_and_append(
         replaced.extend(plan.units_missing.iter().map(|p| dir_hash(p)));
     }
     let mut owners = IdentityOwners {
+        host: &opts.host,
         this_batch: HashMap::new(),
         in_chunk: Vec::new(),
         unnamed: Vec::new(),
@@ -295,6 +319,29 @@ pub(super) fn parse_and_append(
     Ok(out)
 }
 
+/// What the batch adds to a run's row: the digest of its files and its shard.
+struct RunPlace<'a> {
+    content: String,
+    shard: Option<&'a str>,
+}
+
+/// A run's content: sha256 over each of its files' key under the run folder
+/// (`file_key`) and sha256, in key order. Equal digests are the same files,
+/// wherever the tree sits.
+fn content_digest(shas: &HashMap<String, String>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut keys: Vec<&String> = shas.keys().collect();
+    keys.sort();
+    let mut hasher = Sha256::new();
+    for key in keys {
+        hasher.update(key.as_bytes());
+        hasher.update(b"\t");
+        hasher.update(shas[key].as_bytes());
+        hasher.update(b"\n");
+    }
+    format!("{:x}", hasher.finalize())
+}
+
 /// Read one run directory's declared files and parse them with its adapter.
 fn parse_one(
     unit: &Unit,
@@ -318,12 +365,16 @@ fn parse_one(
         };
     }
     let (files, shas, read_errors) = load_run_files(unit, limits);
+    let place = RunPlace {
+        content: content_digest(&shas),
+        shard: ctx.shard,
+    };
     let outcome = match unit.kind {
         UnitKind::Phantom => formats::seh::run_dir::parse_phantom(&unit.path, ctx),
         _ => formats::parse_run_dir(&unit.path, &files, ctx),
     };
     let (outcome, rows) = match outcome {
-        RunOutcome::Answer { run_id, records } => answer(run_id, records, batch_id, redact),
+        RunOutcome::Answer { run_id, records } => answer(run_id, records, &place, batch_id, redact),
         RunOutcome::TriggerTrace(mut records) => {
             let errors = std::mem::take(&mut records.errors);
             let rows = writer::into_table_rows(records, batch_id, redact);
@@ -356,10 +407,13 @@ struct IdentityOwners<'a> {
     /// rows once the parse is done (one query for all of them).
     unnamed: Vec<UnnamedClash>,
     conn: &'a Connection,
-    /// identity -> hash of run_dir, of the stored runs of each release in
-    /// `loaded`: an identity names its release, so only the releases this
-    /// batch writes can clash, and a new release loads nothing.
-    stored: HashMap<u128, u64>,
+    /// identity -> the stored run of each release in `loaded`: an identity
+    /// names its release, so only the releases this batch writes can clash,
+    /// and a new release loads nothing.
+    stored: HashMap<u128, StoredRun>,
+    /// This machine's host name: a stored run read here from the same
+    /// folder is this tree's own (replaced when changed).
+    host: &'a str,
     loaded: HashSet<String>,
     /// Hashes of the run directories whose stored rows this batch replaces:
     /// their stored identities are free (a phantom gives way to the folder
@@ -370,9 +424,26 @@ struct IdentityOwners<'a> {
     named: HashSet<String>,
 }
 
+/// A stored run as a claim compares it, held compactly.
+#[derive(Clone, Copy)]
+struct StoredRun {
+    /// Hash of its run_dir.
+    dir: u64,
+    /// Read on this host (or before hosts were recorded).
+    here: bool,
+    /// Its content digest's first 128 bits (None: stored before digests).
+    content: Option<u128>,
+    batch_id: i64,
+}
+
 /// A run identity claimed for a directory.
 enum Claim {
     Granted,
+    /// The store holds this run, read from another place with the same
+    /// content: not stored again.
+    AlreadyStored(i64),
+    /// Another tree's run with other content holds it: the batch is refused.
+    HeldElsewhere(HeldElsewhere),
     /// Another directory holds it: the error naming it, or None when it is
     /// named once the parse is done (`IdentityOwners::name_unnamed`).
     Refused(Option<IngestErrorRec>),
@@ -416,7 +487,13 @@ impl IdentityOwners<'_> {
     /// Claim `run_id` for the run directory `path`, or the clash with the
     /// directory that holds it: named now, or once the parse is done when
     /// that directory's rows are already written.
-    fn claim(&mut self, run_id: &str, release: &str, path: &Arc<Path>) -> Result<Claim> {
+    fn claim(
+        &mut self,
+        run_id: &str,
+        content: &str,
+        release: &str,
+        path: &Arc<Path>,
+    ) -> Result<Claim> {
         self.load(release)?;
         let bits = identity_bits(run_id);
         let dir = path.display().to_string();
@@ -430,11 +507,22 @@ impl IdentityOwners<'_> {
                 });
                 return Ok(Claim::Refused(None));
             }
-            None => match self.stored.get(&bits) {
-                Some(&held) if held != dir_hash(&dir) && !self.replaced.contains(&held) => {
-                    Some(self.stored_dir(bits, release)?)
+            None => match self.stored.get(&bits).copied() {
+                // This tree's own run, changed in place: replaced.
+                Some(held) if held.here && held.dir == dir_hash(&dir) => None,
+                // Its folder's rows are replaced by this batch: free.
+                Some(held) if held.here && self.replaced.contains(&held.dir) => None,
+                Some(held) if held.content == Some(identity_bits(content)) => {
+                    return Ok(Claim::AlreadyStored(held.batch_id));
                 }
-                _ => None,
+                Some(_) => {
+                    return Ok(Claim::HeldElsewhere(HeldElsewhere {
+                        dir,
+                        release: release.to_string(),
+                        other: self.stored_dir(bits, release)?,
+                    }));
+                }
+                None => None,
             },
         };
         match other {
@@ -473,10 +561,25 @@ impl IdentityOwners<'_> {
     /// The stored runs of `release`, read the first time it is claimed in.
     fn load(&mut self, release: &str) -> Result<()> {
         if self.loaded.insert(release.to_string()) {
-            let stored = &mut self.stored;
-            each_stored_run(self.conn, release, |bits, dir| {
-                stored.insert(bits, dir_hash(&dir));
-            })?;
+            let mut stmt = self.conn.prepare(
+                "SELECT r.run_id, r.run_dir, r.content_sha256, r.batch_id,
+                        coalesce(b.host = ?, b.host IS NULL) AS here
+                 FROM run r LEFT JOIN ingest_batch b USING (batch_id)
+                 WHERE r.release_label = ?",
+            )?;
+            let mut rows = stmt.query([self.host, release])?;
+            while let Some(r) = rows.next()? {
+                let content: Option<String> = r.get(2)?;
+                self.stored.insert(
+                    identity_bits(&r.get::<_, String>(0)?),
+                    StoredRun {
+                        dir: dir_hash(&r.get::<_, String>(1)?),
+                        content: content.as_deref().map(identity_bits),
+                        batch_id: r.get(3)?,
+                        here: r.get::<_, Option<bool>>(4)?.unwrap_or(true),
+                    },
+                );
+            }
         }
         Ok(())
     }
@@ -533,11 +636,26 @@ fn collect_chunk(
             Parsed::Answer(mut facts) => {
                 out.errors.append(&mut facts.errors);
                 let release = facts.releases.first().map(String::as_str);
-                if let Claim::Refused(clash) =
-                    owners.claim(&facts.run_id, release.unwrap_or(""), &unit.path)?
-                {
-                    out.errors.extend(clash);
-                    continue;
+                match owners.claim(
+                    &facts.run_id,
+                    &facts.content,
+                    release.unwrap_or(""),
+                    &unit.path,
+                )? {
+                    Claim::Granted => {}
+                    Claim::Refused(clash) => {
+                        out.errors.extend(clash);
+                        continue;
+                    }
+                    Claim::AlreadyStored(batch_id) => {
+                        out.already_stored += 1;
+                        out.already_stored_by.insert(batch_id);
+                        continue;
+                    }
+                    Claim::HeldElsewhere(held) => {
+                        out.held_elsewhere.push(held);
+                        continue;
+                    }
                 }
                 out.runs_written += facts.releases.len() as u64;
                 out.releases.extend(facts.releases);

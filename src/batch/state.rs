@@ -144,11 +144,14 @@ impl FilesPrint {
 
 /// Each owner's `FilesPrint` (its files' stored prints) and the release of
 /// the last batch that read it (`OWNER_RELEASES`), in one pass over its
-/// files.
+/// files. Only the owners this host read last (or read before hosts were
+/// recorded): a folder at the same path on another machine is another
+/// tree, never this one changed in place.
 const STORED_PRINTS: &str = "SELECT f.owner_key AS owner, count(*)::UBIGINT AS files, bit_xor(f.print) AS print,
             arg_max(b.release_label, f.batch_id) FILTER (WHERE b.release_label IS NOT NULL) AS release
      FROM source_file f LEFT JOIN ingest_batch b USING (batch_id)
-     WHERE {scope} GROUP BY ALL";
+     WHERE {scope} GROUP BY ALL
+     HAVING coalesce(arg_max(b.host, f.batch_id) = {host}, true)";
 
 /// Owners per query of `owner_files`: their files are held at once.
 const OWNERS_PER_QUERY: usize = 65_536;
@@ -508,6 +511,7 @@ impl StoredState {
     pub fn load(
         conn: &Connection,
         scope: Option<&[String]>,
+        host: &str,
         budget: &MemoryBudget,
     ) -> Result<Self> {
         // `column` under one of the scope's roots (every row without a scope).
@@ -519,8 +523,11 @@ impl StoredState {
         // One row an owner, streamed: the files' own rows stay in DuckDB
         // instead of being held as `KnownFile`s.
         let mut owners = StoredOwnersBuilder::default();
-        let mut stmt =
-            conn.prepare(&STORED_PRINTS.replace("{scope}", &under_scope("f.owner_key")))?;
+        let mut stmt = conn.prepare(
+            &STORED_PRINTS
+                .replace("{scope}", &under_scope("f.owner_key"))
+                .replace("{host}", &crate::store::lake::quoted(host)),
+        )?;
         for batch in stmt.stream_arrow(duckdb::params_from_iter(roots))? {
             let (paths, releases) = (
                 batch.column(0).as_string::<i32>(),
@@ -733,8 +740,8 @@ mod tests {
     fn the_stored_print_is_the_print_of_the_files_found() {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(
-            "CREATE TABLE ingest_batch (batch_id BIGINT, release_label VARCHAR);
-             INSERT INTO ingest_batch VALUES (1, 'v1'), (2, 'v2'), (3, NULL);
+            "CREATE TABLE ingest_batch (batch_id BIGINT, release_label VARCHAR, host VARCHAR);
+             INSERT INTO ingest_batch VALUES (1, 'v1', NULL), (2, 'v2', 'here'), (3, NULL, 'here');
              -- source_file as migration 0013 left it
              CREATE TABLE source_file (path VARCHAR NOT NULL, sha256 VARCHAR NOT NULL, size_bytes BIGINT NOT NULL, mtime_ns BIGINT, kind VARCHAR NOT NULL, source_format VARCHAR NOT NULL, owner_key VARCHAR NOT NULL, batch_id BIGINT NOT NULL);
              INSERT INTO source_file (path, owner_key, size_bytes, mtime_ns, batch_id, sha256, kind, source_format)
@@ -748,7 +755,11 @@ mod tests {
         conn.execute_batch(include_str!("../../sql/migrations/0014_file_prints.sql"))
             .unwrap();
         let stored: HashMap<String, (FilesPrint, Option<String>)> = conn
-            .prepare(&STORED_PRINTS.replace("{scope}", "true"))
+            .prepare(
+                &STORED_PRINTS
+                    .replace("{scope}", "true")
+                    .replace("{host}", "'here'"),
+            )
             .unwrap()
             .query_map([], |r| {
                 let print = FilesPrint {

@@ -55,6 +55,15 @@ pub struct IngestSummary {
     pub suspect_measurements: Vec<super::Suspect>,
     /// Answer runs of the batch's releases that do not count, and why.
     pub not_counted: Vec<super::NotCounted>,
+    /// Runs the store already held, read from another place (another
+    /// runner, another path) with the same content: not stored again.
+    pub already_stored: u64,
+    /// The batches that had stored them.
+    pub already_stored_by: Vec<i64>,
+    /// Batches another job committed with this batch's runs while it ran
+    /// (the same tree ingested twice at once): this batch was tried again
+    /// and found them stored.
+    pub stored_meanwhile_by: Vec<i64>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -121,5 +130,10 @@ pub(super) fn assemble(
         reports_without_runs: Vec::new(),
         suspect_measurements: Vec::new(),
         not_counted: Vec::new(),
+        already_stored: runs.map_or(0, |r| r.already_stored),
+        already_stored_by: runs
+            .map(|r| r.already_stored_by.iter().copied().collect())
+            .unwrap_or_default(),
+        stored_meanwhile_by: Vec::new(),
     }
 }

@@ -62,6 +62,7 @@ pub fn run() -> anyhow::Result<i32> {
     for (release, paths) in &batches {
         let opts = IngestOptions {
             release: Some(release.to_string()),
+            host: liftdb::sys::host::host_name(),
             ..Default::default()
         };
         let summary = batch::ingest(&mut store, paths, &opts)?;

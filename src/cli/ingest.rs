@@ -63,6 +63,22 @@ pub struct IngestArgs {
     /// one lake, followed by one `liftdb lake refresh` (else the next reader refills them).
     #[arg(long)]
     pub defer_refill: bool,
+    /// This job's part of a release split across jobs (by case, or by repetition with each job
+    /// numbering its runs from run-1): part of each run's identity, so shards never collide and
+    /// land as one release. Pairs stay within their shard.
+    #[arg(long, env = "LIFTDB_SHARD", value_name = "NAME", value_parser = shard_name)]
+    pub shard: Option<String>,
+}
+
+/// A shard's name: printable, without a slash (it joins a run's identity).
+fn shard_name(name: &str) -> Result<String, String> {
+    let name = name.trim();
+    match name.is_empty() || name.contains('/') || name.chars().any(char::is_control) {
+        true => Err(format!(
+            "{name:?} cannot name a shard: give a non-empty name without '/', e.g. job-2"
+        )),
+        false => Ok(name.to_string()),
+    }
 }
 
 use liftdb::store::budget::DEFAULT_MEMORY_MB;
@@ -93,6 +109,8 @@ pub fn run(db: &Location, args: &IngestArgs) -> anyhow::Result<i32> {
         },
         memory_mb: (args.memory_mb > 0).then_some(args.memory_mb),
         defer_refill: args.defer_refill,
+        shard: args.shard.clone(),
+        host: liftdb::sys::host::host_name(),
     };
     let summary = batch::ingest(&mut store, &args.paths, &opts)?;
     if args.json {
@@ -161,6 +179,19 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
             s.errors.len(),
             s.files_changed,
             s.files_unchanged
+        );
+    }
+    if s.already_stored > 0 {
+        eprintln!(
+            "  {} runs were already stored (batch {}), read from another place with the same content: not stored again",
+            s.already_stored,
+            join_ids(&s.already_stored_by)
+        );
+    }
+    if !s.stored_meanwhile_by.is_empty() {
+        eprintln!(
+            "  another job stored this tree's runs while this one ran (batch {}); tried again, this batch found them stored",
+            join_ids(&s.stored_meanwhile_by)
         );
     }
     if !s.units_missing.is_empty() {
@@ -251,4 +282,11 @@ fn print_grading(g: &liftdb::batch::GradingCounts) {
     for (n, what) in notes.into_iter().filter(|(n, _)| *n > 0) {
         eprintln!("note: {n} {what}");
     }
+}
+
+fn join_ids(ids: &[i64]) -> String {
+    ids.iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -335,7 +335,12 @@ pub fn run() -> anyhow::Result<i32> {
             Ok(0)
         }
         Some(Command::Check) => check::run(db),
-        Some(Command::Rebuild(args)) => rebuild::run(db, &args),
+        Some(Command::Rebuild(args)) => rebuild::run(
+            db,
+            &args,
+            cli.data_path.as_deref(),
+            cli.extension_dir.as_deref(),
+        ),
         Some(Command::Lake(args)) => lake::run(db, &args),
         None => repl(db, &cli.repl),
     }

@@ -61,6 +61,7 @@ fn batches_from_file(file: &Path) -> anyhow::Result<Vec<RecordedBatch>> {
             named,
             paths,
             finished_us: 0,
+            shard: row["shard"].as_str().map(str::to_string),
         });
     }
     Ok(batches)
@@ -79,22 +80,15 @@ fn replay(store: &liftdb::store::Store, change: &releases::Change) -> anyhow::Re
     Ok(())
 }
 
-pub fn run(db: &Location, args: &RebuildArgs) -> anyhow::Result<i32> {
-    // The new store takes the old one's --data-path and --extension-dir.
-    let out = match db {
-        Location::Lake(lake) => Location::parse(
-            &args.out,
-            lake.data_path.as_deref(),
-            lake.extension_dir.as_deref(),
-        ),
-        Location::File(_) => Location::parse(
-            &args.out,
-            std::env::var("LIFTDB_DATA_PATH").ok().as_deref(),
-            std::env::var_os("LIFTDB_EXTENSION_DIR")
-                .map(PathBuf::from)
-                .as_deref(),
-        ),
-    };
+/// `data_path`, `extension_dir`: the global flags as given, for the new
+/// store (a file `--db` keeps neither).
+pub fn run(
+    db: &Location,
+    args: &RebuildArgs,
+    data_path: Option<&str>,
+    extension_dir: Option<&Path>,
+) -> anyhow::Result<i32> {
+    let out = Location::parse(&args.out, data_path, extension_dir);
     if out.file().is_some_and(Path::exists) {
         bail!(
             "{} exists; rebuild writes a new store and overwrites nothing: give another --out",
@@ -137,6 +131,8 @@ pub fn run(db: &Location, args: &RebuildArgs) -> anyhow::Result<i32> {
         let opts = IngestOptions {
             release: batch.named.then(|| batch.release.clone()),
             allow_scripts: args.allow_scripts,
+            shard: batch.shard.clone(),
+            host: liftdb::sys::host::host_name(),
             ..Default::default()
         };
         let summary = batch::ingest(&mut store, &paths, &opts)?;

@@ -139,6 +139,8 @@ table! {
         served_model: Option<String> => "VARCHAR",
         served_model_check: Option<String> => "VARCHAR",
         effort: Option<String> => "VARCHAR",
+        content_sha256: Option<String> => "VARCHAR",
+        shard: Option<String> => "VARCHAR",
     }
 }
 

@@ -175,6 +175,8 @@ pub struct RecordedBatch {
     pub paths: Vec<String>,
     /// When it committed (microseconds since the epoch).
     pub finished_us: i64,
+    /// The shard it stored (`ingest --shard`).
+    pub shard: Option<String>,
 }
 
 /// The ingests that built the store, in order. A batch recorded before
@@ -187,7 +189,7 @@ pub fn recorded_batches(conn: &Connection) -> Result<Vec<RecordedBatch>> {
                      ELSE NOT EXISTS (SELECT 1 FROM run r
                                       WHERE r.batch_id = b.batch_id AND r.release_label <> b.release_label)
                 END,
-                epoch_us(b.finished_at)
+                epoch_us(b.finished_at), b.shard
          FROM ingest_batch b WHERE b.finished_at IS NOT NULL ORDER BY b.batch_id",
     )?;
     let rows = stmt
@@ -197,16 +199,20 @@ pub fn recorded_batches(conn: &Connection) -> Result<Vec<RecordedBatch>> {
                 r.get::<_, String>(1)?,
                 r.get::<_, bool>(2)?,
                 r.get::<_, i64>(3)?,
+                r.get::<_, Option<String>>(4)?,
             ))
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows
         .into_iter()
-        .map(|(release, paths, named, finished_us)| RecordedBatch {
-            release,
-            named,
-            paths: serde_json::from_str::<Vec<String>>(&paths).unwrap_or_default(),
-            finished_us,
-        })
+        .map(
+            |(release, paths, named, finished_us, shard)| RecordedBatch {
+                release,
+                named,
+                paths: serde_json::from_str::<Vec<String>>(&paths).unwrap_or_default(),
+                finished_us,
+                shard,
+            },
+        )
         .collect())
 }

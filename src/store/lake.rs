@@ -8,25 +8,48 @@
 use duckdb::{Config, Connection};
 
 use super::location::Lake;
+use super::object_storage;
 use crate::sqlfiles::MIGRATIONS;
 use crate::{Error, Result};
 
 /// The name the lake is attached under (and made current with `USE`).
 pub const ALIAS: &str = "lake";
 
-/// A connection with the lake attached and current: every unqualified name
-/// is the lake's. `snapshot`: read the lake as it was at that snapshot
-/// (read-only), for a reproducible report.
-pub fn attach(lake: &Lake, snapshot: Option<i64>) -> Result<Connection> {
-    let mut config = Config::default()
+/// The name the lake's PostgreSQL database is attached under beside it,
+/// for the writers' lock and the role's rights (never for data).
+const CATALOG_ALIAS: &str = "liftdb_catalog";
+
+/// A connection with the extensions a lake needs loaded from
+/// `--extension-dir` (never downloaded), and object storage reachable when
+/// the data path given is in it. Nothing is attached yet.
+pub fn engine(lake: &Lake) -> Result<Connection> {
+    let config = Config::default()
         .with("autoinstall_known_extensions", "false")?
         .with("autoload_known_extensions", "true")?;
+    let mut config = config;
     if let Some(dir) = &lake.extension_dir {
+        // DuckDB's own layout there also serves what a query autoloads.
         config = config.with("extension_directory", dir.display().to_string())?;
     }
     let conn = Connection::open_in_memory_with_flags(config)?;
-    conn.execute_batch("LOAD ducklake; LOAD postgres_scanner;")
-        .map_err(|e| missing_extensions(lake, e))?;
+    let dir = lake.extension_dir.as_deref();
+    super::extensions::load(&conn, dir, &["ducklake", "postgres_scanner"])?;
+    if lake
+        .data_path
+        .as_deref()
+        .is_some_and(object_storage::is_remote)
+    {
+        object_storage::connect(&conn, dir)?;
+    }
+    Ok(conn)
+}
+
+/// Attach the lake on `conn` and make it current: every unqualified name is
+/// the lake's. `snapshot`: read it as it was then (read-only), for a
+/// reproducible report or a reader whose refill waits. A lake whose data
+/// are in object storage gets its credentials from the environment here
+/// when --data-path did not name it (a reader's lake says where its data are).
+pub fn attach(conn: &Connection, lake: &Lake, snapshot: Option<i64>) -> Result<()> {
     let mut options = Vec::new();
     if let Some(path) = &lake.data_path {
         options.push(format!("DATA_PATH {}", quoted(path)));
@@ -42,23 +65,256 @@ pub fn attach(lake: &Lake, snapshot: Option<i64>) -> Result<Connection> {
         "ATTACH {} AS {ALIAS}{options}; USE {ALIAS};",
         quoted(&lake.catalog)
     ))
-    .map_err(|e| Error::LakeUnreachable {
-        lake: lake.catalog.clone(),
-        detail: crate::error::duckdb_text(&e),
-    })?;
-    Ok(conn)
+    .map_err(|e| unreachable_lake(lake, e))?;
+    let recorded = data_path(conn)?;
+    if let Some(path) = recorded.as_deref().filter(|p| object_storage::is_remote(p)) {
+        if !lake
+            .data_path
+            .as_deref()
+            .is_some_and(object_storage::is_remote)
+        {
+            object_storage::connect(conn, lake.extension_dir.as_deref())?;
+        }
+        object_storage::probe(conn, path)?;
+    }
+    Ok(())
 }
 
-/// The extensions could not be loaded: said with where liftdb looked.
-fn missing_extensions(lake: &Lake, e: duckdb::Error) -> Error {
-    Error::LakeExtensions {
-        dir: lake
-            .extension_dir
-            .as_ref()
-            .map_or("DuckDB's default (~/.duckdb/extensions)".into(), |d| {
-                d.display().to_string()
-            }),
-        detail: crate::error::duckdb_text(&e),
+/// Whether `lake` exists as a liftdb lake: DuckLake's catalog and liftdb's
+/// schema in it (`liftdb lake init` says whether it made one).
+pub fn exists(lake: &Lake) -> Result<bool> {
+    let conn = engine(lake)?;
+    if let Some(catalog) = Catalog::attach(&conn, lake)? {
+        if !catalog.lake_exists()? {
+            return Ok(false);
+        }
+    }
+    attach(&conn, lake, None)?;
+    super::migrate::has_ledger(&conn)
+}
+
+/// Detach the lake (to attach it again at another snapshot).
+pub fn detach(conn: &Connection) -> Result<()> {
+    conn.execute_batch(&format!("USE memory; DETACH {ALIAS};"))?;
+    Ok(())
+}
+
+/// The attach failed: a data path that is not the lake's, or the server.
+fn unreachable_lake(lake: &Lake, e: duckdb::Error) -> Error {
+    let detail = crate::error::duckdb_text(&e);
+    if detail.contains("does not match existing data path") {
+        return Error::Invalid(format!(
+            "lake {}: --data-path {} is not where this lake keeps its data ({}); leave --data-path out (the lake records its own) or give the recorded one",
+            lake.catalog,
+            lake.data_path.as_deref().unwrap_or_default(),
+            detail.lines().next().unwrap_or_default()
+        ));
+    }
+    Error::LakeUnreachable {
+        lake: lake.catalog.clone(),
+        detail,
+    }
+}
+
+/// Where the attached lake keeps its data files, as its catalog records it.
+pub fn data_path(conn: &Connection) -> Result<Option<String>> {
+    Ok(conn
+        .query_row(
+            &format!(
+                "SELECT any_value(value) FROM __ducklake_metadata_{ALIAS}.ducklake_metadata WHERE key = 'data_path'"
+            ),
+            [],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .unwrap_or(None))
+}
+
+/// A lake's catalog database in PostgreSQL, attached beside the lake: where
+/// writers take turns to create the lake and to commit (an advisory lock,
+/// held by a transaction of its own), and where a role's rights are read.
+pub struct Catalog<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> Catalog<'c> {
+    /// The catalog of `lake` when it is in PostgreSQL (`ducklake:postgres:…`),
+    /// attached on `conn`; None for another catalog (one process writes it).
+    pub fn attach(conn: &'c Connection, lake: &Lake) -> Result<Option<Catalog<'c>>> {
+        let Some(settings) = lake.catalog.strip_prefix("ducklake:postgres:") else {
+            return Ok(None);
+        };
+        let attached: bool = conn.query_row(
+            "SELECT count(*) > 0 FROM duckdb_databases() WHERE database_name = ?",
+            [CATALOG_ALIAS],
+            |r| r.get(0),
+        )?;
+        if !attached {
+            conn.execute_batch(&format!(
+                "ATTACH {} AS {CATALOG_ALIAS} (TYPE postgres);",
+                quoted(settings)
+            ))
+            .map_err(|e| unreachable_lake(lake, e))?;
+        }
+        Ok(Some(Catalog { conn }))
+    }
+
+    /// The catalog attached on `conn` by a writer's open, if any.
+    pub fn attached(conn: &'c Connection) -> Result<Option<Catalog<'c>>> {
+        let attached: bool = conn.query_row(
+            "SELECT count(*) > 0 FROM duckdb_databases() WHERE database_name = ?",
+            [CATALOG_ALIAS],
+            |r| r.get(0),
+        )?;
+        Ok(attached.then_some(Catalog { conn }))
+    }
+
+    /// One value PostgreSQL computes, as text.
+    fn ask(&self, sql: &str) -> Result<Option<String>> {
+        Ok(self.conn.query_row(
+            &format!(
+                "SELECT * FROM postgres_query('{CATALOG_ALIAS}', {})",
+                quoted(sql)
+            ),
+            [],
+            |r| r.get::<_, Option<String>>(0),
+        )?)
+    }
+
+    /// Whether DuckLake's catalog tables exist in the database.
+    pub fn lake_exists(&self) -> Result<bool> {
+        Ok(self
+            .ask("SELECT (to_regclass('ducklake_snapshot') IS NOT NULL)::text")?
+            .as_deref()
+            == Some("true"))
+    }
+
+    /// The role this connection logs in as.
+    pub fn role(&self) -> Result<String> {
+        Ok(self.ask("SELECT current_user::text")?.unwrap_or_default())
+    }
+
+    /// Whether the role may write the lake: add snapshots to an existing
+    /// one, or create the catalog's tables of a new one.
+    pub fn role_can_write(&self) -> Result<bool> {
+        let sql = "SELECT (CASE WHEN to_regclass('ducklake_snapshot') IS NULL
+                         THEN has_schema_privilege(current_schema(), 'CREATE')
+                         ELSE has_table_privilege('ducklake_snapshot', 'INSERT') END)::text";
+        Ok(self.ask(sql)?.as_deref() == Some("true"))
+    }
+
+    /// Take the writers' lock: until the returned guard is dropped no other
+    /// liftdb creates, migrates or commits to this lake. Waits for the
+    /// holder; a holder that dies releases it with its session.
+    pub fn lock_writers(&self) -> Result<WriterLock> {
+        let holder = self.conn.try_clone()?;
+        holder.execute_batch("BEGIN TRANSACTION;")?;
+        holder.query_row(
+            &format!(
+                "SELECT * FROM postgres_query('{CATALOG_ALIAS}', 'SELECT pg_advisory_xact_lock({WRITERS_LOCK})::text')"
+            ),
+            [],
+            |_| Ok(()),
+        )?;
+        Ok(WriterLock { holder })
+    }
+}
+
+/// Before a batch commits to a lake whose catalog is in PostgreSQL: the
+/// writers' lock taken (held by the returned guard until the commit is
+/// done), then the batch's runs and files compared with those of every
+/// batch another writer committed since this one began. DuckLake lets two
+/// transactions insert the same rows (it has no keys), so two jobs storing
+/// the same tree at once would both commit it; the second is refused here
+/// (`Error::StoredMeanwhile`) and tried again, when it finds them stored.
+/// None: not a PostgreSQL lake (one writer at a time).
+pub fn guard_commit(tx: &Connection, batch_id: i64) -> Result<Option<WriterLock>> {
+    let Some(catalog) = Catalog::attached(tx)? else {
+        return Ok(None);
+    };
+    let lock = catalog.lock_writers()?;
+    let ids = |conn: &Connection, sql: &str| -> Result<Vec<i64>> {
+        let mut stmt = conn.prepare(sql)?;
+        let ids = stmt.query_map([], |r| r.get::<_, i64>(0))?;
+        Ok(ids.collect::<std::result::Result<_, _>>()?)
+    };
+    let seen: std::collections::HashSet<i64> = ids(tx, "SELECT batch_id FROM ingest_batch")?
+        .into_iter()
+        .collect();
+    // A connection of its own reads the lake as committed now (this
+    // transaction reads it as it was when the batch began).
+    let now = tx.try_clone()?;
+    let meanwhile: Vec<i64> = ids(
+        &now,
+        "SELECT batch_id FROM ingest_batch WHERE finished_at IS NOT NULL",
+    )?
+    .into_iter()
+    .filter(|id| !seen.contains(id))
+    .collect();
+    if meanwhile.is_empty() {
+        return Ok(Some(lock));
+    }
+    let list = meanwhile
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    tx.execute_batch(
+        "CREATE OR REPLACE TEMP TABLE liftdb_meanwhile_runs (batch_id BIGINT, run_id VARCHAR);
+         CREATE OR REPLACE TEMP TABLE liftdb_meanwhile_files (batch_id BIGINT, path VARCHAR, owner_key VARCHAR);",
+    )?;
+    for (table, sql) in [
+        (
+            "liftdb_meanwhile_runs",
+            format!("SELECT batch_id, run_id FROM run WHERE batch_id IN ({list})"),
+        ),
+        (
+            "liftdb_meanwhile_files",
+            format!("SELECT batch_id, path, owner_key FROM source_file WHERE batch_id IN ({list})"),
+        ),
+    ] {
+        let mut stmt = now.prepare(&sql)?;
+        let mut appender = tx.appender(table)?;
+        for batch in stmt.query_arrow([])? {
+            appender.append_record_batch(batch)?;
+        }
+        appender.flush()?;
+    }
+    let overlapping = {
+        let mut stmt = tx.prepare(
+            "SELECT DISTINCT m.batch_id FROM liftdb_meanwhile_runs m
+               JOIN run r ON r.run_id = m.run_id AND r.batch_id = $1
+             UNION
+             SELECT DISTINCT m.batch_id FROM liftdb_meanwhile_files m
+               JOIN source_file f ON f.path = m.path AND f.owner_key = m.owner_key AND f.batch_id = $1
+             ORDER BY 1",
+        )?;
+        let ids = stmt.query_map([batch_id], |r| r.get::<_, i64>(0))?;
+        ids.collect::<std::result::Result<Vec<_>, _>>()?
+    };
+    tx.execute_batch(
+        "DROP TABLE IF EXISTS temp.liftdb_meanwhile_runs; DROP TABLE IF EXISTS temp.liftdb_meanwhile_files;",
+    )?;
+    match overlapping.is_empty() {
+        true => Ok(Some(lock)),
+        false => Err(Error::StoredMeanwhile {
+            batches: overlapping,
+        }),
+    }
+}
+
+/// The advisory lock's key: liftdb's own number ("liftdb" in ASCII), one
+/// lock per database, so per lake.
+const WRITERS_LOCK: i64 = 0x6c69_6674_6462;
+
+/// The writers' lock, held until dropped (its transaction then ends, and
+/// PostgreSQL releases the lock with it).
+pub struct WriterLock {
+    holder: Connection,
+}
+
+impl Drop for WriterLock {
+    fn drop(&mut self) {
+        let _ = self.holder.execute_batch("ROLLBACK;");
     }
 }
 
@@ -137,6 +393,13 @@ pub fn current_snapshot(conn: &Connection) -> Result<i64> {
         [],
         |r| r.get(0),
     )?)
+}
+
+/// The latest snapshot at which nothing waited for a refill (None: none
+/// is kept), as `sql/lake/last_refilled.sql` finds it.
+pub fn last_refilled_snapshot(conn: &Connection) -> Result<Option<i64>> {
+    let sql = crate::sqlfiles::named(crate::sqlfiles::LAKE_QUERIES, "last_refilled");
+    Ok(conn.query_row(sql, [], |r| r.get::<_, Option<i64>>(0))?)
 }
 
 /// The schema every migration leaves, as DDL a DuckLake accepts: each table

@@ -75,24 +75,75 @@ pub fn open_read_at(location: &Location, snapshot: Option<i64>) -> Result<Store>
 
 /// A lake attached; for writing (or when it is new, or waits for upkeep),
 /// its schema and views brought to this binary's, each step tried again
-/// when another writer's commit conflicts with it. What waits for a refill
-/// is refilled by a reader; a writer leaves it to its own batch's refill,
-/// which refills whatever waits (or, deferred, to `liftdb lake refresh`):
-/// the jobs of a fan-out do not each refill the others' batches first.
+/// when another writer's commit conflicts with it. Writers of a lake whose
+/// catalog is in PostgreSQL take turns (an advisory lock) to create the
+/// lake and to bring its schema up to date, so any number of first writers
+/// meeting a new lake all land. What waits for a refill is refilled by a
+/// reader whose role may write; a reader that may only read answers from
+/// the last refilled snapshot and says what waits. A writer leaves it to
+/// its own batch's refill, which refills whatever waits (or, deferred, to
+/// `liftdb lake refresh`): the jobs of a fan-out do not each refill the
+/// others' batches first.
 fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store> {
-    let conn = super::lake::attach(lake, snapshot)?;
+    let conn = super::lake::engine(lake)?;
     let name = Path::new(&lake.catalog);
+    let catalog = super::lake::Catalog::attach(&conn, lake)?;
+    let may_write = match &catalog {
+        Some(c) => c.role_can_write()?,
+        None => true,
+    };
+    let mut lock = None;
+    if !writing {
+        if let Some(c) = catalog.as_ref().filter(|_| snapshot.is_none()) {
+            if !c.lake_exists()? {
+                return Err(Error::Invalid(format!(
+                    "no lake at {} yet: its PostgreSQL database holds no DuckLake catalog; a writer creates it (`liftdb lake init --data-path DIR`, or its first ingest)",
+                    lake.catalog
+                )));
+            }
+        }
+    }
+    if writing {
+        if let Some(c) = &catalog {
+            if !may_write {
+                return Err(Error::LakeReadOnly {
+                    lake: lake.catalog.clone(),
+                    role: c.role()?,
+                });
+            }
+            if !c.lake_exists()? {
+                // A new lake: its first writers take turns to create it,
+                // over storage checked first (a lake is never made over a
+                // bucket it cannot use).
+                if let Some(path) = lake
+                    .data_path
+                    .as_deref()
+                    .filter(|p| super::object_storage::is_remote(p))
+                {
+                    super::object_storage::probe(&conn, path)?;
+                }
+                lock = Some(c.lock_writers()?);
+            }
+        }
+    }
+    super::lake::attach(&conn, lake, snapshot)?;
     if snapshot.is_none() {
-        let upkeep = writing
-            || !migrate::has_ledger(&conn)?
-            || !views::current(&conn).unwrap_or(false)
-            || refill::waiting(&conn)? != refill::Waiting::Nothing;
-        if upkeep {
+        let stale = !migrate::has_ledger(&conn)? || !views::current(&conn).unwrap_or(false);
+        let waiting = refill::waiting(&conn).unwrap_or(refill::Waiting::Nothing);
+        if (writing || stale) && may_write {
+            if stale && lock.is_none() {
+                lock = catalog.as_ref().map(|c| c.lock_writers()).transpose()?;
+            }
             let migrated = super::lake::retrying(|| migrate::migrate_lake(&conn, &lake.catalog))?;
             super::lake::retrying(|| views::ensure_views(&conn, migrated))?;
-            if !writing && refill::waiting(&conn)? != refill::Waiting::Nothing {
-                super::lake::retrying(|| refill::finish_waiting(&conn))
-                    .map_err(|e| refill_failed(name, e))?;
+        }
+        drop(lock.take());
+        if !writing && waiting != refill::Waiting::Nothing {
+            match may_write {
+                true => super::lake::retrying(|| refill::finish_waiting(&conn))
+                    .map_err(|e| refill_failed(name, e))
+                    .map(|_| ())?,
+                false => return open_last_refilled(conn, lake, &waiting),
             }
         }
     }
@@ -109,6 +160,44 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
         }
     }
     migrate::check_readable(&conn, name)?;
+    crate::stats::sql_functions::register(&conn)?;
+    Ok(Store {
+        conn,
+        location: Location::Lake(lake.clone()),
+    })
+}
+
+/// A reader that may not refill: the lake as it was at its last refilled
+/// snapshot (its stored aggregates and its runs agree there), said with the
+/// releases that wait and who brings them in.
+fn open_last_refilled(conn: Connection, lake: &Lake, waiting: &refill::Waiting) -> Result<Store> {
+    let at = super::lake::last_refilled_snapshot(&conn)?;
+    let what = match waiting {
+        refill::Waiting::Releases(labels) => format!(
+            "release{} {} wait{}",
+            if labels.len() == 1 { "" } else { "s" },
+            labels
+                .iter()
+                .map(|l| format!("'{l}'"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if labels.len() == 1 { "s" } else { "" }
+        ),
+        _ => "every release waits".to_string(),
+    };
+    let Some(at) = at else {
+        return Err(Error::Invalid(format!(
+            "lake {}: {what} for the refill of the aggregates reports read, and no earlier snapshot of it was refilled; a writer's `liftdb lake refresh` brings them in",
+            lake.catalog
+        )));
+    };
+    eprintln!(
+        "liftdb: {}: {what} for a refill (batches stored with --defer-refill, or whose refill gave up); this role may only read, so the answer is the lake as it was at snapshot {at}, its last refilled state; a writer's `liftdb lake refresh` brings them in",
+        lake.catalog
+    );
+    super::lake::detach(&conn)?;
+    super::lake::attach(&conn, lake, Some(at))?;
+    migrate::check_readable(&conn, Path::new(&lake.catalog))?;
     crate::stats::sql_functions::register(&conn)?;
     Ok(Store {
         conn,

@@ -27,6 +27,9 @@ pub struct BatchInfo<'a> {
     /// not each refill a shared release; `liftdb lake refresh` or the next
     /// reader does it once.
     pub refill: bool,
+    /// The machine that read the trees, and the shard they are of.
+    pub host: &'a str,
+    pub shard: Option<&'a str>,
 }
 
 impl BatchInfo<'_> {
@@ -244,14 +247,16 @@ impl<'c> BatchWriter<'c> {
         // Taken, not read: writers of one lake at once never share one.
         let batch_id = super::ids::new_id();
         tx.execute(
-            "INSERT INTO ingest_batch (batch_id, release_label, paths, liftdb_version, started_at, release_source)
-             VALUES (?, ?, ?, ?, now()::TIMESTAMP, ?)",
+            "INSERT INTO ingest_batch (batch_id, release_label, paths, liftdb_version, started_at, release_source, host, shard)
+             VALUES (?, ?, ?, ?, now()::TIMESTAMP, ?, ?, ?)",
             params![
                 batch_id,
                 batch.release_label,
                 batch.paths_json,
                 crate::VERSION,
-                batch.release_source
+                batch.release_source,
+                batch.host,
+                batch.shard
             ],
         )?;
         // Appended when new (two writers may both append it: the releases
@@ -423,6 +428,8 @@ impl<'c> BatchWriter<'c> {
                 self.batch_id
             ],
         )?;
+        // On a lake the writers take turns from here to the commit.
+        let writers_turn = super::lake::guard_commit(tx, self.batch_id)?;
         let counts = WriteCounts {
             batch_id: self.batch_id,
             release_dropped,
@@ -437,6 +444,7 @@ impl<'c> BatchWriter<'c> {
         } = self;
         drop(appenders);
         tx.commit()?;
+        drop(writers_turn);
         clock.mark("commit");
         // What the parse and the checks freed, handed back before the
         // refill's share is used.
@@ -449,6 +457,7 @@ impl<'c> BatchWriter<'c> {
         super::aggregates::refill::run(conn, budget.as_mut(), clock).map_err(|e| {
             Error::AggregatesWaiting {
                 batch_id: counts.batch_id,
+                releases: touched.clone(),
                 detail: match e {
                     Error::Db(db) => crate::error::duckdb_text(&db),
                     other => other.to_string(),

@@ -2,6 +2,7 @@
 //! memory handed back to the system, and hashing.
 
 pub mod hash;
+pub mod host;
 pub mod memory;
 pub(crate) mod readers;
 #[cfg(feature = "store")]

@@ -7,20 +7,25 @@ use std::process::{Child, Command, Output, Stdio};
 
 use crate::common::seh_root;
 
-/// A fresh lake: a database of its own on the test server, a data folder.
+/// A fresh lake: a database of its own on the test server, its data in a
+/// folder or under a prefix of its own in the test S3 server's bucket.
 pub struct TestLake {
     pub catalog: String,
     pub data: tempfile::TempDir,
+    /// `s3://BUCKET/PREFIX/` when the data are in object storage.
+    pub s3: Option<String>,
+    /// The PostgreSQL database.
+    pub dbname: String,
 }
 
-fn env(name: &str) -> String {
+pub fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {
         panic!("{name} is not set: run the tests with scripts/test, which starts PostgreSQL and fetches the DuckLake extensions")
     })
 }
 
 /// The server's connection settings as `key=value` pairs.
-fn setting(key: &str) -> String {
+pub fn setting(key: &str) -> String {
     env("LIFTDB_TEST_PG")
         .split_whitespace()
         .find_map(|kv| kv.strip_prefix(&format!("{key}=")).map(str::to_string))
@@ -50,20 +55,64 @@ impl TestLake {
         TestLake {
             catalog: format!("ducklake:postgres:dbname={db} {}", env("LIFTDB_TEST_PG")),
             data: tempfile::tempdir().unwrap(),
+            s3: None,
+            dbname: db,
         }
     }
 
-    /// `liftdb` on this lake.
+    /// A fresh lake whose data are in the test S3 server's bucket.
+    pub fn on_s3(name: &str) -> TestLake {
+        let prefix = format!("{name}-{}", std::process::id());
+        TestLake {
+            s3: Some(format!("s3://{}/{prefix}/", env("LIFTDB_TEST_S3_BUCKET"))),
+            ..TestLake::new(name)
+        }
+    }
+
+    /// Where its data go, as --data-path gives it.
+    pub fn data_path(&self) -> String {
+        match &self.s3 {
+            Some(url) => url.clone(),
+            None => self.data.path().display().to_string(),
+        }
+    }
+
+    /// The catalog string for another PostgreSQL role.
+    pub fn catalog_as(&self, role: &str) -> String {
+        self.catalog
+            .replace("user=postgres", &format!("user={role}"))
+    }
+
+    /// `liftdb` on this lake, with the S3 credentials and endpoint in the
+    /// variables CI systems set.
     pub fn liftdb(&self) -> Command {
+        self.liftdb_as("postgres")
+    }
+
+    /// `liftdb` on this lake as another PostgreSQL role.
+    pub fn liftdb_as(&self, role: &str) -> Command {
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("liftdb"));
         cmd.arg("--db")
-            .arg(&self.catalog)
+            .arg(self.catalog_as(role))
             .arg("--data-path")
-            .arg(self.data.path())
+            .arg(self.data_path())
             .arg("--extension-dir")
             .arg(env("LIFTDB_TEST_EXTENSION_DIR"))
-            .env_remove("LIFTDB_DB");
+            .env_remove("LIFTDB_DB")
+            .env_remove("LIFTDB_SHARD")
+            .env_remove("LIFTDB_HOST");
+        with_s3_credentials(&mut cmd);
         cmd
+    }
+
+    /// psql on this lake's database, as `role`.
+    pub fn psql(&self, role: &str, sql: &str) -> String {
+        let out = Command::new(Path::new(&env("LIFTDB_TEST_PG_BIN")).join("psql"))
+            .args(["-h", &setting("host"), "-p", &setting("port"), "-U", role])
+            .args(["-d", &self.dbname, "-v", "ON_ERROR_STOP=1", "-tAc", sql])
+            .output()
+            .unwrap();
+        ok(out, sql).trim().to_string()
     }
 
     /// One query's rows as CSV.
@@ -92,13 +141,23 @@ impl TestLake {
     }
 }
 
-fn file_liftdb(db: &Path) -> Command {
+/// The test S3 server's endpoint and the tests' access key, as CI systems
+/// pass them: in AWS_* variables.
+pub fn with_s3_credentials(cmd: &mut Command) {
+    cmd.env("AWS_ACCESS_KEY_ID", env("LIFTDB_TEST_S3_KEY_ID"))
+        .env("AWS_SECRET_ACCESS_KEY", env("LIFTDB_TEST_S3_SECRET"))
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ENDPOINT_URL", env("LIFTDB_TEST_S3_ENDPOINT"))
+        .env_remove("AWS_SESSION_TOKEN");
+}
+
+pub fn file_liftdb(db: &Path) -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("liftdb"));
     cmd.arg("--db").arg(db).env_remove("LIFTDB_DB");
     cmd
 }
 
-fn ok(out: Output, what: &str) -> String {
+pub fn ok(out: Output, what: &str) -> String {
     assert!(
         out.status.success(),
         "{what}: exit {:?}\n{}",
@@ -123,7 +182,17 @@ fn corpus() -> Vec<PathBuf> {
 /// `liftdb check` passes on the lake.
 #[test]
 fn a_lake_answers_every_report_and_view_as_a_file_store_does() {
-    let lake = TestLake::new("equal");
+    answers_as_a_file_store(TestLake::new("equal"));
+}
+
+/// The same with the lake's data in object storage (an S3-compatible
+/// server checking its credentials).
+#[test]
+fn a_lake_on_s3_answers_every_report_and_view_as_a_file_store_does() {
+    answers_as_a_file_store(TestLake::on_s3("equal"));
+}
+
+fn answers_as_a_file_store(lake: TestLake) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("file.duckdb");
     for (release, paths) in [("v1", &corpus()[..3]), ("v2", &corpus()[..])] {
@@ -265,7 +334,7 @@ fn a_lake_answers_every_report_and_view_as_a_file_store_does() {
 
 /// A gen-runs tree of `runs` runs whose runs root is named `root` (the
 /// experiment: trees in one release must not claim each other's runs).
-fn tree(dir: &Path, root: &str, runs: usize, seed: u64) -> PathBuf {
+pub fn tree(dir: &Path, root: &str, runs: usize, seed: u64) -> PathBuf {
     let out = dir.join(root);
     let made = Command::new(assert_cmd::cargo::cargo_bin("gen-runs"))
         .args([
@@ -288,7 +357,7 @@ fn tree(dir: &Path, root: &str, runs: usize, seed: u64) -> PathBuf {
 }
 
 /// Counts that must each be the trees' sum, once per row: rows held once.
-fn held_once(lake: &TestLake) -> [(i64, i64); 4] {
+pub fn held_once(lake: &TestLake) -> [(i64, i64); 4] {
     let pair = |table: &str, key: &str| {
         let rows = lake.sql(&format!(
             "SELECT count(*), count(DISTINCT {key}) FROM {table}"
@@ -312,7 +381,16 @@ fn held_once(lake: &TestLake) -> [(i64, i64); 4] {
 /// change nothing.
 #[test]
 fn eight_writers_at_once_store_each_batch_once_and_whole() {
-    let lake = TestLake::new("fanout");
+    eight_writers(TestLake::new("fanout"));
+}
+
+/// The same with the lake's data on S3.
+#[test]
+fn eight_writers_on_s3_store_each_batch_once_and_whole() {
+    eight_writers(TestLake::on_s3("fanout"));
+}
+
+fn eight_writers(lake: TestLake) {
     let dir = tempfile::tempdir().unwrap();
     let trees: Vec<(PathBuf, String)> = (0..8)
         .map(|i| {
@@ -461,7 +539,7 @@ fn eight_writers_at_once_store_each_batch_once_and_whole() {
 
 /// Run directories of a gen-runs tree: each `run-N` folder (an independent
 /// count of what the ingest must store).
-fn walk_runs(tree: &Path) -> i64 {
+pub fn walk_runs(tree: &Path) -> i64 {
     walkdir::WalkDir::new(tree)
         .into_iter()
         .filter_map(Result::ok)
@@ -473,7 +551,16 @@ fn walk_runs(tree: &Path) -> i64 {
 /// or none of it, and the next ingest works.
 #[test]
 fn a_writer_killed_mid_batch_leaves_all_or_nothing() {
-    let lake = TestLake::new("kill");
+    killed_writer(TestLake::new("kill"));
+}
+
+/// The same with the lake's data on S3.
+#[test]
+fn a_writer_on_s3_killed_mid_batch_leaves_all_or_nothing() {
+    killed_writer(TestLake::on_s3("kill"));
+}
+
+fn killed_writer(lake: TestLake) {
     let dir = tempfile::tempdir().unwrap();
     let t = tree(dir.path(), "runs-k", 600, 7);
     let runs = walk_runs(&t);
@@ -626,15 +713,24 @@ fn rebuild_moves_a_store_from_a_file_to_a_lake_and_back() {
     args.extend(corpus()[..3].iter().map(|p| p.display().to_string()));
     ok(file_liftdb(&file).args(&args).output().unwrap(), "ingest");
     let lake = TestLake::new("rebuild");
+    // The flags as given on the command line reach the new lake (a file
+    // --db keeps neither).
     ok(
         file_liftdb(&file)
-            .args(["rebuild", "--out", &lake.catalog])
-            .env("LIFTDB_DATA_PATH", lake.data.path())
-            .env("LIFTDB_EXTENSION_DIR", env("LIFTDB_TEST_EXTENSION_DIR"))
+            .args(["rebuild", "--out", &lake.catalog, "--data-path"])
+            .arg(lake.data.path())
+            .arg("--extension-dir")
+            .arg(env("LIFTDB_TEST_EXTENSION_DIR"))
             .output()
             .unwrap(),
         "file to lake",
     );
+    let files_written = walkdir::WalkDir::new(lake.data.path())
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "parquet"))
+        .count();
+    assert!(files_written > 0, "the lake's data are under --data-path");
     let back = dir.path().join("back.duckdb");
     ok(
         lake.liftdb()
@@ -687,30 +783,7 @@ fn a_deferred_refill_waits_for_lake_refresh() {
     );
     // The catalog's latest snapshot, read from PostgreSQL itself: any liftdb
     // reader of the lake as it is now would refill what waits.
-    let dbname = lake
-        .catalog
-        .split_whitespace()
-        .find_map(|kv| kv.strip_prefix("ducklake:postgres:dbname="))
-        .unwrap()
-        .to_string();
-    let latest = Command::new(Path::new(&env("LIFTDB_TEST_PG_BIN")).join("psql"))
-        .args([
-            "-h",
-            &setting("host"),
-            "-p",
-            &setting("port"),
-            "-U",
-            "postgres",
-        ])
-        .args([
-            "-d",
-            &dbname,
-            "-tAc",
-            "SELECT max(snapshot_id) FROM ducklake_snapshot",
-        ])
-        .output()
-        .unwrap();
-    let latest = ok(latest, "psql").trim().to_string();
+    let latest = lake.psql("postgres", "SELECT max(snapshot_id) FROM ducklake_snapshot");
     let at_latest = lake
         .liftdb()
         .args(["report", "lift", "--format", "csv", "--snapshot", &latest])

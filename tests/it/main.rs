@@ -3,6 +3,7 @@
 mod analyst;
 mod atomicity;
 mod case_trend;
+mod ci_recipe;
 mod cli;
 mod common;
 mod derived_tables;
@@ -26,6 +27,7 @@ mod seh_statistics;
 mod skill_creator_anthropic;
 mod store_safety;
 mod streaming;
+mod team_field;
 mod terminal;
 mod terminal_tmux;
 mod trend_history;

@@ -32,7 +32,7 @@ const RUN_ADAPTERS: &[RunAdapter] = &[
     RunAdapter {
         format: Format::Handbook,
         claims: seed::is_run_dir,
-        parse: |dir, files, ctx| seed::parse_run(dir, files, ctx.release),
+        parse: |dir, files, ctx| seed::parse_run(dir, files, ctx.release, ctx.shard),
     },
     RunAdapter {
         format: Format::SkillCreator,

@@ -196,6 +196,7 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) -> HashMa
         let (repetition, repetition_source) = reps[i];
         let run_id = run_key(&RunIdentity {
             release: src.release,
+            shard: None,
             native_batch: src.eval_id,
             skill: &skill,
             case_id: &case_id,

@@ -75,7 +75,7 @@ fn case_id_for(files: &RunFiles, eval_name: &str) -> String {
         .unwrap_or_else(|| eval_name.trim_start_matches("eval-").to_string())
 }
 
-pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
+pub fn parse_run(dir: &Path, files: &RunFiles, release: &str, shard: Option<&str>) -> RunOutcome {
     let mut records = Records::default();
     let dir_text = dir.display().to_string();
     let place = match place(dir) {
@@ -89,6 +89,7 @@ pub fn parse_run(dir: &Path, files: &RunFiles, release: &str) -> RunOutcome {
     let case_id = case_id_for(files, &place.eval_dir);
     let run_id = run_key(&RunIdentity {
         release,
+        shard,
         native_batch: place.run_id.as_deref(),
         skill: &place.skill,
         case_id: &case_id,

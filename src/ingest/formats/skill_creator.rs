@@ -124,6 +124,7 @@ pub fn parse_run(dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         .unwrap_or_else(|| "(unknown skill)".into());
     let run_id = run_key(&RunIdentity {
         release,
+        shard: ctx.shard,
         native_batch: native_batch.as_deref(),
         skill: &skill,
         case_id: &case_id,

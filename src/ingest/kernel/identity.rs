@@ -4,11 +4,16 @@
 
 use crate::model::records::key;
 
-/// What identifies a run: (release, native batch, skill, case, model, arm, repetition).
+/// What identifies a run: (release, native batch, shard, skill, case, model,
+/// arm, repetition).
 pub struct RunIdentity<'a> {
     pub release: &'a str,
     /// The tool's own batch: the runs-root directory name for skill-eval-harness.
     pub native_batch: Option<&'a str>,
+    /// The shard of a release split across jobs (`ingest --shard`): each
+    /// job may number its repetitions from 1. None: not sharded (the key
+    /// is then what it always was).
+    pub shard: Option<&'a str>,
     pub skill: &'a str,
     pub case_id: &'a str,
     pub model: Option<&'a str>,
@@ -19,6 +24,20 @@ pub struct RunIdentity<'a> {
 /// The run identity key shared by run directories and report rows.
 pub fn run_key(id: &RunIdentity) -> String {
     let rep = id.repetition.to_string();
+    if let Some(shard) = id.shard {
+        return key(&[
+            Some("run"),
+            Some(id.release),
+            id.native_batch,
+            Some("shard"),
+            Some(shard),
+            Some(id.skill),
+            Some(id.case_id),
+            id.model,
+            Some(id.arm),
+            Some(&rep),
+        ]);
+    }
     key(&[
         Some("run"),
         Some(id.release),

@@ -13,6 +13,9 @@ pub struct RunContext<'a> {
     /// The release was named (--release): skill-creator iterations do not
     /// become releases of their own.
     pub release_explicit: bool,
+    /// `ingest --shard NAME`: part of each run's identity, so shards that
+    /// number their repetitions alike never collide.
+    pub shard: Option<&'a str>,
     /// The directories given to ingest (a skill-eval-harness layout is read
     /// from the one holding its case folders).
     pub roots: &'a [std::path::PathBuf],

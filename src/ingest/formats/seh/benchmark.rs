@@ -129,6 +129,7 @@ impl<'a> RowReader<'a> {
             .and_then(|b| runs_root_of(b, case_id));
         let run_id = run_key(&RunIdentity {
             release,
+            shard: None,
             native_batch: native_batch.as_deref(),
             skill,
             case_id,

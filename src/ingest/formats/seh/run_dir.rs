@@ -124,6 +124,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         .unwrap_or_else(|| "(unknown skill)".to_string());
     let run_id = run_key(&RunIdentity {
         release: ctx.release,
+        shard: ctx.shard,
         native_batch: ident.runs_root.as_deref(),
         skill: &skill_name,
         case_id: &ident.case_id,
@@ -216,6 +217,9 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         served_model: ending.served_model,
         served_model_check: ending.served_model_check,
         effort: ending.effort,
+        // Both set by the batch, which knows the files and the shard.
+        content_sha256: None,
+        shard: None,
     });
 
     let (measurements, activation) = telemetry::extract(&run_id, &skill_name, &merged);
