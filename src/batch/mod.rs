@@ -94,6 +94,8 @@ fn ingest_batch(
     batch_bytes: &mut Option<u64>,
 ) -> Result<IngestSummary> {
     let mut clock = Timings::from_env();
+    // Read first: a batch another job commits from here on is met at the commit.
+    let planned_after = lake::committed_batches(&store.conn)?;
     let mut budget = MemoryBudget::start(&store.conn, opts.memory_mb)?;
     let known = state::StoredState::load(
         &store.conn,
@@ -139,6 +141,7 @@ fn ingest_batch(
         refill: !opts.defer_refill,
         host: &opts.host,
         shard: opts.shard.as_deref(),
+        planned_after: &planned_after,
         ..plan.batch_info()
     };
     let mut batch = match opts.dry_run {

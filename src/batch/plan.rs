@@ -464,6 +464,7 @@ impl Plan {
             refill: true,
             host: "",
             shard: None,
+            planned_after: &[],
         }
     }
 }

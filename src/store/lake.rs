@@ -219,15 +219,24 @@ impl<'c> Catalog<'c> {
     }
 }
 
+/// The batches committed so far (read when a batch plans: those committed
+/// later are another job's, met at the commit by `guard_commit`).
+pub fn committed_batches(conn: &Connection) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare("SELECT batch_id FROM ingest_batch ORDER BY batch_id")?;
+    let ids = stmt.query_map([], |r| r.get::<_, i64>(0))?;
+    Ok(ids.collect::<std::result::Result<_, _>>()?)
+}
+
 /// Before a batch commits to a lake whose catalog is in PostgreSQL: the
 /// writers' lock taken (held by the returned guard until the commit is
 /// done), then the batch's runs and files compared with those of every
-/// batch another writer committed since this one began. DuckLake lets two
+/// batch another writer committed since this one planned (`planned`: the
+/// batches committed then, sorted). DuckLake lets two
 /// transactions insert the same rows (it has no keys), so two jobs storing
 /// the same tree at once would both commit it; the second is refused here
 /// (`Error::StoredMeanwhile`) and tried again, when it finds them stored.
 /// None: not a PostgreSQL lake (one writer at a time).
-pub fn guard_commit(tx: &Connection, batch_id: i64) -> Result<Option<WriterLock>> {
+pub fn guard_commit(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<Option<WriterLock>> {
     let Some(catalog) = Catalog::attached(tx)? else {
         return Ok(None);
     };
@@ -237,18 +246,16 @@ pub fn guard_commit(tx: &Connection, batch_id: i64) -> Result<Option<WriterLock>
         let ids = stmt.query_map([], |r| r.get::<_, i64>(0))?;
         Ok(ids.collect::<std::result::Result<_, _>>()?)
     };
-    let seen: std::collections::HashSet<i64> = ids(tx, "SELECT batch_id FROM ingest_batch")?
-        .into_iter()
-        .collect();
     // A connection of its own reads the lake as committed now (this
     // transaction reads it as it was when the batch began).
     let now = tx.try_clone()?;
+    now.execute_batch(&format!("USE {ALIAS};"))?;
     let meanwhile: Vec<i64> = ids(
         &now,
         "SELECT batch_id FROM ingest_batch WHERE finished_at IS NOT NULL",
     )?
     .into_iter()
-    .filter(|id| !seen.contains(id))
+    .filter(|id| *id != batch_id && planned.binary_search(id).is_err())
     .collect();
     if meanwhile.is_empty() {
         return Ok(Some(lock));

@@ -30,6 +30,9 @@ pub struct BatchInfo<'a> {
     /// The machine that read the trees, and the shard they are of.
     pub host: &'a str,
     pub shard: Option<&'a str>,
+    /// The batches committed when this one planned, sorted: on a lake, one
+    /// committed since with the same runs is another job's (`lake::guard_commit`).
+    pub planned_after: &'a [i64],
 }
 
 impl BatchInfo<'_> {
@@ -429,7 +432,7 @@ impl<'c> BatchWriter<'c> {
             ],
         )?;
         // On a lake the writers take turns from here to the commit.
-        let writers_turn = super::lake::guard_commit(tx, self.batch_id)?;
+        let writers_turn = super::lake::guard_commit(tx, self.batch_id, batch.planned_after)?;
         let counts = WriteCounts {
             batch_id: self.batch_id,
             release_dropped,

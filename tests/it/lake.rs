@@ -34,7 +34,10 @@ pub fn setting(key: &str) -> String {
 
 impl TestLake {
     pub fn new(name: &str) -> TestLake {
-        let db = format!("lake_{name}_{}", std::process::id());
+        // Unique in this process too: a test may make several of one name.
+        static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let db = format!("lake_{name}_{}_{n}", std::process::id());
         let created = Command::new(Path::new(&env("LIFTDB_TEST_PG_BIN")).join("createdb"))
             .args([
                 "-h",
@@ -62,10 +65,14 @@ impl TestLake {
 
     /// A fresh lake whose data are in the test S3 server's bucket.
     pub fn on_s3(name: &str) -> TestLake {
-        let prefix = format!("{name}-{}", std::process::id());
+        let lake = TestLake::new(name);
         TestLake {
-            s3: Some(format!("s3://{}/{prefix}/", env("LIFTDB_TEST_S3_BUCKET"))),
-            ..TestLake::new(name)
+            s3: Some(format!(
+                "s3://{}/{}/",
+                env("LIFTDB_TEST_S3_BUCKET"),
+                lake.dbname.replace('_', "-")
+            )),
+            ..lake
         }
     }
 

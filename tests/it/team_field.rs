@@ -105,7 +105,9 @@ fn the_same_tree_by_two_jobs_at_once_is_held_once() {
         let jobs: Vec<_> = (0..2)
             .map(|_| {
                 let mut cmd = lake.liftdb();
-                cmd.args(["ingest", "--json"])
+                // A release per trial: each trial's manifest is the one
+                // its release is graded by.
+                cmd.args(["ingest", "--json", "--release", &root])
                     .arg(t.join(&root))
                     .arg(t.join("manifest.json"))
                     .stdout(Stdio::piped())
@@ -136,7 +138,7 @@ fn the_same_tree_by_two_jobs_at_once_is_held_once() {
             .collect();
         assert!(
             wrote.contains(&0) && wrote.iter().sum::<u64>() as i64 == walk_runs(&t),
-            "trial {trial}: runs written by the two jobs {wrote:?}"
+            "trial {trial}: runs written by the two jobs {wrote:?}: {summaries:?}"
         );
         let first_batch = summaries.iter().find_map(|s| s["batch_id"].as_i64());
         for s in &summaries {
