@@ -138,7 +138,7 @@ def main():
             else:
                 for key, deferred in (("W", True), ("We", False)):
                     lake = new_lake(args, "bench_fanout", work)
-                    subprocess.run([*lake, "sql", "SELECT 1"], check=True, stdout=subprocess.DEVNULL)
+                    subprocess.run([*lake, "lake", "init"], check=True, stderr=subprocess.DEVNULL)
                     started, cpu = time.monotonic(), children_cpu()
                     flags = ["--defer-refill"] if deferred else []
                     procs = [subprocess.Popen([*lake, "ingest", "--quiet", *flags, *part], stdout=subprocess.DEVNULL,

@@ -9,7 +9,8 @@
 #   checks credentials: an access key made for the tests, a bucket for them;
 # both stopped when the sourcing shell exits.
 # Exports LIFTDB_TEST_PG (connection settings), LIFTDB_TEST_PG_BIN (its
-# programs), LIFTDB_TEST_EXTENSION_DIR, and LIFTDB_TEST_S3_ENDPOINT,
+# programs), LIFTDB_TEST_EXTENSION_DIR (DuckDB's layout),
+# LIFTDB_TEST_EXTENSION_WHEELS (the same as pip download wrote them), and LIFTDB_TEST_S3_ENDPOINT,
 # LIFTDB_TEST_S3_KEY_ID, LIFTDB_TEST_S3_SECRET, LIFTDB_TEST_S3_BUCKET.
 
 DUCKDB_VERSION=1.5.5
@@ -26,28 +27,32 @@ export LIFTDB_TEST_PG_BIN="$(pg_bin)"
 
 ext_root="${LIFTDB_EXTENSION_CACHE:-$HOME/.cache/liftdb-extensions}"
 ext_dir="$ext_root/v$DUCKDB_VERSION/linux_amd64"
+wheel_dir="$ext_root/wheels"
 extensions=(ducklake postgres_scanner httpfs aws)
-missing_ext=()
+missing_wheels=()
 for ext in "${extensions[@]}"; do
-    [ -f "$ext_dir/$ext.duckdb_extension" ] || missing_ext+=("duckdb-extension-${ext//_/-}==$DUCKDB_VERSION")
+    compgen -G "$wheel_dir/duckdb_extension_${ext}-$DUCKDB_VERSION-*.whl" >/dev/null \
+        || missing_wheels+=("duckdb-extension-${ext//_/-}==$DUCKDB_VERSION")
 done
-if ((${#missing_ext[@]})); then
-    echo "scripts/test: fetching DuckDB $DUCKDB_VERSION extensions from PyPI: ${missing_ext[*]}" >&2
-    wheels="$(mktemp -d)"
-    python3 -m pip download --quiet --no-deps --dest "$wheels" "${missing_ext[@]}"
-    mkdir -p "$ext_dir"
-    python3 - "$wheels" "$ext_dir" <<'PY'
+if ((${#missing_wheels[@]})); then
+    echo "scripts/test: fetching DuckDB $DUCKDB_VERSION extensions from PyPI: ${missing_wheels[*]}" >&2
+    mkdir -p "$wheel_dir"
+    python3 -m pip download --quiet --no-deps --dest "$wheel_dir" "${missing_wheels[@]}"
+fi
+# DuckDB's own layout, unpacked from the wheels (the tests read both).
+mkdir -p "$ext_dir"
+python3 - "$wheel_dir" "$ext_dir" <<'PY'
 import pathlib, sys, zipfile
 wheels, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 for wheel in wheels.glob("*.whl"):
     with zipfile.ZipFile(wheel) as z:
         for name in z.namelist():
-            if name.endswith(".duckdb_extension"):
-                (out / pathlib.Path(name).name).write_bytes(z.read(name))
+            target = out / pathlib.Path(name).name
+            if name.endswith(".duckdb_extension") and not target.exists():
+                target.write_bytes(z.read(name))
 PY
-    rm -rf "$wheels"
-fi
 export LIFTDB_TEST_EXTENSION_DIR="$ext_root"
+export LIFTDB_TEST_EXTENSION_WHEELS="$wheel_dir"
 
 # The server: a free port, a folder the postgres user owns (initdb refuses root).
 pg_dir="$(mktemp -d /tmp/liftdb-pg.XXXXXX)"

@@ -114,7 +114,11 @@ fn the_ci_recipe_runs_as_written() {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/ci/skill-evals.yml");
     let text = std::fs::read_to_string(&file).unwrap();
     let workflow = &YamlLoader::load_from_str(&text).unwrap()[0];
-    let lake = TestLake::on_s3("ci");
+    // The workflow's data path (LIFTDB_DATA_PATH: s3://BUCKET/liftdb/).
+    let lake = TestLake {
+        s3: Some(format!("s3://{}/liftdb/", env("LIFTDB_TEST_S3_BUCKET"))),
+        ..TestLake::new("ci")
+    };
     let dir = tempfile::tempdir().unwrap();
     // The liftdb under test, on the PATH (the `install` step's stand-in).
     let bin = dir.path().join("bin");

@@ -98,13 +98,18 @@ impl TestLake {
 
     /// `liftdb` on this lake as another PostgreSQL role.
     pub fn liftdb_as(&self, role: &str) -> Command {
+        self.command(role, &env("LIFTDB_TEST_EXTENSION_DIR"))
+    }
+
+    /// `liftdb` on this lake as `role`, its extensions from `extensions`.
+    pub fn command(&self, role: &str, extensions: &str) -> Command {
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("liftdb"));
         cmd.arg("--db")
             .arg(self.catalog_as(role))
             .arg("--data-path")
             .arg(self.data_path())
             .arg("--extension-dir")
-            .arg(env("LIFTDB_TEST_EXTENSION_DIR"))
+            .arg(extensions)
             .env_remove("LIFTDB_DB")
             .env_remove("LIFTDB_SHARD")
             .env_remove("LIFTDB_HOST");
@@ -412,7 +417,7 @@ fn eight_writers(lake: TestLake) {
         .collect();
     // Created before the fan-out, as a team's lake is.
     ok(
-        lake.liftdb().args(["sql", "SELECT 1"]).output().unwrap(),
+        lake.liftdb().args(["lake", "init"]).output().unwrap(),
         "create",
     );
     // The independent count: the same trees ingested one after another
@@ -572,7 +577,7 @@ fn killed_writer(lake: TestLake) {
     let t = tree(dir.path(), "runs-k", 600, 7);
     let runs = walk_runs(&t);
     ok(
-        lake.liftdb().args(["sql", "SELECT 1"]).output().unwrap(),
+        lake.liftdb().args(["lake", "init"]).output().unwrap(),
         "create",
     );
     for delay_ms in [300, 900, 1600] {

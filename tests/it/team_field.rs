@@ -338,6 +338,42 @@ fn a_read_only_role_reads_everything_and_writes_nothing() {
         let as_reader = ok(reader().args(args).output().unwrap(), &report.name);
         assert_eq!(as_reader, as_writer, "report {}", report.name);
     }
+    // The other reading commands under that role.
+    let out = tempfile::tempdir().unwrap();
+    let html = out.path().join("page.html");
+    let ledger = out.path().join("ledger.csv");
+    for args in [
+        vec!["sql".to_string(), "SELECT count(*) FROM pairs".into()],
+        vec![
+            "export".into(),
+            "cost_ledger".into(),
+            "--out".into(),
+            ledger.display().to_string(),
+        ],
+        vec![
+            "report".into(),
+            "html".into(),
+            "--out".into(),
+            html.display().to_string(),
+        ],
+        vec!["plan".into(), "--lift".into(), "0.2".into()],
+        vec!["lake".into(), "snapshots".into()],
+    ] {
+        ok(reader().args(&args).output().unwrap(), &args.join(" "));
+    }
+    let gate = reader().args(["gate", "--min-lift", "0"]).output().unwrap();
+    let by_writer = lake
+        .liftdb()
+        .args(["gate", "--min-lift", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        gate.status.code(),
+        by_writer.status.code(),
+        "{}",
+        stderr(&gate)
+    );
+    assert_eq!(gate.stdout, by_writer.stdout);
     let before = ok(
         reader()
             .args(["report", "lift", "--format", "csv"])
@@ -520,4 +556,97 @@ pub fn shard_of(gathered: &Path, out: &Path, k: u32, per: u32) -> PathBuf {
         std::fs::rename(&path, renamed).unwrap();
     }
     out.to_path_buf()
+}
+
+/// Everything that works on a local data path works with the data on S3,
+/// the extensions loaded from the wheels `pip download` wrote: ingest,
+/// reports, sql, export, the HTML page, show, gate, plan, check, the lake's
+/// upkeep, and a rebuild from the S3 lake into a file.
+#[test]
+fn every_command_works_on_an_s3_lake_from_pips_wheels() {
+    let lake = TestLake::on_s3("s3all");
+    let dir = tempfile::tempdir().unwrap();
+    let wheels = env("LIFTDB_TEST_EXTENSION_WHEELS");
+    let liftdb = || lake.command("postgres", &wheels);
+    let paths = crate::common::corpus_paths(&crate::common::seh_root());
+    ok(
+        liftdb()
+            .args(["ingest", "--quiet", "--release", "v1"])
+            .args(&paths)
+            .output()
+            .unwrap(),
+        "ingest",
+    );
+    let html = dir.path().join("report.html");
+    let run = lake.sql("SELECT run_id FROM run ORDER BY run_id LIMIT 1");
+    let run = run.lines().nth(1).unwrap().to_string();
+    let ledger = dir.path().join("ledger.csv");
+    let steps: Vec<(&str, Vec<String>)> = vec![
+        ("report", vec!["report".into(), "flags".into()]),
+        (
+            "sql",
+            vec!["sql".into(), "SELECT count(*) FROM runs".into()],
+        ),
+        (
+            "export",
+            vec![
+                "export".into(),
+                "cost_ledger".into(),
+                "--out".into(),
+                ledger.display().to_string(),
+            ],
+        ),
+        (
+            "html",
+            vec![
+                "report".into(),
+                "html".into(),
+                "--out".into(),
+                html.display().to_string(),
+            ],
+        ),
+        ("show", vec!["show".into(), run]),
+        ("plan", vec!["plan".into(), "--lift".into(), "0.2".into()]),
+        ("check", vec!["check".into()]),
+        ("snapshots", vec!["lake".into(), "snapshots".into()]),
+        ("refresh", vec!["lake".into(), "refresh".into()]),
+        (
+            "maintain",
+            vec![
+                "lake".into(),
+                "maintain".into(),
+                "--grace".into(),
+                "0 seconds".into(),
+            ],
+        ),
+    ];
+    for (what, args) in steps {
+        ok(liftdb().args(&args).output().unwrap(), what);
+    }
+    assert!(std::fs::read_to_string(&html).unwrap().contains("<svg"));
+    assert!(std::fs::read_to_string(&ledger).unwrap().lines().count() > 10);
+    // The gate decides (pass, fail or undecided), it does not fail to run.
+    let gate = liftdb().args(["gate", "--min-lift", "0"]).output().unwrap();
+    assert!(
+        matches!(gate.status.code(), Some(0..=2)) && !stderr(&gate).contains("error"),
+        "{}",
+        stderr(&gate)
+    );
+    let back = dir.path().join("back.duckdb");
+    ok(
+        liftdb()
+            .args(["rebuild", "--out"])
+            .arg(&back)
+            .output()
+            .unwrap(),
+        "rebuild to a file",
+    );
+    let runs = "SELECT release_label, count(*) FROM run GROUP BY ALL ORDER BY ALL";
+    assert_eq!(
+        ok(
+            file_liftdb(&back).args(["sql", runs]).output().unwrap(),
+            "file"
+        ),
+        lake.sql(runs)
+    );
 }
