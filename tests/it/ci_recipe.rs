@@ -71,17 +71,30 @@ fn workflow_env(workflow: &Yaml, value: &dyn Fn(&str) -> String) -> Vec<(String,
         .collect()
 }
 
-/// A job's steps run in order in `workspace`, each with bash -e as GitHub
-/// runs them; `stand_in` runs instead of the step whose id it names.
+/// Where a job runs: its checkout, the PATH's liftdb, the step summary.
+struct Runner<'a> {
+    workspace: &'a Path,
+    bin: &'a Path,
+    summary: &'a Path,
+}
+
+/// Job `name`'s steps run in order in the runner's workspace, each with
+/// bash -e as GitHub runs them, under the workflow's `env:`; `stand_in` runs
+/// instead of the step whose id it names.
 fn run_job(
-    job: &Yaml,
-    env_vars: &[(String, String)],
-    workspace: &Path,
-    bin: &Path,
-    summary: &Path,
+    workflow: &Yaml,
+    name: &str,
+    runner: &Runner,
     value: &dyn Fn(&str) -> String,
     stand_in: &dyn Fn(&str) -> Option<()>,
 ) -> Command {
+    let Runner {
+        workspace,
+        bin,
+        summary,
+    } = runner;
+    let job = &workflow["jobs"][name];
+    let env_vars = workflow_env(workflow, value);
     let mut script = String::from("set -eo pipefail\n");
     for (id, run) in run_steps(job) {
         match id.as_deref().and_then(|id| stand_in(id).map(|_| id)) {
@@ -103,7 +116,7 @@ fn run_job(
         .env("GITHUB_STEP_SUMMARY", summary)
         .env_remove("LIFTDB_SHARD")
         .env_remove("LIFTDB_HOST");
-    for (k, v) in env_vars {
+    for (k, v) in &env_vars {
         cmd.env(k, v);
     }
     cmd
@@ -155,7 +168,6 @@ fn the_ci_recipe_runs_as_written() {
         )
         .unwrap();
         let value = |name: &str| expression(name, &lake, &workspace, Some(shard));
-        let env_vars = workflow_env(workflow, &value);
         let stand_in = |id: &str| match id {
             "install" => Some(()),
             "evals" => {
@@ -170,15 +182,12 @@ fn the_ci_recipe_runs_as_written() {
             }
             _ => None,
         };
-        let mut cmd = run_job(
-            &jobs["evals"],
-            &env_vars,
-            &workspace,
-            &bin,
-            &summary,
-            &value,
-            &stand_in,
-        );
+        let runner = Runner {
+            workspace: &workspace,
+            bin: &bin,
+            summary: &summary,
+        };
+        let mut cmd = run_job(workflow, "evals", &runner, &value, &stand_in);
         running.push(
             cmd.stdout(Stdio::piped())
                 .stderr(Stdio::piped())
@@ -192,19 +201,15 @@ fn the_ci_recipe_runs_as_written() {
     let workspace = dir.path().join("gate");
     std::fs::create_dir_all(&workspace).unwrap();
     let value = |name: &str| expression(name, &lake, &workspace, None);
-    let env_vars = workflow_env(workflow, &value);
     let stand_in = |id: &str| (id == "install").then_some(());
-    let gate = run_job(
-        &jobs["gate"],
-        &env_vars,
-        &workspace,
-        &bin,
-        &summary,
-        &value,
-        &stand_in,
-    )
-    .output()
-    .unwrap();
+    let runner = Runner {
+        workspace: &workspace,
+        bin: &bin,
+        summary: &summary,
+    };
+    let gate = run_job(workflow, "gate", &runner, &value, &stand_in)
+        .output()
+        .unwrap();
     // The gate's verdict is the data's (0 pass, 1 fail); anything else is
     // the recipe failing.
     assert!(

@@ -679,9 +679,12 @@ fn a_tree_added_beside_another_leaves_it_alone_and_a_changed_run_keeps_its_relea
 }
 
 /// Two trees whose runs have the same identity (same runs root name, case,
-/// model, arm, repetition) cannot share a release: the second tree's runs
-/// are refused, each naming the directory that holds its identity, whether
-/// the trees come in one batch or two; under its own --release it is taken.
+/// model, arm, repetition) cannot share a release. In two batches: a copy
+/// with the same content is already stored (nothing twice, the batch that
+/// stored it named); other content is refused whole, naming --shard and
+/// --release, nothing stored. In one batch the second tree's runs are
+/// refused, each naming the directory that holds its identity. Under its
+/// own --release it is taken.
 #[test]
 fn a_second_tree_with_the_same_run_identities_is_refused_in_that_release() {
     let dir = tempfile::tempdir().unwrap();
@@ -705,23 +708,44 @@ fn a_second_tree_with_the_same_run_identities_is_refused_in_that_release() {
     let stored = |ts: &crate::common::TestStore| scalar(&ts.store, "SELECT count(*) FROM run");
     let first_dirs = std::fs::canonicalize(&first).unwrap().display().to_string();
 
-    // Two batches.
+    // Two batches, the second tree a copy: already stored.
     let mut ts = new_store();
     let one = ingest(&mut ts, "r", &[&first]);
     assert!(one.errors.is_empty(), "{:?}", one.errors);
     let runs = stored(&ts);
     let two = ingest(&mut ts, "r", &[&second]);
-    assert_eq!(
-        two.errors.len() as i64,
-        runs.as_i64().unwrap(),
-        "every run refused"
-    );
-    for e in &two.errors {
-        assert_eq!(e.stage, "identity", "{e:?}");
-        assert!(e.reason.contains(&first_dirs), "{e:?}");
-        assert!(e.reason.contains("release 'r'"), "{e:?}");
-    }
+    assert!(two.errors.is_empty(), "{:?}", two.errors);
+    assert_eq!(two.already_stored as i64, runs.as_i64().unwrap());
+    assert_eq!(two.already_stored_by, [one.batch_id.unwrap()]);
     assert_eq!(stored(&ts), runs, "the first tree's runs stay, none added");
+    // The second tree's runs changed: another tree's content under the
+    // same identities is refused whole.
+    for metrics in walkdir::WalkDir::new(&second)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "metrics.json")
+    {
+        let text = std::fs::read_to_string(metrics.path()).unwrap();
+        std::fs::write(metrics.path(), text.replacen('{', "{\"rerun\": true, ", 1)).unwrap();
+    }
+    let refused = liftdb::batch::ingest(
+        &mut ts.store,
+        &[second.clone()],
+        &liftdb::batch::IngestOptions {
+            release: Some("r".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.contains(&first_dirs)
+            && refused.contains("release 'r'")
+            && refused.contains("--shard")
+            && refused.contains("nothing is stored"),
+        "{refused}"
+    );
+    assert_eq!(stored(&ts), runs, "nothing of the refused batch stored");
 
     // One batch: the first directory in path order keeps each identity.
     let mut ts = new_store();

@@ -544,8 +544,9 @@ fn eight_writers(lake: TestLake) {
     let checked = lake.liftdb().arg("check").output().unwrap();
     assert!(
         checked.status.success(),
-        "check: {}",
-        String::from_utf8_lossy(&checked.stderr)
+        "check: {}\n{}",
+        String::from_utf8_lossy(&checked.stderr),
+        String::from_utf8_lossy(&checked.stdout)
     );
 }
 

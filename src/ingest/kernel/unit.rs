@@ -55,6 +55,10 @@ pub struct ManifestCase {
     /// through the whole parse, and a parse per run costs little.
     json: Box<str>,
     has_script: bool,
+    /// Whether grading reads files from the manifest's folder (a script run
+    /// there, a golden_output reference): only then is the folder part of
+    /// the case's grading key.
+    reads_folder: bool,
     pub manifest_dir: std::path::PathBuf,
 }
 
@@ -62,7 +66,8 @@ impl ManifestCase {
     pub fn new(case: &serde_json::Value, manifest_dir: std::path::PathBuf) -> ManifestCase {
         ManifestCase {
             json: case.to_string().into_boxed_str(),
-            has_script: has_script(case),
+            has_script: has_assertion(case, "script"),
+            reads_folder: has_assertion(case, "script") || has_assertion(case, "golden_output"),
             manifest_dir,
         }
     }
@@ -77,8 +82,9 @@ impl ManifestCase {
 impl GradingContext {
     /// The key a liftdb grading of a run of `case_id` gets now: None when no
     /// manifest case grades it. Stored with each grading, so a re-ingest
-    /// regrades exactly the runs whose case, manifest folder, grader or
-    /// verdict-changing flags moved.
+    /// regrades exactly the runs whose case, grader or verdict-changing flags
+    /// moved, or whose manifest folder moved when grading reads files there
+    /// (the same manifest checked out at two paths grades alike otherwise).
     pub fn key(&self, case_id: &str) -> Option<String> {
         use sha2::{Digest, Sha256};
         let mc = self.cases.get(case_id)?;
@@ -86,7 +92,10 @@ impl GradingContext {
         for part in [
             crate::grade::GRADER_VERSION.as_bytes(),
             mc.json.as_bytes(),
-            mc.manifest_dir.as_os_str().as_encoded_bytes(),
+            match mc.reads_folder {
+                true => mc.manifest_dir.as_os_str().as_encoded_bytes(),
+                false => &[][..],
+            },
             self.judge_digests
                 .get(case_id)
                 .map_or(&[][..], |d| d.as_bytes()),
@@ -135,10 +144,9 @@ impl GradingContext {
     }
 }
 
-/// Whether a case has a `script` assertion, at its top level or in a turn.
-fn has_script(case: &serde_json::Value) -> bool {
-    let is_script =
-        |a: &serde_json::Value| a.get("type").and_then(|t| t.as_str()) == Some("script");
+/// Whether a case has an assertion of type `kind`, at its top level or in a turn.
+fn has_assertion(case: &serde_json::Value, kind: &str) -> bool {
+    let is_script = |a: &serde_json::Value| a.get("type").and_then(|t| t.as_str()) == Some(kind);
     let scripted = |list: Option<&serde_json::Value>| {
         list.and_then(|l| l.as_array())
             .is_some_and(|l| l.iter().any(is_script))
@@ -237,6 +245,8 @@ mod tests {
     fn the_grading_key_follows_the_case_and_the_flags_that_change_its_verdicts() {
         let plain = json!({"id": "a", "assertions": [{"type": "contains", "value": "x"}]});
         let scripted = json!({"id": "b", "turns": [{"assertions": [{"type": "script"}]}]});
+        let golden =
+            json!({"id": "c", "assertions": [{"type": "golden_output", "reference": "r.md"}]});
         let context = |allow_scripts: bool, dir: &str| {
             let mut g = GradingContext {
                 options: crate::grade::GradeOptions {
@@ -249,6 +259,8 @@ mod tests {
                 .insert("a".into(), ManifestCase::new(&plain, dir.into()));
             g.cases
                 .insert("b".into(), ManifestCase::new(&scripted, dir.into()));
+            g.cases
+                .insert("c".into(), ManifestCase::new(&golden, dir.into()));
             g
         };
         let (base, scripts, moved) = (
@@ -258,7 +270,11 @@ mod tests {
         );
         assert_eq!(base.key("a"), scripts.key("a"));
         assert_ne!(base.key("b"), scripts.key("b"));
-        assert_ne!(base.key("a"), moved.key("a"));
+        // The folder counts where grading reads files from it (a script runs
+        // there), not for a case that reads nothing from it.
+        assert_eq!(base.key("a"), moved.key("a"));
+        assert_ne!(base.key("b"), moved.key("b"));
+        assert_ne!(base.key("c"), moved.key("c"));
         assert_ne!(base.key("a"), base.key("b"));
         assert_eq!(base.key("missing"), None);
     }
