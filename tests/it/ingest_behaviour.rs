@@ -730,7 +730,7 @@ fn a_second_tree_with_the_same_run_identities_is_refused_in_that_release() {
     }
     let refused = liftdb::batch::ingest(
         &mut ts.store,
-        &[second.clone()],
+        std::slice::from_ref(&second),
         &liftdb::batch::IngestOptions {
             release: Some("r".into()),
             ..Default::default()
