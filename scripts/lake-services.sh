@@ -18,10 +18,12 @@ sudo_=""
 [ "$(id -u)" -eq 0 ] || sudo_=sudo
 
 pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
-if [ -z "$(pg_bin)" ] || ! python3 -m pip --version >/dev/null 2>&1; then
-    echo "scripts/test: installing postgresql, python3-pip (Debian packages)" >&2
+# The S3 server's venv needs ensurepip (Debian's python3-venv).
+if [ -z "$(pg_bin)" ] || ! python3 -m pip --version >/dev/null 2>&1 \
+    || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+    echo "scripts/test: installing postgresql, python3-pip, python3-venv (Debian packages)" >&2
     $sudo_ apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq postgresql python3-pip
+    DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq postgresql python3-pip python3-venv
 fi
 export LIFTDB_TEST_PG_BIN="$(pg_bin)"
 
