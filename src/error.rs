@@ -21,7 +21,7 @@ pub enum Error {
     #[error("lake {lake} could not be attached (DuckDB: {detail}); check that its PostgreSQL server is reachable with those settings, and give --data-path DIR when the lake is new")]
     LakeUnreachable { lake: String, detail: String },
 
-    #[error("the DuckDB extension {name} ({version}) could not be loaded from {dir}{detail}; liftdb never downloads extensions: `pip download {}=={} --no-deps -d DIR` fetches it, and --extension-dir DIR (LIFTDB_EXTENSION_DIR) takes the wheels as they are, the wheels unzipped, or DuckDB's own layout (see docs/guide.md, team mode)", crate::store::extensions::package_of(.name), .version.trim_start_matches('v'))]
+    #[error("the DuckDB extension {name} ({version}) could not be loaded from {dir}{detail}; liftdb never downloads extensions: `pip download {}=={} --no-deps -d DIR` fetches it, and --extension-dir DIR (LIFTDB_EXTENSION_DIR) takes the wheels as they are, the wheels unzipped, or DuckDB's own layout (see docs/guide.md, team mode)", extension_package(.name), .version.trim_start_matches('v'))]
     LakeExtensions {
         name: String,
         version: String,
@@ -32,7 +32,7 @@ pub enum Error {
     #[error("object storage{}: {}{}; nothing is stored", at_url(.url), .problem.said(), storage_says(.detail))]
     ObjectStorage {
         url: String,
-        problem: crate::store::object_storage::Problem,
+        problem: StorageProblem,
         detail: String,
     },
 
@@ -301,4 +301,33 @@ fn waiting_releases(releases: &[String]) -> String {
         1 => format!("release {}", quoted[0]),
         _ => format!("releases {}", quoted.join(", ")),
     }
+}
+
+/// What went wrong reaching object storage, as the user can act on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageProblem {
+    NoCredentials,
+    Credentials,
+    Bucket,
+    Endpoint,
+    Other,
+}
+
+impl StorageProblem {
+    /// The problem and what to do about it, for the error's text.
+    pub fn said(self) -> &'static str {
+        match self {
+            StorageProblem::NoCredentials => "no credentials are set: export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones) where liftdb runs",
+            StorageProblem::Credentials => "the credentials were refused (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN): check that the key exists, its secret is the one issued with it, and it may list and write the bucket",
+            StorageProblem::Bucket => "the bucket does not exist: create it, or fix the bucket name in --data-path",
+            StorageProblem::Endpoint => "the endpoint could not be reached: check AWS_ENDPOINT_URL (and that the server is running)",
+            StorageProblem::Other => "the storage refused the request",
+        }
+    }
+}
+
+/// The PyPI package that carries a DuckDB extension (`postgres_scanner` →
+/// `duckdb-extension-postgres-scanner`).
+fn extension_package(name: &str) -> String {
+    format!("duckdb-extension-{}", name.replace('_', "-"))
 }

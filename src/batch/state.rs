@@ -526,7 +526,7 @@ impl StoredState {
         let mut stmt = conn.prepare(
             &STORED_PRINTS
                 .replace("{scope}", &under_scope("f.owner_key"))
-                .replace("{host}", &crate::store::lake::quoted(host)),
+                .replace("{host}", &crate::store::literal::quoted(host)),
         )?;
         for batch in stmt.stream_arrow(duckdb::params_from_iter(roots))? {
             let (paths, releases) = (

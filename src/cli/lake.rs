@@ -44,7 +44,7 @@ pub fn run(db: &Location, args: &LakeArgs) -> anyhow::Result<i32> {
     };
     match &args.action {
         LakeAction::Init => {
-            let existed = super::naming_store(db, "opening", store::lake::exists(lake))?;
+            let existed = super::naming_store(db, "opening", store::lake_exists(lake))?;
             let store = super::naming_store(db, "creating", store::open_write_at(db))?;
             let data = store::lake::data_path(&store.conn)?.unwrap_or_default();
             let version = store::schema_version(&store.conn)?;

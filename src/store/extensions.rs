@@ -23,12 +23,6 @@ fn platform(conn: &Connection) -> Result<String> {
     Ok(conn.query_row("PRAGMA platform", [], |r| r.get::<_, String>(0))?)
 }
 
-/// The PyPI package that carries an extension (`postgres_scanner` →
-/// `duckdb-extension-postgres-scanner`).
-pub fn package_of(name: &str) -> String {
-    format!("duckdb-extension-{}", name.replace('_', "-"))
-}
-
 /// Load `names` into `conn`: from `dir` when given (every layout above),
 /// else from DuckDB's default directory by name.
 pub fn load(conn: &Connection, dir: Option<&Path>, names: &[&str]) -> Result<()> {
@@ -46,7 +40,7 @@ pub fn load(conn: &Connection, dir: Option<&Path>, names: &[&str]) -> Result<()>
             .ok_or_else(|| missing(name, &version, Some(dir), None))?;
         conn.execute_batch(&format!(
             "LOAD {};",
-            super::lake::quoted(&file.display().to_string())
+            super::literal::quoted(&file.display().to_string())
         ))
         .map_err(|e| missing(name, &version, Some(dir), Some(e)))?;
     }

@@ -7,6 +7,7 @@
 
 use duckdb::{Config, Connection};
 
+use super::literal::quoted;
 use super::location::Lake;
 use super::object_storage;
 use crate::sqlfiles::MIGRATIONS;
@@ -78,19 +79,6 @@ pub fn attach(conn: &Connection, lake: &Lake, snapshot: Option<i64>) -> Result<(
         object_storage::probe(conn, path)?;
     }
     Ok(())
-}
-
-/// Whether `lake` exists as a liftdb lake: DuckLake's catalog and liftdb's
-/// schema in it (`liftdb lake init` says whether it made one).
-pub fn exists(lake: &Lake) -> Result<bool> {
-    let conn = engine(lake)?;
-    if let Some(catalog) = Catalog::attach(&conn, lake)? {
-        if !catalog.lake_exists()? {
-            return Ok(false);
-        }
-    }
-    attach(&conn, lake, None)?;
-    super::migrate::has_ledger(&conn)
 }
 
 /// Detach the lake (to attach it again at another snapshot).
@@ -377,11 +365,6 @@ pub fn on_lake(conn: &Connection) -> Result<bool> {
         [],
         |r| r.get(0),
     )?)
-}
-
-/// `text` as a SQL string literal.
-pub fn quoted(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "''"))
 }
 
 /// Set on a new lake: Parquet written with zstd (DuckLake's default is snappy).

@@ -9,6 +9,7 @@ pub mod check;
 pub mod extensions;
 pub mod ids;
 pub mod lake;
+pub mod literal;
 pub mod location;
 mod migrate;
 pub mod object_storage;
@@ -20,8 +21,8 @@ pub mod writer;
 pub use location::{Lake, Location};
 pub use migrate::{applied_migrations, schema_version, AppliedMigration};
 pub use open::{
-    check_persists, check_store_path, classify_db_error, is_write_refusal, open_read_after_upkeep,
-    open_read_at, open_write, open_write_at, open_write_up_to, open_write_waiting,
-    open_write_waiting_at, Store,
+    check_persists, check_store_path, classify_db_error, is_write_refusal, lake_exists,
+    open_read_after_upkeep, open_read_at, open_write, open_write_at, open_write_up_to,
+    open_write_waiting, open_write_waiting_at, Store,
 };
 pub use views::recreate_views;

@@ -8,6 +8,7 @@
 
 use duckdb::Connection;
 
+use crate::error::StorageProblem as Problem;
 use crate::{Error, Result};
 
 /// The secret's name in DuckDB (in memory only, never persisted).
@@ -66,14 +67,17 @@ pub fn connect(conn: &Connection, extension_dir: Option<&std::path::Path>) -> Re
         "TYPE s3".to_string(),
         "PROVIDER credential_chain".into(),
         "CHAIN 'env'".into(),
-        format!("REGION {}", super::lake::quoted(&region())),
+        format!("REGION {}", super::literal::quoted(&region())),
     ];
     if let Some(url) = std::env::var("AWS_ENDPOINT_URL")
         .ok()
         .filter(|u| !u.is_empty())
     {
         let endpoint = Endpoint::parse(&url)?;
-        options.push(format!("ENDPOINT {}", super::lake::quoted(&endpoint.host)));
+        options.push(format!(
+            "ENDPOINT {}",
+            super::literal::quoted(&endpoint.host)
+        ));
         options.push("URL_STYLE 'path'".into());
         options.push(format!("USE_SSL {}", endpoint.tls));
     }
@@ -93,29 +97,6 @@ pub fn connect(conn: &Connection, extension_dir: Option<&std::path::Path>) -> Re
         }
     })?;
     Ok(())
-}
-
-/// What went wrong reaching object storage, as the user can act on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Problem {
-    NoCredentials,
-    Credentials,
-    Bucket,
-    Endpoint,
-    Other,
-}
-
-impl Problem {
-    /// The problem and what to do about it, for the error's text.
-    pub fn said(self) -> &'static str {
-        match self {
-            Problem::NoCredentials => "no credentials are set: export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones) where liftdb runs",
-            Problem::Credentials => "the credentials were refused (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN): check that the key exists, its secret is the one issued with it, and it may list and write the bucket",
-            Problem::Bucket => "the bucket does not exist: create it, or fix the bucket name in --data-path",
-            Problem::Endpoint => "the endpoint could not be reached: check AWS_ENDPOINT_URL (and that the server is running)",
-            Problem::Other => "the storage refused the request",
-        }
-    }
 }
 
 /// Ask the storage for a listing under `data_path`: it reaches the endpoint,

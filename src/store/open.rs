@@ -167,6 +167,19 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
     })
 }
 
+/// Whether `lake` exists as a liftdb lake: DuckLake's catalog and liftdb's
+/// schema in it (`liftdb lake init` says whether it made one).
+pub fn lake_exists(lake: &Lake) -> Result<bool> {
+    let conn = super::lake::engine(lake)?;
+    if let Some(catalog) = super::lake::Catalog::attach(&conn, lake)? {
+        if !catalog.lake_exists()? {
+            return Ok(false);
+        }
+    }
+    super::lake::attach(&conn, lake, None)?;
+    migrate::has_ledger(&conn)
+}
+
 /// A reader that may not refill: the lake as it was at its last refilled
 /// snapshot (its stored aggregates and its runs agree there), said with the
 /// releases that wait and who brings them in.
