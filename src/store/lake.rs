@@ -131,12 +131,7 @@ impl<'c> Catalog<'c> {
         let Some(settings) = lake.catalog.strip_prefix("ducklake:postgres:") else {
             return Ok(None);
         };
-        let attached: bool = conn.query_row(
-            "SELECT count(*) > 0 FROM duckdb_databases() WHERE database_name = ?",
-            [CATALOG_ALIAS],
-            |r| r.get(0),
-        )?;
-        if !attached {
+        if Catalog::attached(conn)?.is_none() {
             conn.execute_batch(&format!(
                 "ATTACH {} AS {CATALOG_ALIAS} (TYPE postgres);",
                 quoted(settings)
