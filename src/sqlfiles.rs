@@ -327,6 +327,9 @@ pub const GATE_QUERIES: &[(&str, &str)] = &[
         include_str!("../sql/gate/matched_units.sql"),
     ),
     ("invalid", include_str!("../sql/gate/invalid.sql")),
+    ("experiments", include_str!("../sql/gate/experiments.sql")),
+    ("infra_errors", include_str!("../sql/gate/infra_errors.sql")),
+    ("round_pairs", include_str!("../sql/gate/round_pairs.sql")),
 ];
 
 /// `liftdb plan`'s queries: `sql/plan/NAME.sql`.

@@ -3,6 +3,7 @@
 
 mod cells;
 mod fit;
+mod record;
 mod stream;
 
 use std::io::Write;
@@ -13,6 +14,7 @@ use duckdb::arrow::record_batch::RecordBatch;
 
 pub use cells::{cell_json, cell_text};
 pub use fit::{cut, wrap, Fit};
+pub use record::Record;
 pub use stream::{streams, RowStream};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -155,6 +155,12 @@ impl Report {
     }
 }
 
+/// Refuse a filter value the store does not hold: the check every report
+/// makes, for the commands that take the same filters (gate, plan).
+pub fn check_filter_values(conn: &Connection, filters: &Filters) -> Result<()> {
+    filter_values::check(filters, |sql, named| query(conn, sql, named))
+}
+
 pub fn run(conn: &Connection, report: &Report, filters: &Filters) -> Result<ResultSet> {
     run_via(report, filters, |sql, named| query(conn, sql, named))
 }

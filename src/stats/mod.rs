@@ -8,6 +8,7 @@ pub mod interval;
 pub mod mt19937;
 pub mod multiple;
 pub mod rounding;
+pub mod sequential;
 pub mod sign_flip;
 pub mod sign_table;
 #[cfg(feature = "store")]

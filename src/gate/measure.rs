@@ -1,0 +1,762 @@
+//! Each check measured and decided on the numbers its query returns.
+
+use std::collections::BTreeMap;
+
+use duckdb::Connection;
+
+use super::findings::{Selector, PAIRED};
+use super::{by_skill, Check, Finding, GateSpec, InfraErrors, Outcome, Scope};
+use crate::output::Record;
+use crate::stats::multiple::benjamini_hochberg;
+use crate::stats::sequential::{self, Sequential};
+use crate::stats::{interval, sign_flip};
+use crate::Result;
+
+/// A lift observation in rounds lies in [−1, 1]; a change between two
+/// releases' lifts in [−2, 2].
+const LIFT: (f64, f64) = (-1.0, 1.0);
+const CHANGE: (f64, f64) = (-2.0, 2.0);
+/// Draws behind "rounds to a decision", and the most rounds looked at.
+const REPLICATIONS: usize = 200;
+const ROUNDS_CAP: usize = 2000;
+
+/// The checks decided on one experiment (or the release's pooled).
+pub(super) fn experiment_checks(
+    conn: &Connection,
+    spec: &GateSpec,
+    scope: &Scope,
+    experiment: Option<&str>,
+    skills: &[String],
+    selectors: &[Selector],
+    notes: &mut Vec<String>,
+) -> Result<Vec<Check>> {
+    let mut checks = Vec::new();
+    let tag = |mut c: Check| {
+        c.experiment = experiment.map(str::to_string);
+        c
+    };
+    if let Some(min) = spec.min_lift {
+        let lifts = scope.ask(conn, "lift")?;
+        let rounds = match spec.sequential {
+            true => Some(rounds_by_skill(&scope.ask(conn, "round_pairs")?, None)),
+            false => None,
+        };
+        for skill in skills {
+            let row = lifts
+                .records()
+                .find(|r| r.text("skill").as_deref() == Some(skill));
+            let check = match &rounds {
+                Some(rounds) => min_lift_sequential(skill, rounds.get(skill), min, spec),
+                None => min_lift(skill, row.as_ref(), min, spec),
+            };
+            checks.push(tag(check));
+        }
+    }
+    if let Some(max) = spec.max_invalid_rate {
+        let arms = scope.ask(conn, "invalid")?;
+        let arms = by_skill(arms.records().filter_map(|r| Some((r.text("skill")?, r))));
+        for skill in skills {
+            let mine = arms.get(skill).map(Vec::as_slice).unwrap_or_default();
+            checks.push(tag(invalid_rate(skill, mine, max)));
+        }
+    }
+    if !selectors.is_empty() {
+        let rows = scope.ask(conn, "findings")?;
+        let rows = by_skill(rows.records().filter_map(|r| Some((r.text("skill")?, r))));
+        for skill in skills {
+            let mine = rows.get(skill).map(Vec::as_slice).unwrap_or_default();
+            checks.push(tag(fail_on(skill, mine, selectors)));
+        }
+    }
+    let policy = spec.infra_errors.unwrap_or(InfraErrors::Ignore);
+    let failures = scope.ask(conn, "infra_errors")?;
+    let failures = by_skill(failures.records().filter_map(|r| Some((r.text("skill")?, r))));
+    for skill in skills {
+        let mine = failures.get(skill).map(Vec::as_slice).unwrap_or_default();
+        let check = infra_errors(skill, mine, policy);
+        match policy {
+            InfraErrors::Ignore if check.outcome != Outcome::Pass => notes.push(format!(
+                "{}{}: {} (not decided on; --infra-errors error|fail decides on them)",
+                experiment.map_or(String::new(), |e| format!("{e}: ")),
+                skill,
+                check.measured
+            )),
+            InfraErrors::Ignore => {}
+            _ => checks.push(tag(check)),
+        }
+    }
+    Ok(checks)
+}
+
+/// The checks against the baseline (the release's experiments pooled).
+pub(super) fn baseline_checks(
+    conn: &Connection,
+    spec: &GateSpec,
+    scope: &Scope,
+    skills: &[String],
+    baseline: Option<&str>,
+) -> Result<Vec<Check>> {
+    let units = match baseline {
+        Some(_) => Some(scope.ask(conn, "matched_units")?),
+        None => None,
+    };
+    let rounds = match (spec.sequential, &units) {
+        (true, Some(units)) => {
+            // A round's change: its pairs' lift less the unit's baseline lift.
+            let before: BTreeMap<(String, Option<String>, String), f64> = units
+                .records()
+                .filter_map(|u| {
+                    Some((
+                        (u.text("skill")?, u.text("model"), u.text("case")?),
+                        u.number("baseline_lift")?,
+                    ))
+                })
+                .collect();
+            Some(scope.ask(conn, "round_pairs").map(|r| (r, before))?)
+        }
+        _ => None,
+    };
+    let mut checks = Vec::new();
+    for skill in skills {
+        let mine: Vec<Record> = units
+            .iter()
+            .flat_map(|u| u.records())
+            .filter(|u| u.text("skill").as_deref() == Some(skill))
+            .collect();
+        let changes = rounds.as_ref().map(|(pairs, before)| {
+            changes_in_rounds(pairs, before, skill)
+        });
+        if let Some(margin) = spec.non_inferiority_margin {
+            checks.push(match &changes {
+                Some(changes) => non_inferiority_sequential(skill, changes, margin, baseline, spec.alpha()),
+                None => non_inferiority(skill, &mine, margin, baseline, spec.alpha()),
+            });
+        }
+        if spec.no_significant_regression {
+            checks.push(match &changes {
+                Some(changes) => no_regression_sequential(skill, changes, spec.alpha(), baseline),
+                None => no_regression(skill, &mine, spec.alpha(), baseline),
+            });
+        }
+    }
+    Ok(checks)
+}
+
+/// How many more runs would decide each undecided check.
+pub(super) fn more_runs(
+    conn: &Connection,
+    spec: &GateSpec,
+    release: &str,
+    checks: &mut [Check],
+) -> Result<()> {
+    for c in checks.iter_mut().filter(|c| c.outcome == Outcome::Undecided) {
+        if c.more_runs.is_some() || spec.sequential {
+            continue;
+        }
+        // The lift a check needs to see: min-lift's D, non-inferiority's M
+        // (a release as good as its baseline must bound the change above −M).
+        let lift = match c.check.as_str() {
+            "min-lift" => spec.min_lift,
+            "non-inferiority" => spec.non_inferiority_margin,
+            _ => None,
+        };
+        if let Some(d) = lift.filter(|d| *d > 0.0) {
+            c.more_runs = crate::plan::runs_to_detect(
+                conn,
+                release,
+                &c.skill,
+                spec.split.as_deref(),
+                d,
+                spec.alpha(),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The checks of `name` for `skill`, requiring `required`: each given its
+/// outcome and what was measured.
+fn checker(
+    name: &'static str,
+    skill: &str,
+    arm: &str,
+    required: String,
+) -> impl Fn(Outcome, String) -> Check {
+    let (skill, arm) = (skill.to_string(), arm.to_string());
+    move |outcome, measured| Check {
+        check: name.into(),
+        skill: skill.clone(),
+        experiment: None,
+        arm: arm.clone(),
+        outcome,
+        measured,
+        required: required.clone(),
+        more_runs: None,
+        findings: Vec::new(),
+    }
+}
+
+const NO_BASELINE: &str = "no baseline release to compare with";
+
+fn signed(x: f64) -> String {
+    format!("{x:+.4}")
+}
+
+fn min_lift(skill: &str, row: Option<&Record>, min: f64, spec: &GateSpec) -> Check {
+    let alpha = spec.alpha();
+    let required = match spec.significant {
+        true => format!("lift >= {min} and p <= {alpha}"),
+        false => format!("lift >= {min}"),
+    };
+    let check = checker("min-lift", skill, PAIRED, required);
+    let Some(lift) = row.and_then(|r| r.number("lift")) else {
+        return check(Outcome::Undecided, "no eligible pair in the release".into());
+    };
+    let row = row.expect("a lift comes from a row");
+    let p = row.number("p");
+    let upper = row.number("ci_upper");
+    let units = row.count("units").unwrap_or(0);
+    let measured = format!(
+        "lift {} over {units} units, p {}{}",
+        signed(lift),
+        p.map_or("not tested".into(), |p| format!("{p}")),
+        match (row.number("ci_lower"), upper) {
+            (Some(l), Some(u)) => format!(", 95% interval {} to {}", signed(l), signed(u)),
+            _ => String::new(),
+        }
+    );
+    let enough = lift >= min - 1e-12;
+    let outcome = match (spec.significant, enough, p) {
+        (false, true, _) => Outcome::Pass,
+        (false, false, _) => Outcome::Fail,
+        (true, true, Some(p)) if p <= alpha => Outcome::Pass,
+        // Shown missed only when the whole interval lies below D.
+        (true, _, _) if upper.is_some_and(|u| u < min - 1e-12) => Outcome::Fail,
+        (true, _, _) => Outcome::Undecided,
+    };
+    check(outcome, measured)
+}
+
+/// Each skill's rounds: the mean pair delta of each round, in order (a
+/// round's pairs less `before`'s baseline lift of their unit when given).
+fn rounds_by_skill(
+    pairs: &crate::output::ResultSet,
+    before: Option<&BTreeMap<(String, Option<String>, String), f64>>,
+) -> BTreeMap<String, Rounds> {
+    let mut sums: BTreeMap<String, BTreeMap<i64, (f64, usize)>> = BTreeMap::new();
+    for p in pairs.records() {
+        let (Some(skill), Some(round), Some(delta)) = (p.text("skill"), p.count("round"), p.number("delta")) else {
+            continue;
+        };
+        let x = match before {
+            None => delta,
+            Some(before) => {
+                let key = (skill.clone(), p.text("model"), p.text("case").unwrap_or_default());
+                match before.get(&key) {
+                    Some(b) => delta - b,
+                    None => continue,
+                }
+            }
+        };
+        let at = sums.entry(skill).or_default().entry(round).or_default();
+        at.0 += x;
+        at.1 += 1;
+    }
+    sums.into_iter()
+        .map(|(skill, rounds)| {
+            let pairs = rounds.values().map(|(_, n)| n).sum::<usize>();
+            let means = rounds.values().map(|(s, n)| s / *n as f64).collect::<Vec<_>>();
+            (skill, Rounds { means, pairs })
+        })
+        .collect()
+}
+
+/// A skill's rounds of one measure.
+struct Rounds {
+    means: Vec<f64>,
+    pairs: usize,
+}
+
+impl Rounds {
+    fn runs_per_round(&self) -> f64 {
+        2.0 * self.pairs as f64 / self.means.len().max(1) as f64
+    }
+}
+
+/// What a sequential check says it measured, and how many more runs would
+/// decide it at the mean seen so far.
+fn sequential_said(r: &Sequential, rounds: &Rounds, range: (f64, f64), threshold: f64, alpha: f64) -> (String, Option<String>) {
+    let (lower, upper) = sequential::bounds(&rounds.means, range.0, range.1, alpha, 400);
+    let measured = format!(
+        "mean {} over {} rounds ({} pairs); anytime-valid {}% bounds {} to {}; wealth above {:.2}, below {:.2} of the {:.0} that decides",
+        r.mean.map_or("-".into(), signed),
+        r.n,
+        rounds.pairs,
+        (100.0 * (1.0 - alpha)).round(),
+        lower.map_or("-1 (none yet)".into(), signed),
+        upper.map_or("+1 (none yet)".into(), signed),
+        r.wealth_above,
+        r.wealth_below,
+        r.target
+    );
+    if r.above || r.below {
+        return (measured, None);
+    }
+    let mean = r.mean.unwrap_or(threshold);
+    let more = sequential::observations_to_decide(
+        &rounds.means,
+        mean,
+        range,
+        threshold,
+        alpha,
+        REPLICATIONS,
+        ROUNDS_CAP,
+        0,
+    );
+    let more = match more {
+        Some(total) => format!(
+            "about {} more rounds (~{:.0} runs) decide if the mean stays at {} (each round: every unit run once in both arms)",
+            total,
+            total as f64 * rounds.runs_per_round(),
+            signed(mean)
+        ),
+        None => format!(
+            "more than {ROUNDS_CAP} rounds at a mean of {}, this close to {}",
+            signed(mean),
+            signed(threshold)
+        ),
+    };
+    (measured, Some(more))
+}
+
+fn min_lift_sequential(skill: &str, rounds: Option<&Rounds>, min: f64, spec: &GateSpec) -> Check {
+    let alpha = spec.alpha();
+    let check = checker(
+        "min-lift",
+        skill,
+        PAIRED,
+        format!("lift > {min}, shown by an anytime-valid test at {alpha} (sequential)"),
+    );
+    let Some(rounds) = rounds.filter(|r| !r.means.is_empty()) else {
+        return check(Outcome::Undecided, "no eligible pair in the release".into());
+    };
+    let r = sequential::test(&rounds.means, LIFT.0, LIFT.1, min, alpha);
+    let (measured, more) = sequential_said(&r, rounds, LIFT, min, alpha);
+    let outcome = decided(&r);
+    let mut c = check(outcome, measured);
+    c.more_runs = more;
+    c
+}
+
+fn decided(r: &Sequential) -> Outcome {
+    match (r.above, r.below) {
+        (true, false) => Outcome::Pass,
+        (false, true) => Outcome::Fail,
+        _ => Outcome::Undecided,
+    }
+}
+
+/// Every arm's share of runs that do not count at most `max`; the worst
+/// arm is named.
+fn invalid_rate(skill: &str, arms: &[Record], max: f64) -> Check {
+    let shares: Vec<(String, f64, String)> = arms
+        .iter()
+        .filter_map(|a| {
+            let (arm, runs, invalid) = (a.text("arm")?, a.count("runs")?, a.count("invalid")?);
+            let reasons = a.text("reasons").map(|r| format!(": {r}")).unwrap_or_default();
+            let said = format!("{arm}: {invalid} of {runs} runs do not count{reasons}");
+            Some((arm, invalid as f64 / runs.max(1) as f64, said))
+        })
+        .collect();
+    let worst = shares
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(&a.0)));
+    let check = checker(
+        "max-invalid-rate",
+        skill,
+        worst.map_or("-", |w| w.0.as_str()),
+        format!("in every arm, runs that do not count <= {max} of its runs"),
+    );
+    let Some(worst) = worst else {
+        return check(Outcome::Undecided, "no runs in the release".into());
+    };
+    let outcome = match worst.1 <= max + 1e-12 {
+        true => Outcome::Pass,
+        false => Outcome::Fail,
+    };
+    check(outcome, format!("worst arm {} ({:.4})", worst.2, worst.1))
+}
+
+/// No case with a finding asked for in an arm asked for; each case counted
+/// once, whatever the experiments it was run in.
+fn fail_on(skill: &str, rows: &[Record], selectors: &[Selector]) -> Check {
+    let cases: std::collections::BTreeSet<String> =
+        rows.iter().filter_map(|r| r.text("case")).collect();
+    // (case, finding, label, arm) -> experiments
+    let mut found: BTreeMap<(String, String, String, String), Vec<String>> = BTreeMap::new();
+    for r in rows {
+        let (Some(case), Some(finding), Some(label), Some(arm)) =
+            (r.text("case"), r.text("finding"), r.text("label"), r.text("arm"))
+        else {
+            continue;
+        };
+        if !selectors.iter().any(|s| s.finding == finding) {
+            continue;
+        }
+        let experiments = found.entry((case, finding, label, arm)).or_default();
+        if let Some(e) = r.text("experiment") {
+            if !experiments.contains(&e) {
+                experiments.push(e);
+            }
+        }
+    }
+    let findings: Vec<Finding> = found
+        .into_iter()
+        .map(|((case, finding, label, arm), experiments)| {
+            let counted = selectors
+                .iter()
+                .any(|s| s.finding == finding && s.arms.counts(&arm));
+            Finding { case, finding, label, arm, experiments, counted }
+        })
+        .collect();
+    let counted: std::collections::BTreeSet<&str> = findings
+        .iter()
+        .filter(|f| f.counted)
+        .map(|f| f.case.as_str())
+        .collect();
+    let mut arms: Vec<&str> = findings.iter().filter(|f| f.counted).map(|f| f.arm.as_str()).collect();
+    arms.sort_unstable();
+    arms.dedup();
+    let check = checker(
+        "fail-on",
+        skill,
+        &match arms.is_empty() {
+            true => "with_skill".to_string(),
+            false => arms.join(", "),
+        },
+        super::findings::required(selectors),
+    );
+    if cases.is_empty() {
+        return check(
+            Outcome::Undecided,
+            "no case with an eligible pair in the release".into(),
+        );
+    }
+    let said = |f: &Finding| format!("{} ({}: {})", f.case, f.arm, f.label);
+    let uncounted: Vec<String> = findings.iter().filter(|f| !f.counted).map(said).collect();
+    let not_counted = match uncounted.is_empty() {
+        true => String::new(),
+        false => format!("; not counted (an arm not asked for): {}", uncounted.join(", ")),
+    };
+    let mut c = match counted.is_empty() {
+        true => check(
+            Outcome::Pass,
+            format!("{} cases, none with such a finding{not_counted}", cases.len()),
+        ),
+        false => check(
+            Outcome::Fail,
+            format!(
+                "{} of {} cases: {}{not_counted}",
+                counted.len(),
+                cases.len(),
+                findings.iter().filter(|f| f.counted).map(said).collect::<Vec<_>>().join(", ")
+            ),
+        ),
+    };
+    c.findings = findings;
+    c
+}
+
+/// Runs the agent's infrastructure failed, and tool runs that ended before
+/// their report.
+fn infra_errors(skill: &str, rows: &[Record], policy: InfraErrors) -> Check {
+    let check = checker(
+        "infra-errors",
+        skill,
+        "any",
+        "no run failed by its infrastructure, every tool run finished".into(),
+    );
+    let mut said = Vec::new();
+    for r in rows {
+        let at = r.text("experiment").map(|e| format!("{e}: ")).unwrap_or_default();
+        if r.flag("unfinished") == Some(true) {
+            said.push(format!(
+                "{at}the tool's run ended before its report (the handbook harness writes benchmark.json last, when every adapter call succeeded)"
+            ));
+        }
+        let failed = r.count("failed_runs").unwrap_or(0);
+        if failed > 0 {
+            said.push(format!(
+                "{at}{failed} runs failed by their infrastructure ({})",
+                r.text("reasons").unwrap_or_default()
+            ));
+        }
+    }
+    match said.is_empty() {
+        true => check(Outcome::Pass, "none".into()),
+        false => check(
+            match policy {
+                InfraErrors::Error => Outcome::Error,
+                _ => Outcome::Fail,
+            },
+            said.join("; "),
+        ),
+    }
+}
+
+/// Each unit's change from the baseline: (case, change).
+fn changes(units: &[Record]) -> Vec<(String, f64)> {
+    units
+        .iter()
+        .filter_map(|u| Some((u.text("case")?, u.number("change")?)))
+        .collect()
+}
+
+fn non_inferiority(
+    skill: &str,
+    units: &[Record],
+    margin: f64,
+    baseline: Option<&str>,
+    alpha: f64,
+) -> Check {
+    let check = checker(
+        "non-inferiority",
+        skill,
+        PAIRED,
+        format!("lower 95% bound of the change in lift >= -{margin}"),
+    );
+    let Some(baseline) = baseline else {
+        return check(Outcome::Undecided, NO_BASELINE.into());
+    };
+    let d: Vec<f64> = changes(units).into_iter().map(|(_, c)| c).collect();
+    if d.is_empty() {
+        return check(
+            Outcome::Undecided,
+            format!("no (case, model) unit paired in both this release and {baseline}"),
+        );
+    }
+    let _ = alpha;
+    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    let bound = interval(&d);
+    match (bound.lower.filter(|_| bound.bounded), bound.upper) {
+        (Some(lower), Some(upper)) => {
+            let outcome = if lower >= -margin - 1e-12 {
+                Outcome::Pass
+            } else if upper < -margin - 1e-12 {
+                Outcome::Fail
+            } else {
+                Outcome::Undecided
+            };
+            check(
+                outcome,
+                format!(
+                    "change {} (95% interval {} to {}) over {} matched units against {baseline}",
+                    signed(mean),
+                    signed(lower),
+                    signed(upper),
+                    d.len()
+                ),
+            )
+        }
+        _ => check(
+            Outcome::Undecided,
+            format!(
+                "change {} over {} matched units against {baseline}: too few to bound an interval ({})",
+                signed(mean),
+                d.len(),
+                bound.reason.unwrap_or("unbounded")
+            ),
+        ),
+    }
+}
+
+/// A skill's rounds of change from the baseline, pooled and by case.
+struct Changes {
+    pooled: Option<Rounds>,
+    by_case: BTreeMap<String, Rounds>,
+}
+
+fn changes_in_rounds(
+    pairs: &crate::output::ResultSet,
+    before: &BTreeMap<(String, Option<String>, String), f64>,
+    skill: &str,
+) -> Changes {
+    let mut pooled = rounds_by_skill(pairs, Some(before));
+    // By case: the same rounds, each case's own.
+    let mut by_case: BTreeMap<String, BTreeMap<i64, (f64, usize)>> = BTreeMap::new();
+    for p in pairs.records() {
+        if p.text("skill").as_deref() != Some(skill) {
+            continue;
+        }
+        let (Some(case), Some(round), Some(delta)) = (p.text("case"), p.count("round"), p.number("delta")) else {
+            continue;
+        };
+        let key = (skill.to_string(), p.text("model"), case.clone());
+        let Some(b) = before.get(&key) else { continue };
+        let at = by_case.entry(case).or_default().entry(round).or_default();
+        at.0 += delta - b;
+        at.1 += 1;
+    }
+    Changes {
+        pooled: pooled.remove(skill),
+        by_case: by_case
+            .into_iter()
+            .map(|(case, rounds)| {
+                let pairs = rounds.values().map(|(_, n)| n).sum();
+                let means = rounds.values().map(|(s, n)| s / *n as f64).collect();
+                (case, Rounds { means, pairs })
+            })
+            .collect(),
+    }
+}
+
+fn non_inferiority_sequential(
+    skill: &str,
+    changes: &Changes,
+    margin: f64,
+    baseline: Option<&str>,
+    alpha: f64,
+) -> Check {
+    let check = checker(
+        "non-inferiority",
+        skill,
+        PAIRED,
+        format!("change in lift > -{margin}, shown by an anytime-valid test at {alpha} (sequential)"),
+    );
+    let Some(baseline) = baseline else {
+        return check(Outcome::Undecided, NO_BASELINE.into());
+    };
+    let Some(rounds) = changes.pooled.as_ref().filter(|r| !r.means.is_empty()) else {
+        return check(
+            Outcome::Undecided,
+            format!("no (case, model) unit paired in both this release and {baseline}"),
+        );
+    };
+    let r = sequential::test(&rounds.means, CHANGE.0, CHANGE.1, -margin, alpha);
+    let (measured, more) = sequential_said(&r, rounds, CHANGE, -margin, alpha);
+    let mut c = check(decided(&r), format!("{measured}; against {baseline}"));
+    c.more_runs = more;
+    c
+}
+
+fn no_regression(
+    skill: &str,
+    units: &[Record],
+    alpha: f64,
+    baseline: Option<&str>,
+) -> Check {
+    let check = checker(
+        "no-significant-regression",
+        skill,
+        PAIRED,
+        format!("no case with a negative change at Benjamini-Hochberg q <= {alpha}"),
+    );
+    let Some(baseline) = baseline else {
+        return check(Outcome::Undecided, NO_BASELINE.into());
+    };
+    let mut by_case: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (case, change) in changes(units) {
+        by_case.entry(case).or_default().push(change);
+    }
+    if by_case.is_empty() {
+        return check(
+            Outcome::Undecided,
+            format!("no case paired in both this release and {baseline}"),
+        );
+    }
+    let tested: Vec<(&str, f64, f64, usize)> = by_case
+        .iter()
+        .map(|(case, d)| {
+            let mean = d.iter().sum::<f64>() / d.len() as f64;
+            let p = sign_flip(d).p_exact.unwrap_or(1.0);
+            (case.as_str(), mean, p, d.len())
+        })
+        .collect();
+    let qs = benjamini_hochberg(&tested.iter().map(|t| t.2).collect::<Vec<_>>());
+    let regressed: Vec<String> = tested
+        .iter()
+        .zip(&qs)
+        .filter(|((_, mean, _, _), q)| *mean < 0.0 && **q <= alpha)
+        .map(|((case, mean, _, _), q)| format!("{case} ({}, q {q:.4})", signed(*mean)))
+        .collect();
+    if !regressed.is_empty() {
+        return check(
+            Outcome::Fail,
+            format!("regressed against {baseline}: {}", regressed.join(", ")),
+        );
+    }
+    // The smallest p a case's n units can give is 2/2^n (every sign alike):
+    // a case with fewer units than reach α could never be shown regressed.
+    let needed = crate::stats::interval::cases_needed_for_alpha(alpha);
+    let most = tested.iter().map(|t| t.3).max().unwrap_or(0);
+    match most >= needed {
+        true => check(
+            Outcome::Pass,
+            format!(
+                "{} cases compared with {baseline}, none regressed significantly",
+                tested.len()
+            ),
+        ),
+        false => check(
+            Outcome::Undecided,
+            format!(
+                "{} cases compared with {baseline}, none regressed significantly, but none could: a case has at most {most} matched units and needs {needed} for its test to reach {alpha}",
+                tested.len()
+            ),
+        ),
+    }
+}
+
+fn no_regression_sequential(
+    skill: &str,
+    changes: &Changes,
+    alpha: f64,
+    baseline: Option<&str>,
+) -> Check {
+    let check = checker(
+        "no-significant-regression",
+        skill,
+        PAIRED,
+        format!("no case whose change is shown below 0 by an anytime-valid test at {alpha} (Bonferroni across cases; sequential)"),
+    );
+    let Some(baseline) = baseline else {
+        return check(Outcome::Undecided, NO_BASELINE.into());
+    };
+    if changes.by_case.is_empty() {
+        return check(
+            Outcome::Undecided,
+            format!("no case paired in both this release and {baseline}"),
+        );
+    }
+    // Each case at α/K: Ville's inequality for each, a union bound across them.
+    let each = alpha / changes.by_case.len() as f64;
+    let mut regressed = Vec::new();
+    let mut could = false;
+    for (case, rounds) in &changes.by_case {
+        let r = sequential::test(&rounds.means, CHANGE.0, CHANGE.1, 0.0, each);
+        if r.below {
+            regressed.push(format!("{case} ({})", r.mean.map_or("-".into(), signed)));
+        }
+        could |= sequential::can_decide(rounds.means.len(), CHANGE.0, CHANGE, 0.0, each);
+    }
+    match (regressed.is_empty(), could) {
+        (false, _) => check(
+            Outcome::Fail,
+            format!("regressed against {baseline}: {}", regressed.join(", ")),
+        ),
+        (true, true) => check(
+            Outcome::Pass,
+            format!(
+                "{} cases compared with {baseline}, none shown to regress",
+                changes.by_case.len()
+            ),
+        ),
+        (true, false) => check(
+            Outcome::Undecided,
+            format!(
+                "{} cases compared with {baseline}: too few rounds for any case to be shown worse at {each:.4}",
+                changes.by_case.len()
+            ),
+        ),
+    }
+}
