@@ -119,7 +119,10 @@ fn spec(args: &GateArgs) -> anyhow::Result<GateSpec> {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;
             toml::from_str(&text).with_context(|| {
-                format!("{}: not a gate file (keys: {GATE_FILE_KEYS})", path.display())
+                format!(
+                    "{}: not a gate file (keys: {GATE_FILE_KEYS})",
+                    path.display()
+                )
             })?
         }
         None => GateSpec::default(),
@@ -176,7 +179,12 @@ pub fn run(db: &Location, args: &GateArgs) -> anyhow::Result<i32> {
                 .create(true)
                 .append(true)
                 .open(&summary)
-                .with_context(|| format!("appending to $GITHUB_STEP_SUMMARY ({})", PathBuf::from(&summary).display()))?;
+                .with_context(|| {
+                    format!(
+                        "appending to $GITHUB_STEP_SUMMARY ({})",
+                        PathBuf::from(&summary).display()
+                    )
+                })?;
             file.write_all(markdown(&verdict)?.as_bytes())?;
         }
     }
@@ -194,7 +202,9 @@ pub fn run(db: &Location, args: &GateArgs) -> anyhow::Result<i32> {
                 writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
             }
             GateFormat::Markdown => out.write_all(markdown(&verdict)?.as_bytes())?,
-            GateFormat::Csv => output::render_with(&table(&verdict)?, Format::Csv, &Default::default(), out)?,
+            GateFormat::Csv => {
+                output::render_with(&table(&verdict)?, Format::Csv, &Default::default(), out)?
+            }
             GateFormat::Github => {
                 for line in github(&verdict) {
                     writeln!(out, "{line}")?;
@@ -288,16 +298,23 @@ fn summary(v: &Verdict) -> String {
 /// The checks as a result (check, skill, experiment, arm, outcome, measured,
 /// required, to_decide): one presenter for CSV and Markdown.
 fn table(v: &Verdict) -> anyhow::Result<ResultSet> {
-    let column = |f: &dyn Fn(&gate::Check) -> String| -> Vec<String> { v.checks.iter().map(f).collect() };
+    let column =
+        |f: &dyn Fn(&gate::Check) -> String| -> Vec<String> { v.checks.iter().map(f).collect() };
     let columns: [(&str, Vec<String>); 8] = [
         ("check", column(&|c| c.check.clone())),
         ("skill", column(&|c| c.skill.clone())),
-        ("experiment", column(&|c| c.experiment.clone().unwrap_or_default())),
+        (
+            "experiment",
+            column(&|c| c.experiment.clone().unwrap_or_default()),
+        ),
         ("arm", column(&|c| c.arm.clone())),
         ("outcome", column(&|c| c.outcome.word().to_string())),
         ("measured", column(&|c| c.measured.clone())),
         ("required", column(&|c| c.required.clone())),
-        ("to_decide", column(&|c| c.more_runs.clone().unwrap_or_default())),
+        (
+            "to_decide",
+            column(&|c| c.more_runs.clone().unwrap_or_default()),
+        ),
     ];
     let schema = Arc::new(Schema::new(
         columns
@@ -336,7 +353,16 @@ fn findings_table(v: &Verdict) -> anyhow::Result<Option<ResultSet>> {
         ("case", column(&|_, f| f.case.clone())),
         ("finding", column(&|_, f| f.finding.clone())),
         ("arm", column(&|_, f| f.arm.clone())),
-        ("counted", column(&|_, f| if f.counted { "yes".into() } else { "no (arm not asked for)".into() })),
+        (
+            "counted",
+            column(&|_, f| {
+                if f.counted {
+                    "yes".into()
+                } else {
+                    "no (arm not asked for)".into()
+                }
+            }),
+        ),
         ("label", column(&|_, f| f.label.clone())),
     ];
     let schema = Arc::new(Schema::new(
@@ -374,7 +400,9 @@ fn markdown(v: &Verdict) -> anyhow::Result<String> {
 /// GitHub's workflow-command escaping: of a message (`%`, CR, LF), and of a
 /// property value (also `:` and `,`).
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn escape_property(s: &str) -> String {
@@ -399,11 +427,18 @@ fn github(v: &Verdict) -> Vec<String> {
             Outcome::Undecided => "warning",
             Outcome::Pass => "notice",
         };
-        let to_decide = c.more_runs.as_ref().map(|m| format!("; to decide: {m}")).unwrap_or_default();
+        let to_decide = c
+            .more_runs
+            .as_ref()
+            .map(|m| format!("; to decide: {m}"))
+            .unwrap_or_default();
         lines.push(annotation(
             level,
             &format!("liftdb gate {} {}", c.outcome.word(), name(c)),
-            &format!("[arm: {}] measured: {}; required: {}{to_decide}", c.arm, c.measured, c.required),
+            &format!(
+                "[arm: {}] measured: {}; required: {}{to_decide}",
+                c.arm, c.measured, c.required
+            ),
         ));
         for f in &c.findings {
             let level = match (f.counted, c.outcome) {
@@ -412,7 +447,10 @@ fn github(v: &Verdict) -> Vec<String> {
             };
             lines.push(annotation(
                 level,
-                &format!("liftdb gate finding {} ({}) case {}", f.finding, c.skill, f.case),
+                &format!(
+                    "liftdb gate finding {} ({}) case {}",
+                    f.finding, c.skill, f.case
+                ),
                 &format!(
                     "[arm: {}] {}{}{}",
                     f.arm,
@@ -421,7 +459,11 @@ fn github(v: &Verdict) -> Vec<String> {
                         true => String::new(),
                         false => format!(" (in {})", f.experiments.join(", ")),
                     },
-                    if f.counted { "" } else { " (not counted: an arm the gate was not asked to count)" }
+                    if f.counted {
+                        ""
+                    } else {
+                        " (not counted: an arm the gate was not asked to count)"
+                    }
                 ),
             ));
         }
@@ -453,10 +495,17 @@ fn junit(v: &Verdict) -> anyhow::Result<String> {
         let mut status = match c.outcome {
             Outcome::Pass => TestCaseStatus::success(),
             Outcome::Fail => TestCaseStatus::non_success(NonSuccessKind::Failure),
-            Outcome::Undecided | Outcome::Error => TestCaseStatus::non_success(NonSuccessKind::Error),
+            Outcome::Undecided | Outcome::Error => {
+                TestCaseStatus::non_success(NonSuccessKind::Error)
+            }
         };
         if c.outcome != Outcome::Pass {
-            status.set_message(format!("{} [arm: {}]: {}", c.outcome.word(), c.arm, c.measured));
+            status.set_message(format!(
+                "{} [arm: {}]: {}",
+                c.outcome.word(),
+                c.arm,
+                c.measured
+            ));
             status.set_description(match &c.more_runs {
                 Some(m) => format!("required: {}; to decide: {m}", c.required),
                 None => format!("required: {}", c.required),
@@ -483,7 +532,10 @@ fn junit(v: &Verdict) -> anyhow::Result<String> {
                 status = TestCaseStatus::success();
             }
             let mut case = TestCase::new(
-                format!("{} ({}) case {} [arm: {}]", f.finding, c.skill, f.case, f.arm),
+                format!(
+                    "{} ({}) case {} [arm: {}]",
+                    f.finding, c.skill, f.case, f.arm
+                ),
                 status,
             );
             case.set_classname("liftdb.gate.finding");

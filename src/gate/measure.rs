@@ -70,7 +70,11 @@ pub(super) fn experiment_checks(
     }
     let policy = spec.infra_errors.unwrap_or(InfraErrors::Ignore);
     let failures = scope.ask(conn, "infra_errors")?;
-    let failures = by_skill(failures.records().filter_map(|r| Some((r.text("skill")?, r))));
+    let failures = by_skill(
+        failures
+            .records()
+            .filter_map(|r| Some((r.text("skill")?, r))),
+    );
     for skill in skills {
         let mine = failures.get(skill).map(Vec::as_slice).unwrap_or_default();
         let check = infra_errors(skill, mine, policy);
@@ -123,12 +127,14 @@ pub(super) fn baseline_checks(
             .flat_map(|u| u.records())
             .filter(|u| u.text("skill").as_deref() == Some(skill))
             .collect();
-        let changes = rounds.as_ref().map(|(pairs, before)| {
-            changes_in_rounds(pairs, before, skill)
-        });
+        let changes = rounds
+            .as_ref()
+            .map(|(pairs, before)| changes_in_rounds(pairs, before, skill));
         if let Some(margin) = spec.non_inferiority_margin {
             checks.push(match &changes {
-                Some(changes) => non_inferiority_sequential(skill, changes, margin, baseline, spec.alpha()),
+                Some(changes) => {
+                    non_inferiority_sequential(skill, changes, margin, baseline, spec.alpha())
+                }
                 None => non_inferiority(skill, &mine, margin, baseline, spec.alpha()),
             });
         }
@@ -149,7 +155,10 @@ pub(super) fn more_runs(
     release: &str,
     checks: &mut [Check],
 ) -> Result<()> {
-    for c in checks.iter_mut().filter(|c| c.outcome == Outcome::Undecided) {
+    for c in checks
+        .iter_mut()
+        .filter(|c| c.outcome == Outcome::Undecided)
+    {
         if c.more_runs.is_some() || spec.sequential {
             continue;
         }
@@ -245,13 +254,19 @@ fn rounds_by_skill(
 ) -> BTreeMap<String, Rounds> {
     let mut sums: BTreeMap<String, BTreeMap<i64, (f64, usize)>> = BTreeMap::new();
     for p in pairs.records() {
-        let (Some(skill), Some(round), Some(delta)) = (p.text("skill"), p.count("round"), p.number("delta")) else {
+        let (Some(skill), Some(round), Some(delta)) =
+            (p.text("skill"), p.count("round"), p.number("delta"))
+        else {
             continue;
         };
         let x = match before {
             None => delta,
             Some(before) => {
-                let key = (skill.clone(), p.text("model"), p.text("case").unwrap_or_default());
+                let key = (
+                    skill.clone(),
+                    p.text("model"),
+                    p.text("case").unwrap_or_default(),
+                );
                 match before.get(&key) {
                     Some(b) => delta - b,
                     None => continue,
@@ -265,7 +280,10 @@ fn rounds_by_skill(
     sums.into_iter()
         .map(|(skill, rounds)| {
             let pairs = rounds.values().map(|(_, n)| n).sum::<usize>();
-            let means = rounds.values().map(|(s, n)| s / *n as f64).collect::<Vec<_>>();
+            let means = rounds
+                .values()
+                .map(|(s, n)| s / *n as f64)
+                .collect::<Vec<_>>();
             (skill, Rounds { means, pairs })
         })
         .collect()
@@ -285,7 +303,13 @@ impl Rounds {
 
 /// What a sequential check says it measured, and how many more runs would
 /// decide it at the mean seen so far.
-fn sequential_said(r: &Sequential, rounds: &Rounds, range: (f64, f64), threshold: f64, alpha: f64) -> (String, Option<String>) {
+fn sequential_said(
+    r: &Sequential,
+    rounds: &Rounds,
+    range: (f64, f64),
+    threshold: f64,
+    alpha: f64,
+) -> (String, Option<String>) {
     let (lower, upper) = sequential::bounds(&rounds.means, range.0, range.1, alpha, 400);
     let measured = format!(
         "mean {} over {} rounds ({} pairs); anytime-valid {}% bounds {} to {}; wealth above {:.2}, below {:.2} of the {:.0} that decides",
@@ -363,7 +387,10 @@ fn invalid_rate(skill: &str, arms: &[Record], max: f64) -> Check {
         .iter()
         .filter_map(|a| {
             let (arm, runs, invalid) = (a.text("arm")?, a.count("runs")?, a.count("invalid")?);
-            let reasons = a.text("reasons").map(|r| format!(": {r}")).unwrap_or_default();
+            let reasons = a
+                .text("reasons")
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default();
             let said = format!("{arm}: {invalid} of {runs} runs do not count{reasons}");
             Some((arm, invalid as f64 / runs.max(1) as f64, said))
         })
@@ -395,9 +422,12 @@ fn fail_on(skill: &str, rows: &[Record], selectors: &[Selector]) -> Check {
     // (case, finding, label, arm) -> experiments
     let mut found: BTreeMap<(String, String, String, String), Vec<String>> = BTreeMap::new();
     for r in rows {
-        let (Some(case), Some(finding), Some(label), Some(arm)) =
-            (r.text("case"), r.text("finding"), r.text("label"), r.text("arm"))
-        else {
+        let (Some(case), Some(finding), Some(label), Some(arm)) = (
+            r.text("case"),
+            r.text("finding"),
+            r.text("label"),
+            r.text("arm"),
+        ) else {
             continue;
         };
         if !selectors.iter().any(|s| s.finding == finding) {
@@ -416,7 +446,14 @@ fn fail_on(skill: &str, rows: &[Record], selectors: &[Selector]) -> Check {
             let counted = selectors
                 .iter()
                 .any(|s| s.finding == finding && s.arms.counts(&arm));
-            Finding { case, finding, label, arm, experiments, counted }
+            Finding {
+                case,
+                finding,
+                label,
+                arm,
+                experiments,
+                counted,
+            }
         })
         .collect();
     let counted: std::collections::BTreeSet<&str> = findings
@@ -424,7 +461,11 @@ fn fail_on(skill: &str, rows: &[Record], selectors: &[Selector]) -> Check {
         .filter(|f| f.counted)
         .map(|f| f.case.as_str())
         .collect();
-    let mut arms: Vec<&str> = findings.iter().filter(|f| f.counted).map(|f| f.arm.as_str()).collect();
+    let mut arms: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.counted)
+        .map(|f| f.arm.as_str())
+        .collect();
     arms.sort_unstable();
     arms.dedup();
     let check = checker(
@@ -446,12 +487,18 @@ fn fail_on(skill: &str, rows: &[Record], selectors: &[Selector]) -> Check {
     let uncounted: Vec<String> = findings.iter().filter(|f| !f.counted).map(said).collect();
     let not_counted = match uncounted.is_empty() {
         true => String::new(),
-        false => format!("; not counted (an arm not asked for): {}", uncounted.join(", ")),
+        false => format!(
+            "; not counted (an arm not asked for): {}",
+            uncounted.join(", ")
+        ),
     };
     let mut c = match counted.is_empty() {
         true => check(
             Outcome::Pass,
-            format!("{} cases, none with such a finding{not_counted}", cases.len()),
+            format!(
+                "{} cases, none with such a finding{not_counted}",
+                cases.len()
+            ),
         ),
         false => check(
             Outcome::Fail,
@@ -459,7 +506,12 @@ fn fail_on(skill: &str, rows: &[Record], selectors: &[Selector]) -> Check {
                 "{} of {} cases: {}{not_counted}",
                 counted.len(),
                 cases.len(),
-                findings.iter().filter(|f| f.counted).map(said).collect::<Vec<_>>().join(", ")
+                findings
+                    .iter()
+                    .filter(|f| f.counted)
+                    .map(said)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         ),
     };
@@ -478,7 +530,10 @@ fn infra_errors(skill: &str, rows: &[Record], policy: InfraErrors) -> Check {
     );
     let mut said = Vec::new();
     for r in rows {
-        let at = r.text("experiment").map(|e| format!("{e}: ")).unwrap_or_default();
+        let at = r
+            .text("experiment")
+            .map(|e| format!("{e}: "))
+            .unwrap_or_default();
         if r.flag("unfinished") == Some(true) {
             said.push(format!(
                 "{at}the tool's run ended before its report (the handbook harness writes benchmark.json last, when every adapter call succeeded)"
@@ -588,7 +643,9 @@ fn changes_in_rounds(
         if p.text("skill").as_deref() != Some(skill) {
             continue;
         }
-        let (Some(case), Some(round), Some(delta)) = (p.text("case"), p.count("round"), p.number("delta")) else {
+        let (Some(case), Some(round), Some(delta)) =
+            (p.text("case"), p.count("round"), p.number("delta"))
+        else {
             continue;
         };
         let key = (skill.to_string(), p.text("model"), case.clone());
@@ -621,7 +678,9 @@ fn non_inferiority_sequential(
         "non-inferiority",
         skill,
         PAIRED,
-        format!("change in lift > -{margin}, shown by an anytime-valid test at {alpha} (sequential)"),
+        format!(
+            "change in lift > -{margin}, shown by an anytime-valid test at {alpha} (sequential)"
+        ),
     );
     let Some(baseline) = baseline else {
         return check(Outcome::Undecided, NO_BASELINE.into());
@@ -639,12 +698,7 @@ fn non_inferiority_sequential(
     c
 }
 
-fn no_regression(
-    skill: &str,
-    units: &[Record],
-    alpha: f64,
-    baseline: Option<&str>,
-) -> Check {
+fn no_regression(skill: &str, units: &[Record], alpha: f64, baseline: Option<&str>) -> Check {
     let check = checker(
         "no-significant-regression",
         skill,

@@ -215,7 +215,10 @@ impl Verdict {
         };
         let codes = [
             (self.any(Outcome::Error), exit::ERROR),
-            (self.any(Outcome::Undecided) && undecided == exit::ERROR, exit::ERROR),
+            (
+                self.any(Outcome::Undecided) && undecided == exit::ERROR,
+                exit::ERROR,
+            ),
             (self.any(Outcome::Fail), exit::FAIL),
             (self.any(Outcome::Undecided), undecided),
         ];
@@ -283,7 +286,9 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
     let found = scope.ask(conn, "releases")?;
     let found = found.records().next();
     let release = found.as_ref().and_then(|r| r.text("release"));
-    let Some(release) = release.filter(|_| found.as_ref().and_then(|r| r.flag("release_held")) == Some(true)) else {
+    let Some(release) =
+        release.filter(|_| found.as_ref().and_then(|r| r.flag("release_held")) == Some(true))
+    else {
         return Err(Error::NoSuchRelease {
             label: spec.release.clone().unwrap_or_default(),
             existing: found
@@ -312,7 +317,9 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
             .or_default()
             .extend(r.text("skill"));
     }
-    let pooled = experiments.records().any(|r| r.flag("pooled") == Some(true));
+    let pooled = experiments
+        .records()
+        .any(|r| r.flag("pooled") == Some(true));
     let mut notes = Vec::new();
     let (decided, each): (String, Vec<Option<String>>) = match spec.experiment.as_deref() {
         Some("all") => ("each experiment".into(), held.clone()),

@@ -48,7 +48,10 @@ impl Record<'_> {
     /// A count (any integer column); None when NULL.
     pub fn count(&self, name: &str) -> Option<i64> {
         let cell = self.cell(name, &DataType::Int64)?;
-        Some(cell.as_primitive::<duckdb::arrow::datatypes::Int64Type>().value(0))
+        Some(
+            cell.as_primitive::<duckdb::arrow::datatypes::Int64Type>()
+                .value(0),
+        )
     }
 
     /// A text value; None when NULL.

@@ -168,14 +168,18 @@ pub fn observations_to_decide(
         return None;
     }
     let shift = mean - sample.iter().sum::<f64>() / sample.len() as f64;
-    let moved: Vec<f64> = sample.iter().map(|x| (x + shift).clamp(low, high)).collect();
+    let moved: Vec<f64> = sample
+        .iter()
+        .map(|x| (x + shift).clamp(low, high))
+        .collect();
     let mut rng = super::mt19937::PyRandom::new(seed);
     let mut taken: Vec<usize> = (0..replications)
         .map(|_| {
             let mut bettor = Bettor::new(low, high, threshold, alpha);
             (1..=cap)
                 .find(|_| {
-                    let x = moved[((rng.random() * moved.len() as f64) as usize).min(moved.len() - 1)];
+                    let x =
+                        moved[((rng.random() * moved.len() as f64) as usize).min(moved.len() - 1)];
                     let r = bettor.add(x);
                     r.above || r.below
                 })
@@ -189,7 +193,13 @@ pub fn observations_to_decide(
 
 /// Whether `n` observations could decide at all: `extreme` (low to show
 /// the mean below the threshold, high above) seen n times reaches 1/α.
-pub fn can_decide(n: usize, extreme: f64, (low, high): (f64, f64), threshold: f64, alpha: f64) -> bool {
+pub fn can_decide(
+    n: usize,
+    extreme: f64,
+    (low, high): (f64, f64),
+    threshold: f64,
+    alpha: f64,
+) -> bool {
     let r = test(&vec![extreme; n], low, high, threshold, alpha);
     r.above || r.below
 }
@@ -250,7 +260,9 @@ mod tests {
     /// The bounds hold the observed constant mean and tighten around it.
     #[test]
     fn bounds_hold_the_mean() {
-        let x: Vec<f64> = (0..200).map(|i| if i % 2 == 0 { 0.5 } else { 0.1 }).collect();
+        let x: Vec<f64> = (0..200)
+            .map(|i| if i % 2 == 0 { 0.5 } else { 0.1 })
+            .collect();
         let (lower, upper) = bounds(&x, -1.0, 1.0, 0.05, 400);
         let (lower, upper) = (lower.unwrap(), upper.unwrap());
         assert!(lower < 0.3 && 0.3 < upper, "{lower} {upper}");
