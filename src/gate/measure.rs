@@ -202,6 +202,7 @@ fn checker(
         required: required.clone(),
         more_runs: None,
         findings: Vec::new(),
+        sequential: None,
     }
 }
 
@@ -246,58 +247,64 @@ fn min_lift(skill: &str, row: Option<&Record>, min: f64, spec: &GateSpec) -> Che
     check(outcome, measured)
 }
 
-/// Each skill's rounds: the mean pair delta of each round, in order (a
-/// round's pairs less `before`'s baseline lift of their unit when given).
+/// Each skill's rounds: each round's pair deltas, rounds in order (a
+/// pair's delta less `before`'s baseline lift of its unit when given; a
+/// pair whose unit the baseline lacks is left out).
 fn rounds_by_skill(
     pairs: &crate::output::ResultSet,
     before: Option<&BTreeMap<(String, Option<String>, String), f64>>,
 ) -> BTreeMap<String, Rounds> {
-    let mut sums: BTreeMap<String, BTreeMap<i64, (f64, usize)>> = BTreeMap::new();
+    rounds_where(pairs, before, |_| true, |skill, _| skill.to_string())
+}
+
+/// Rounds of the pairs `keep` takes, grouped by `key` (of skill and case).
+fn rounds_where(
+    pairs: &crate::output::ResultSet,
+    before: Option<&BTreeMap<(String, Option<String>, String), f64>>,
+    keep: impl Fn(&str) -> bool,
+    key: impl Fn(&str, &str) -> String,
+) -> BTreeMap<String, Rounds> {
+    let mut by: BTreeMap<String, BTreeMap<i64, Vec<f64>>> = BTreeMap::new();
     for p in pairs.records() {
-        let (Some(skill), Some(round), Some(delta)) =
-            (p.text("skill"), p.count("round"), p.number("delta"))
-        else {
+        let (Some(skill), Some(case), Some(round), Some(delta)) = (
+            p.text("skill"),
+            p.text("case"),
+            p.count("round"),
+            p.number("delta"),
+        ) else {
             continue;
         };
+        if !keep(&skill) {
+            continue;
+        }
         let x = match before {
             None => delta,
-            Some(before) => {
-                let key = (
-                    skill.clone(),
-                    p.text("model"),
-                    p.text("case").unwrap_or_default(),
-                );
-                match before.get(&key) {
-                    Some(b) => delta - b,
-                    None => continue,
-                }
-            }
+            Some(before) => match before.get(&(skill.clone(), p.text("model"), case.clone())) {
+                Some(b) => delta - b,
+                None => continue,
+            },
         };
-        let at = sums.entry(skill).or_default().entry(round).or_default();
-        at.0 += x;
-        at.1 += 1;
+        by.entry(key(&skill, &case))
+            .or_default()
+            .entry(round)
+            .or_default()
+            .push(x);
     }
-    sums.into_iter()
-        .map(|(skill, rounds)| {
-            let pairs = rounds.values().map(|(_, n)| n).sum::<usize>();
-            let means = rounds
-                .values()
-                .map(|(s, n)| s / *n as f64)
-                .collect::<Vec<_>>();
-            (skill, Rounds { means, pairs })
-        })
+    by.into_iter()
+        .map(|(k, rounds)| (k, Rounds(rounds.into_values().collect())))
         .collect()
 }
 
-/// A skill's rounds of one measure.
-struct Rounds {
-    means: Vec<f64>,
-    pairs: usize,
-}
+/// A skill's (or a case's) rounds of one measure: each round's observations.
+struct Rounds(Vec<Vec<f64>>);
 
 impl Rounds {
+    fn pairs(&self) -> usize {
+        self.0.iter().map(Vec::len).sum()
+    }
+
     fn runs_per_round(&self) -> f64 {
-        2.0 * self.pairs as f64 / self.means.len().max(1) as f64
+        2.0 * self.pairs() as f64 / self.0.len().max(1) as f64
     }
 }
 
@@ -310,12 +317,12 @@ fn sequential_said(
     threshold: f64,
     alpha: f64,
 ) -> (String, Option<String>) {
-    let (lower, upper) = sequential::bounds(&rounds.means, range.0, range.1, alpha, 400);
+    let (lower, upper) = sequential::bounds(&rounds.0, range.0, range.1, alpha, 400);
     let measured = format!(
         "mean {} over {} rounds ({} pairs); anytime-valid {}% bounds {} to {}; wealth above {:.2}, below {:.2} of the {:.0} that decides",
         r.mean.map_or("-".into(), signed),
-        r.n,
-        rounds.pairs,
+        r.rounds,
+        rounds.pairs(),
         (100.0 * (1.0 - alpha)).round(),
         lower.map_or("-1 (none yet)".into(), signed),
         upper.map_or("+1 (none yet)".into(), signed),
@@ -327,8 +334,8 @@ fn sequential_said(
         return (measured, None);
     }
     let mean = r.mean.unwrap_or(threshold);
-    let more = sequential::observations_to_decide(
-        &rounds.means,
+    let more = sequential::rounds_to_decide(
+        &rounds.0,
         mean,
         range,
         threshold,
@@ -361,14 +368,15 @@ fn min_lift_sequential(skill: &str, rounds: Option<&Rounds>, min: f64, spec: &Ga
         PAIRED,
         format!("lift > {min}, shown by an anytime-valid test at {alpha} (sequential)"),
     );
-    let Some(rounds) = rounds.filter(|r| !r.means.is_empty()) else {
+    let Some(rounds) = rounds.filter(|r| !r.0.is_empty()) else {
         return check(Outcome::Undecided, "no eligible pair in the release".into());
     };
-    let r = sequential::test(&rounds.means, LIFT.0, LIFT.1, min, alpha);
+    let r = sequential::test(&rounds.0, LIFT.0, LIFT.1, min, alpha);
     let (measured, more) = sequential_said(&r, rounds, LIFT, min, alpha);
     let outcome = decided(&r);
     let mut c = check(outcome, measured);
     c.more_runs = more;
+    c.sequential = Some(r);
     c
 }
 
@@ -636,34 +644,10 @@ fn changes_in_rounds(
     before: &BTreeMap<(String, Option<String>, String), f64>,
     skill: &str,
 ) -> Changes {
-    let mut pooled = rounds_by_skill(pairs, Some(before));
-    // By case: the same rounds, each case's own.
-    let mut by_case: BTreeMap<String, BTreeMap<i64, (f64, usize)>> = BTreeMap::new();
-    for p in pairs.records() {
-        if p.text("skill").as_deref() != Some(skill) {
-            continue;
-        }
-        let (Some(case), Some(round), Some(delta)) =
-            (p.text("case"), p.count("round"), p.number("delta"))
-        else {
-            continue;
-        };
-        let key = (skill.to_string(), p.text("model"), case.clone());
-        let Some(b) = before.get(&key) else { continue };
-        let at = by_case.entry(case).or_default().entry(round).or_default();
-        at.0 += delta - b;
-        at.1 += 1;
-    }
+    let mine = |s: &str| s == skill;
     Changes {
-        pooled: pooled.remove(skill),
-        by_case: by_case
-            .into_iter()
-            .map(|(case, rounds)| {
-                let pairs = rounds.values().map(|(_, n)| n).sum();
-                let means = rounds.values().map(|(s, n)| s / *n as f64).collect();
-                (case, Rounds { means, pairs })
-            })
-            .collect(),
+        pooled: rounds_where(pairs, Some(before), mine, |s, _| s.to_string()).remove(skill),
+        by_case: rounds_where(pairs, Some(before), mine, |_, case| case.to_string()),
     }
 }
 
@@ -685,16 +669,17 @@ fn non_inferiority_sequential(
     let Some(baseline) = baseline else {
         return check(Outcome::Undecided, NO_BASELINE.into());
     };
-    let Some(rounds) = changes.pooled.as_ref().filter(|r| !r.means.is_empty()) else {
+    let Some(rounds) = changes.pooled.as_ref().filter(|r| !r.0.is_empty()) else {
         return check(
             Outcome::Undecided,
             format!("no (case, model) unit paired in both this release and {baseline}"),
         );
     };
-    let r = sequential::test(&rounds.means, CHANGE.0, CHANGE.1, -margin, alpha);
+    let r = sequential::test(&rounds.0, CHANGE.0, CHANGE.1, -margin, alpha);
     let (measured, more) = sequential_said(&r, rounds, CHANGE, -margin, alpha);
     let mut c = check(decided(&r), format!("{measured}; against {baseline}"));
     c.more_runs = more;
+    c.sequential = Some(r);
     c
 }
 
@@ -787,11 +772,12 @@ fn no_regression_sequential(
     let mut regressed = Vec::new();
     let mut could = false;
     for (case, rounds) in &changes.by_case {
-        let r = sequential::test(&rounds.means, CHANGE.0, CHANGE.1, 0.0, each);
+        let r = sequential::test(&rounds.0, CHANGE.0, CHANGE.1, 0.0, each);
         if r.below {
             regressed.push(format!("{case} ({})", r.mean.map_or("-".into(), signed)));
         }
-        could |= sequential::can_decide(rounds.means.len(), CHANGE.0, CHANGE, 0.0, each);
+        let sizes: Vec<usize> = rounds.0.iter().map(Vec::len).collect();
+        could |= sequential::can_decide(&sizes, CHANGE.0, CHANGE, 0.0, each);
     }
     match (regressed.is_empty(), could) {
         (false, _) => check(

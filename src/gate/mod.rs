@@ -172,6 +172,9 @@ pub struct Check {
     /// fail-on: every finding of the cases, counted or not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<Finding>,
+    /// A sequential check's test: the rounds it has seen, its bets' wealth.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequential: Option<crate::stats::sequential::Sequential>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -385,6 +388,7 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
             required: "a skill with eligible pairs".into(),
             more_runs: None,
             findings: Vec::new(),
+            sequential: None,
         });
     }
     measure::more_runs(conn, spec, &release, &mut checks)?;
