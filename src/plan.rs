@@ -90,7 +90,26 @@ pub struct PlanOption {
 pub struct SkillPlan {
     pub observed: Observed,
     pub options: Vec<PlanOption>,
+    /// `gate --sequential --min-lift 0` run after every round of the
+    /// release's own suite: what it takes to decide at a lift of D.
+    pub sequential: SequentialPlan,
 }
+
+/// The runs a sequential gate takes to decide, by simulation: rounds of the
+/// release's suite (each unit run once in both arms) drawn from its
+/// observed rounds, every pair moved so the lift is D, the anytime-valid
+/// test of lift above 0 after each (median over `SEQUENTIAL_DRAWS`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SequentialPlan {
+    /// None: not decided within `SEQUENTIAL_CAP` rounds in most draws.
+    pub rounds: Option<usize>,
+    pub runs: Option<u64>,
+    /// Runs of one round: units × 2 arms.
+    pub runs_per_round: u64,
+}
+
+const SEQUENTIAL_DRAWS: usize = 200;
+const SEQUENTIAL_CAP: usize = 1000;
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Plan {
@@ -130,32 +149,38 @@ pub fn plan(conn: &Connection, spec: &PlanSpec) -> Result<Plan> {
     }
     // The gate's query: the release asked for, else the latest.
     let releases = crate::sqlfiles::named(crate::sqlfiles::GATE_QUERIES, "releases");
-    let found = query(conn, releases, &params)?.text_records();
-    let found = found.first().cloned().unwrap_or_default();
-    let field = |k: &str| found.get(k).cloned().flatten().unwrap_or_default();
-    if field("release_held") != "true" {
+    // Every filter names something the store holds, as report's do.
+    crate::report::check_filter_values(conn, &params)?;
+    let found = query(conn, releases, &params)?;
+    let found = found.records().next();
+    let held = found.as_ref().and_then(|r| r.flag("release_held")) == Some(true);
+    let Some(release) = found
+        .as_ref()
+        .and_then(|r| r.text("release"))
+        .filter(|_| held)
+    else {
         return Err(Error::NoSuchRelease {
             label: spec.release.clone().unwrap_or_default(),
-            existing: match field("releases").as_str() {
-                "" => "none".into(),
-                r => r.into(),
-            },
+            existing: found
+                .as_ref()
+                .and_then(|r| r.text("releases"))
+                .unwrap_or_else(|| "none".into()),
         });
-    }
-    let release = field("release");
+    };
     params.insert("release".into(), release.clone());
-    let pairs = query(conn, sql("pairs"), &params)?.text_records();
-    let costs = query(conn, sql("cost"), &params)?.text_records();
+    let pairs = query(conn, sql("pairs"), &params)?;
+    let costs = query(conn, sql("cost"), &params)?;
     let mut by_skill: BTreeMap<String, Units> = BTreeMap::new();
-    for p in &pairs {
-        let get = |k: &str| p.get(k).cloned().flatten().unwrap_or_default();
-        let Ok(delta) = get("delta").parse::<f64>() else {
+    for p in pairs.records() {
+        let (Some(skill), Some(case), Some(delta)) =
+            (p.text("skill"), p.text("case"), p.number("delta"))
+        else {
             continue;
         };
         by_skill
-            .entry(get("skill"))
+            .entry(skill)
             .or_default()
-            .entry((get("case"), get("model")))
+            .entry((case, p.text("model").unwrap_or_default()))
             .or_default()
             .push(delta);
     }
@@ -169,13 +194,17 @@ pub fn plan(conn: &Connection, spec: &PlanSpec) -> Result<Plan> {
         .into_iter()
         .map(|(skill, units)| {
             let cost = costs
-                .iter()
-                .find(|c| c.get("skill").cloned().flatten().as_deref() == Some(&skill))
-                .and_then(|c| c.get("cost_per_pair_usd").cloned().flatten())
-                .and_then(|v| v.parse().ok());
+                .records()
+                .find(|c| c.text("skill").as_deref() == Some(&skill))
+                .and_then(|c| c.number("cost_per_pair_usd"));
             let observed = observe(&release, &skill, spec, &units, cost);
             let options = options(&observed, &units, spec);
-            SkillPlan { observed, options }
+            let sequential = sequential(&units, spec);
+            SkillPlan {
+                observed,
+                options,
+                sequential,
+            }
         })
         .collect();
     Ok(Plan {
@@ -185,6 +214,32 @@ pub fn plan(conn: &Connection, spec: &PlanSpec) -> Result<Plan> {
         replications: spec.simulate,
         skills,
     })
+}
+
+/// The release's suite in rounds (round i: every unit's i-th pair), and the
+/// rounds `gate --sequential --min-lift 0` takes at a lift of D
+/// (`SequentialPlan`).
+fn sequential(units: &Units, spec: &PlanSpec) -> SequentialPlan {
+    let most = units.values().map(Vec::len).max().unwrap_or(0);
+    let rounds: Vec<Vec<f64>> = (0..most)
+        .map(|i| units.values().filter_map(|d| d.get(i).copied()).collect())
+        .collect();
+    let decided = crate::stats::sequential::rounds_to_decide(
+        &rounds,
+        spec.lift,
+        (-1.0, 1.0),
+        0.0,
+        spec.alpha,
+        SEQUENTIAL_DRAWS,
+        SEQUENTIAL_CAP,
+        units.len() as u32,
+    );
+    let runs_per_round = 2 * units.len() as u64;
+    SequentialPlan {
+        rounds: decided,
+        runs: decided.map(|r| r as u64 * runs_per_round),
+        runs_per_round,
+    }
 }
 
 /// What the gate says when it cannot decide: the runs in all that give 80%

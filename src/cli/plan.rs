@@ -72,7 +72,7 @@ pub fn run(db: &Location, args: &PlanArgs) -> anyhow::Result<i32> {
             PlanFormat::Markdown => {
                 writeln!(out, "{}\n", sentence(&plan, skill))?;
                 output::render_with(&rs, Format::Markdown, &Default::default(), &mut out)?;
-                writeln!(out)?;
+                writeln!(out, "\n{}\n", sequential_sentence(&plan, skill))?;
             }
             _ => {
                 let width = output::terminal_width().unwrap_or(0);
@@ -83,6 +83,7 @@ pub fn run(db: &Location, args: &PlanArgs) -> anyhow::Result<i32> {
                     writeln!(out, "{}{line}", if i == 0 { "" } else { "  " })?;
                 }
                 output::render_with(&rs, Format::Table, &Default::default(), &mut out)?;
+                writeln!(out, "{}", sequential_sentence(&plan, skill))?;
                 if let Some(x) = skill.options.iter().find(|x| !x.reached) {
                     writeln!(
                         out,
@@ -95,6 +96,21 @@ pub fn run(db: &Location, args: &PlanArgs) -> anyhow::Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// What `gate --sequential` takes, run after every round of the suite.
+fn sequential_sentence(plan: &Plan, s: &SkillPlan) -> String {
+    let q = &s.sequential;
+    match (q.rounds, q.runs) {
+        (Some(rounds), Some(runs)) => format!(
+            "sequential (gate --sequential --min-lift 0, run after every round of this suite, {} runs a round): about {rounds} rounds, {runs} runs, to show a lift of {} (median of simulated sequences)",
+            q.runs_per_round, plan.lift
+        ),
+        _ => format!(
+            "sequential (gate --sequential --min-lift 0): a lift of {} is not shown within 1000 rounds of this suite in most simulated sequences",
+            plan.lift
+        ),
+    }
 }
 
 /// What the plan learned from, and what it plans for, in one sentence.
