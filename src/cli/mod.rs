@@ -1,5 +1,8 @@
-//! Subcommands. Data goes to stdout, messages to stderr. Exit codes: 0 ok,
-//! 1 ingest finished with file errors, 2 the command failed.
+//! Subcommands. Data goes to stdout, messages to stderr. Exit codes, one
+//! policy for every command: 0 ok (a gate passed); 1 the data says no (an
+//! ingest finished with file errors, a gate failed, `check` found damage);
+//! 2 the command failed (usage, store, configuration); 3 a gate could not
+//! decide (`liftdb::gate::exit`).
 
 mod check;
 mod demo;
@@ -92,7 +95,8 @@ pub enum Command {
     /// evidence, the start of its output.
     Show(show::ShowArgs),
     /// Pass or fail a release in CI: minimum lift, non-inferiority against a
-    /// baseline, no significant regression (exit 0 pass, 1 fail, 2 undecided).
+    /// baseline, no significant regression, findings by arm (exit 0 pass,
+    /// 1 fail, 2 error, 3 undecided; --sequential when run after every batch).
     Gate(gate::GateArgs),
     /// How many cases and repetitions detect a lift of D at 80% power,
     /// learnt from a release's runs, each option priced from the cost ledger.

@@ -12,6 +12,9 @@ use crate::stats::sequential::{self, Sequential};
 use crate::stats::{interval, sign_flip};
 use crate::Result;
 
+/// Each unit's lift in the baseline, by (skill, model, case).
+type BaselineLifts = BTreeMap<(String, Option<String>, String), f64>;
+
 /// A lift observation in rounds lies in [−1, 1]; a change between two
 /// releases' lifts in [−2, 2].
 const LIFT: (f64, f64) = (-1.0, 1.0);
@@ -107,7 +110,7 @@ pub(super) fn baseline_checks(
     let rounds = match (spec.sequential, &units) {
         (true, Some(units)) => {
             // A round's change: its pairs' lift less the unit's baseline lift.
-            let before: BTreeMap<(String, Option<String>, String), f64> = units
+            let before: BaselineLifts = units
                 .records()
                 .filter_map(|u| {
                     Some((
@@ -135,7 +138,7 @@ pub(super) fn baseline_checks(
                 Some(changes) => {
                     non_inferiority_sequential(skill, changes, margin, baseline, spec.alpha())
                 }
-                None => non_inferiority(skill, &mine, margin, baseline, spec.alpha()),
+                None => non_inferiority(skill, &mine, margin, baseline),
             });
         }
         if spec.no_significant_regression {
@@ -252,7 +255,7 @@ fn min_lift(skill: &str, row: Option<&Record>, min: f64, spec: &GateSpec) -> Che
 /// pair whose unit the baseline lacks is left out).
 fn rounds_by_skill(
     pairs: &crate::output::ResultSet,
-    before: Option<&BTreeMap<(String, Option<String>, String), f64>>,
+    before: Option<&BaselineLifts>,
 ) -> BTreeMap<String, Rounds> {
     rounds_where(pairs, before, |_| true, |skill, _| skill.to_string())
 }
@@ -260,7 +263,7 @@ fn rounds_by_skill(
 /// Rounds of the pairs `keep` takes, grouped by `key` (of skill and case).
 fn rounds_where(
     pairs: &crate::output::ResultSet,
-    before: Option<&BTreeMap<(String, Option<String>, String), f64>>,
+    before: Option<&BaselineLifts>,
     keep: impl Fn(&str) -> bool,
     key: impl Fn(&str, &str) -> String,
 ) -> BTreeMap<String, Rounds> {
@@ -575,13 +578,7 @@ fn changes(units: &[Record]) -> Vec<(String, f64)> {
         .collect()
 }
 
-fn non_inferiority(
-    skill: &str,
-    units: &[Record],
-    margin: f64,
-    baseline: Option<&str>,
-    alpha: f64,
-) -> Check {
+fn non_inferiority(skill: &str, units: &[Record], margin: f64, baseline: Option<&str>) -> Check {
     let check = checker(
         "non-inferiority",
         skill,
@@ -598,7 +595,6 @@ fn non_inferiority(
             format!("no (case, model) unit paired in both this release and {baseline}"),
         );
     }
-    let _ = alpha;
     let mean = d.iter().sum::<f64>() / d.len() as f64;
     let bound = interval(&d);
     match (bound.lower.filter(|_| bound.bounded), bound.upper) {
@@ -641,7 +637,7 @@ struct Changes {
 
 fn changes_in_rounds(
     pairs: &crate::output::ResultSet,
-    before: &BTreeMap<(String, Option<String>, String), f64>,
+    before: &BaselineLifts,
     skill: &str,
 ) -> Changes {
     let mine = |s: &str| s == skill;

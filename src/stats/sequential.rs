@@ -1,7 +1,7 @@
 //! An anytime-valid test of a mean lift against a threshold: the betting
 //! test of Waudby-Smith & Ramdas, "Estimating means of bounded random
 //! variables by betting" (JRSS-B 86(1), 2024), with their predictable
-//! plug-in bets, made a round at a time (docs/metrics.md §M11 derives it).
+//! plug-in bets, made a round at a time (docs/metrics.md §M14 derives it).
 //!
 //! Observations come in rounds (a round: every unit of the suite run once);
 //! each x lies in [low, high], scaled to z in [0, 1] and the threshold to θ.

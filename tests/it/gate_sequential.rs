@@ -10,7 +10,7 @@
 
 use liftdb::stats::mt19937::PyRandom;
 use liftdb::stats::sequential;
-use liftdb::stats::{interval, sign_flip};
+use liftdb::stats::sign_flip;
 
 use crate::common::{liftdb_cmd, rows, stderr_of};
 
