@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use duckdb::Connection;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::report::{query, Filters};
+use crate::report::query;
 use crate::sqlfiles::PLAN_QUERIES;
 use crate::stats::mt19937::PyRandom;
 use crate::stats::sign_flip;
@@ -137,37 +137,14 @@ pub fn plan(conn: &Connection, spec: &PlanSpec) -> Result<Plan> {
             "--power and --alpha are shares in (0, 1); hint: --power 0.8 --alpha 0.05 are the defaults".into(),
         ));
     }
-    let mut params = Filters::new();
-    for (key, value) in [
-        ("release", &spec.release),
-        ("skill", &spec.skill),
-        ("split", &spec.split),
-    ] {
-        if let Some(v) = value {
-            params.insert(key.into(), v.clone());
-        }
-    }
-    // The gate's query: the release asked for, else the latest.
-    let releases = crate::sqlfiles::named(crate::sqlfiles::GATE_QUERIES, "releases");
-    // Every filter names something the store holds, as report's do.
-    crate::report::check_filter_values(conn, &params)?;
-    let found = query(conn, releases, &params)?;
-    let found = found.records().next();
-    let held = found.as_ref().and_then(|r| r.flag("release_held")) == Some(true);
-    let Some(release) = found
-        .as_ref()
-        .and_then(|r| r.text("release"))
-        .filter(|_| held)
-    else {
-        return Err(Error::NoSuchRelease {
-            label: spec.release.clone().unwrap_or_default(),
-            existing: found
-                .as_ref()
-                .and_then(|r| r.text("releases"))
-                .unwrap_or_else(|| "none".into()),
-        });
-    };
-    params.insert("release".into(), release.clone());
+    let resolved = crate::report::scope::resolve(
+        conn,
+        spec.release.as_deref(),
+        None,
+        spec.skill.as_deref(),
+        spec.split.as_deref(),
+    )?;
+    let (release, params) = (resolved.release, resolved.params);
     let pairs = query(conn, sql("pairs"), &params)?;
     let costs = query(conn, sql("cost"), &params)?;
     let mut by_skill: BTreeMap<String, Units> = BTreeMap::new();

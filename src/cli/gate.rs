@@ -316,6 +316,11 @@ fn table(v: &Verdict) -> anyhow::Result<ResultSet> {
             column(&|c| c.more_runs.clone().unwrap_or_default()),
         ),
     ];
+    text_columns(columns.into())
+}
+
+/// Columns of text as a result, in order.
+fn text_columns(columns: Vec<(&str, Vec<String>)>) -> anyhow::Result<ResultSet> {
     let schema = Arc::new(Schema::new(
         columns
             .iter()
@@ -365,20 +370,7 @@ fn findings_table(v: &Verdict) -> anyhow::Result<Option<ResultSet>> {
         ),
         ("label", column(&|_, f| f.label.clone())),
     ];
-    let schema = Arc::new(Schema::new(
-        columns
-            .iter()
-            .map(|(name, _)| Field::new(*name, DataType::Utf8, false))
-            .collect::<Vec<_>>(),
-    ));
-    let arrays: Vec<ArrayRef> = columns
-        .into_iter()
-        .map(|(_, values)| Arc::new(StringArray::from(values)) as ArrayRef)
-        .collect();
-    Ok(Some(ResultSet {
-        batches: vec![RecordBatch::try_new(schema.clone(), arrays)?],
-        schema,
-    }))
+    text_columns(columns.into()).map(Some)
 }
 
 /// The verdict in Markdown: its summary, the checks, the findings, the notes.

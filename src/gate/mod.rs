@@ -269,44 +269,17 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
         ));
     }
     let selectors = findings::selectors(&spec.fail_on)?;
-    let mut filters = Filters::new();
-    for (key, value) in [
-        ("release", &spec.release),
-        ("skill", &spec.skill),
-        ("split", &spec.split),
-    ] {
-        if let Some(v) = value {
-            filters.insert(key.into(), v.clone());
-        }
-    }
-    // Every filter names something the store holds, as report's do.
-    crate::report::check_filter_values(conn, &filters)?;
-    if let Some(b) = &spec.baseline {
-        crate::report::check_filter_values(conn, &Filters::from([("release".into(), b.clone())]))?;
-        filters.insert("baseline".into(), b.clone());
-    }
-    let scope = Scope { params: filters };
-    let found = scope.ask(conn, "releases")?;
-    let found = found.records().next();
-    let release = found.as_ref().and_then(|r| r.text("release"));
-    let Some(release) =
-        release.filter(|_| found.as_ref().and_then(|r| r.flag("release_held")) == Some(true))
-    else {
-        return Err(Error::NoSuchRelease {
-            label: spec.release.clone().unwrap_or_default(),
-            existing: found
-                .as_ref()
-                .and_then(|r| r.text("releases"))
-                .unwrap_or_else(|| "none".into()),
-        });
+    let resolved = crate::report::scope::resolve(
+        conn,
+        spec.release.as_deref(),
+        spec.baseline.as_deref(),
+        spec.skill.as_deref(),
+        spec.split.as_deref(),
+    )?;
+    let (release, baseline) = (resolved.release, resolved.baseline);
+    let scope = Scope {
+        params: resolved.params,
     };
-    let baseline = found
-        .as_ref()
-        .filter(|r| r.flag("baseline_held") == Some(true))
-        .and_then(|r| r.text("baseline"));
-    let scope = scope
-        .with("release", Some(&release))
-        .with("baseline", baseline.as_deref());
     let experiments = scope.ask(conn, "experiments")?;
     let mut held: Vec<Option<String>> = Vec::new();
     let mut skills_of: BTreeMap<Option<String>, Vec<String>> = BTreeMap::new();

@@ -68,20 +68,24 @@ impl Record<'_> {
             .map(|b| b.value(0))
     }
 
-    /// A list of texts (a VARCHAR[] column); empty when NULL.
-    pub fn texts(&self, name: &str) -> Vec<String> {
-        let Some(column) = self.batch.column_by_name(name) else {
-            return Vec::new();
-        };
+    /// The members of a list cell as `to` (None: no such column, NULL, not
+    /// a list, or not convertible).
+    fn list(&self, name: &str, to: &DataType) -> Option<ArrayRef> {
+        let column = self.batch.column_by_name(name)?;
         if !column.is_valid(self.row) {
-            return Vec::new();
+            return None;
         }
         let values = match column.data_type() {
             DataType::List(_) => column.as_list::<i32>().value(self.row),
             DataType::LargeList(_) => column.as_list::<i64>().value(self.row),
-            _ => return Vec::new(),
+            _ => return None,
         };
-        let Ok(values) = cast(&values, &DataType::Utf8) else {
+        cast(&values, to).ok()
+    }
+
+    /// A list of texts (a VARCHAR[] column); empty when NULL.
+    pub fn texts(&self, name: &str) -> Vec<String> {
+        let Some(values) = self.list(name, &DataType::Utf8) else {
             return Vec::new();
         };
         let values = values.as_string::<i32>();
@@ -93,18 +97,7 @@ impl Record<'_> {
 
     /// Numbers of a list column (DOUBLE[]); NULL members left out.
     pub fn numbers(&self, name: &str) -> Vec<f64> {
-        let Some(column) = self.batch.column_by_name(name) else {
-            return Vec::new();
-        };
-        if !column.is_valid(self.row) {
-            return Vec::new();
-        }
-        let values = match column.data_type() {
-            DataType::List(_) => column.as_list::<i32>().value(self.row),
-            DataType::LargeList(_) => column.as_list::<i64>().value(self.row),
-            _ => return Vec::new(),
-        };
-        let Ok(values) = cast(&values, &DataType::Float64) else {
+        let Some(values) = self.list(name, &DataType::Float64) else {
             return Vec::new();
         };
         let values = values.as_primitive::<duckdb::arrow::datatypes::Float64Type>();

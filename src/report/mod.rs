@@ -11,6 +11,7 @@ mod filter_values;
 pub mod html;
 mod present;
 pub mod run_card;
+pub mod scope;
 
 pub use present::{run_shown, Presentation, Shown};
 

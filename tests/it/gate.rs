@@ -819,19 +819,20 @@ fn github_annotations_follow_the_workflow_command_syntax() {
     let db = two_releases(dir.path());
     let summary = dir.path().join("summary.md");
     std::fs::write(&summary, "earlier step\n").unwrap();
+    let asked = [
+        "gate",
+        "--release",
+        "v1",
+        "--min-lift",
+        "0.1",
+        "--fail-on",
+        "critical:any,flaky",
+        "--format",
+    ];
     let out = liftdb_cmd(&db)
         .env("GITHUB_STEP_SUMMARY", &summary)
-        .args([
-            "gate",
-            "--release",
-            "v1",
-            "--min-lift",
-            "0.1",
-            "--fail-on",
-            "critical:any,flaky",
-            "--format",
-            "github",
-        ])
+        .args(asked)
+        .arg("github")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
@@ -852,20 +853,7 @@ fn github_annotations_follow_the_workflow_command_syntax() {
             "{line}"
         );
     }
-    let verdict = liftdb_cmd(&db)
-        .args([
-            "gate",
-            "--release",
-            "v1",
-            "--min-lift",
-            "0.1",
-            "--fail-on",
-            "critical:any,flaky",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
+    let verdict = liftdb_cmd(&db).args(asked).arg("json").output().unwrap();
     let verdict: serde_json::Value = serde_json::from_slice(&verdict.stdout).unwrap();
     let checks = verdict["checks"].as_array().unwrap();
     let findings: usize = checks
