@@ -182,6 +182,6 @@ mod tests {
         assert_eq!(s.len(), 4);
         assert!(s.iter().all(|x| x.arms == Arms::Any));
         let e = selectors(&names(&["critcal"])).unwrap_err().to_string();
-        assert!(e.contains("critcal") && e.contains("critical:any"), "{e}");
+        assert!(e.contains("critcal") && e.contains("FINDING:any"), "{e}");
     }
 }
