@@ -332,6 +332,18 @@ pub const GATE_QUERIES: &[(&str, &str)] = &[
     ("round_pairs", include_str!("../sql/gate/round_pairs.sql")),
 ];
 
+/// The check of each report filter's value: `sql/filters/NAME.sql`, NAME
+/// the filter (`--NAME`).
+pub const FILTER_QUERIES: &[(&str, &str)] = &[
+    ("arm", include_str!("../sql/filters/arm.sql")),
+    ("case", include_str!("../sql/filters/case.sql")),
+    ("model", include_str!("../sql/filters/model.sql")),
+    ("release", include_str!("../sql/filters/release.sql")),
+    ("rep", include_str!("../sql/filters/rep.sql")),
+    ("skill", include_str!("../sql/filters/skill.sql")),
+    ("split", include_str!("../sql/filters/split.sql")),
+];
+
 /// `liftdb plan`'s queries: `sql/plan/NAME.sql`.
 pub const PLAN_QUERIES: &[(&str, &str)] = &[
     ("pairs", include_str!("../sql/plan/pairs.sql")),
@@ -390,6 +402,7 @@ mod tests {
             "gate",
             "plan",
             "lake",
+            "filters",
         ] {
             let listed = listed_in(dir);
             let unique: BTreeSet<String> = listed.iter().cloned().collect();
@@ -458,6 +471,7 @@ mod tests {
             (super::GATE_QUERIES, "gate"),
             (super::PLAN_QUERIES, "plan"),
             (super::LAKE_QUERIES, "lake"),
+            (super::FILTER_QUERIES, "filters"),
         ] {
             for ((name, _), file) in queries.iter().zip(listed_in(dir)) {
                 assert_eq!(file, format!("{dir}/{name}.sql"));

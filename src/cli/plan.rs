@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use duckdb::arrow::array::{ArrayRef, Float64Array, RecordBatch, UInt64Array};
 use duckdb::arrow::datatypes::{DataType, Field, Schema};
 use liftdb::output::{self, Format, ResultSet};
@@ -32,16 +32,11 @@ pub struct PlanArgs {
     /// Replications per option for --simulate.
     #[arg(long, default_value_t = 500, value_name = "N")]
     pub replications: u32,
-    #[arg(long, value_enum)]
-    pub format: Option<PlanFormat>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PlanFormat {
-    Table,
-    Markdown,
-    Csv,
-    Json,
+    /// Where and how: --format (json: the plan whole; table, box or markdown:
+    /// each skill's sentences and options; csv and the other row formats:
+    /// the options), --out, --max-width, as report takes them.
+    #[command(flatten)]
+    pub output: super::OutputArgs,
 }
 
 pub fn run(db: &Location, args: &PlanArgs) -> anyhow::Result<i32> {
@@ -56,45 +51,45 @@ pub fn run(db: &Location, args: &PlanArgs) -> anyhow::Result<i32> {
     };
     let store = super::open_read_after_upkeep(db)?;
     let plan = plan::plan(&store.conn, &spec)?;
-    let mut out = std::io::stdout().lock();
-    use std::io::Write;
-    let format = args.format.unwrap_or(PlanFormat::Table);
-    if format == PlanFormat::Json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&plan)?)?;
-        return Ok(0);
-    }
-    for skill in &plan.skills {
-        let rs = table(&plan, skill)?;
-        match format {
-            PlanFormat::Csv => {
-                output::render_with(&rs, Format::Csv, &Default::default(), &mut out)?
+    let format = args.output.format_written();
+    let render = args.output.render_written();
+    let width = render.fit.max_width;
+    args.output.emit_streamed(|out| {
+        if format == Format::Json {
+            writeln!(out, "{}", serde_json::to_string_pretty(&plan)?)?;
+            return Ok(plan.skills.len());
+        }
+        let prose = matches!(format, Format::Table | Format::Box | Format::Markdown);
+        for skill in &plan.skills {
+            let rs = table(&plan, skill)?;
+            if !prose {
+                output::render_with(&rs, format, &render, out)?;
+                continue;
             }
-            PlanFormat::Markdown => {
-                writeln!(out, "{}\n", sentence(&plan, skill))?;
-                output::render_with(&rs, Format::Markdown, &Default::default(), &mut out)?;
-                writeln!(out, "\n{}\n", sequential_sentence(&plan, skill))?;
+            for (i, line) in output::wrap(&sentence(&plan, skill), width, 2).iter().enumerate() {
+                writeln!(out, "{}{line}", if i == 0 { "" } else { "  " })?;
             }
-            _ => {
-                let width = output::terminal_width().unwrap_or(0);
-                for (i, line) in output::wrap(&sentence(&plan, skill), width, 2)
-                    .iter()
-                    .enumerate()
-                {
-                    writeln!(out, "{}{line}", if i == 0 { "" } else { "  " })?;
-                }
-                output::render_with(&rs, Format::Table, &Default::default(), &mut out)?;
-                writeln!(out, "{}", sequential_sentence(&plan, skill))?;
-                if let Some(x) = skill.options.iter().find(|x| !x.reached) {
-                    writeln!(
-                        out,
-                        "note: with {} repetitions per arm even {} cases fall short of the power asked (power {:.3}).",
-                        x.repetitions, x.cases, x.power
-                    )?;
-                }
+            if format == Format::Markdown {
                 writeln!(out)?;
             }
+            output::render_with(&rs, format, &render, out)?;
+            if format == Format::Markdown {
+                writeln!(out)?;
+            }
+            for line in output::wrap(&sequential_sentence(&plan, skill), width, 2) {
+                writeln!(out, "{line}")?;
+            }
+            if let Some(x) = skill.options.iter().find(|x| !x.reached) {
+                writeln!(
+                    out,
+                    "note: with {} repetitions per arm even {} cases fall short of the power asked (power {:.3}).",
+                    x.repetitions, x.cases, x.power
+                )?;
+            }
+            writeln!(out)?;
         }
-    }
+        Ok(plan.skills.len())
+    })?;
     Ok(0)
 }
 

@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use clap::Args;
+use liftdb::output::Format;
 use liftdb::report::run_card::{self, RunCard};
 use liftdb::store::Location;
 
@@ -15,28 +16,34 @@ pub struct ShowArgs {
     /// Every assertion, not only the failing ones.
     #[arg(long)]
     pub all: bool,
-    /// The run as one JSON object (run, assertions).
-    #[arg(long)]
+    /// The same as --format json.
+    #[arg(long, hide = true)]
     pub json: bool,
-    /// Wrap text to N columns (0 = no wrapping). Default: the terminal's width.
-    #[arg(long, value_name = "N")]
-    pub max_width: Option<usize>,
+    /// Where and how, as report takes them: --format (table or box: the run
+    /// whole, its text wrapped to the width; json: the run as one object,
+    /// run and assertions; csv and the other row formats: its assertions),
+    /// --out, --max-width (0 = no wrapping).
+    #[command(flatten)]
+    pub output: super::OutputArgs,
 }
 
 pub fn run(db: &Location, args: &ShowArgs) -> anyhow::Result<i32> {
     let store = super::open_read_after_upkeep(db)?;
     let run_id = run_card::find(&store.conn, &args.run)?;
     let card = run_card::load(&store.conn, &run_id)?;
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&card.to_json())?)?;
-        return Ok(0);
-    }
-    let width = args
-        .max_width
-        .or_else(liftdb::output::terminal_width)
-        .unwrap_or(0);
-    write_card(&card, args.all, width, &mut out)?;
+    let format = match args.json {
+        true => Format::Json,
+        false => args.output.format_written(),
+    };
+    let render = args.output.render_written();
+    args.output.emit_streamed(|out| {
+        match format {
+            Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&card.to_json())?)?,
+            Format::Table | Format::Box => write_card(&card, args.all, render.fit.max_width, out)?,
+            rows => liftdb::output::render_with(&card.assertions, rows, &render, out)?,
+        }
+        Ok(card.assertions.row_count())
+    })?;
     Ok(0)
 }
 

@@ -494,8 +494,21 @@ fn fail_on(skill: &str, rows: &[Record], selectors: &[Selector]) -> Check {
             "no case with an eligible pair in the release".into(),
         );
     }
-    let said = |f: &Finding| format!("{} ({}: {})", f.case, f.arm, f.label);
-    let uncounted: Vec<String> = findings.iter().filter(|f| !f.counted).map(said).collect();
+    // Each case once, its findings (arm: label) inside.
+    let said = |counted: bool| -> Vec<String> {
+        let mut by_case: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for f in findings.iter().filter(|f| f.counted == counted) {
+            by_case
+                .entry(&f.case)
+                .or_default()
+                .push(format!("{}: {}", f.arm, f.label));
+        }
+        by_case
+            .into_iter()
+            .map(|(case, found)| format!("{case} ({})", found.join("; ")))
+            .collect()
+    };
+    let uncounted = said(false);
     let not_counted = match uncounted.is_empty() {
         true => String::new(),
         false => format!(
@@ -517,12 +530,7 @@ fn fail_on(skill: &str, rows: &[Record], selectors: &[Selector]) -> Check {
                 "{} of {} cases: {}{not_counted}",
                 counted.len(),
                 cases.len(),
-                findings
-                    .iter()
-                    .filter(|f| f.counted)
-                    .map(said)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                said(true).join(", ")
             ),
         ),
     };

@@ -878,3 +878,86 @@ fn github_annotations_follow_the_workflow_command_syntax() {
         "{written}"
     );
 }
+
+/// A release holding two runs roots of one suite (the seh corpus's
+/// eval-runs split by model: the claude models' folders in one root, the
+/// codex model's in another — two experiments, their units pooled):
+/// `--fail-on` counts each case once — the cases read from the case_flags
+/// view across both experiments — and names each flagged case once.
+#[test]
+fn a_case_in_two_runs_roots_is_counted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    let (claude, codex) = (
+        dir.path().join("claude-runs"),
+        dir.path().join("codex-runs"),
+    );
+    copy_tree(&seh_root().join("runs/eval-runs"), &claude);
+    copy_tree(&seh_root().join("runs/eval-runs"), &codex);
+    for case in std::fs::read_dir(&claude).unwrap() {
+        let case = case.unwrap().path();
+        std::fs::remove_dir_all(case.join("gpt-5-codex")).unwrap();
+        for model in std::fs::read_dir(codex.join(case.file_name().unwrap())).unwrap() {
+            let model = model.unwrap().path();
+            if model.file_name().unwrap() != "gpt-5-codex" {
+                std::fs::remove_dir_all(model).unwrap();
+            }
+        }
+    }
+    let out = liftdb_cmd(&db)
+        .args(["ingest", "--release", "r"])
+        .arg(&claude)
+        .arg(&codex)
+        .arg(seh_root().join("input/evals/shared-benchmark.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
+    let cases = rows(
+        &store,
+        "SELECT count(DISTINCT case_id) AS cases, count(DISTINCT experiment) AS experiments,
+                count(*) AS rows FROM case_flags",
+    );
+    let flaky = rows(
+        &store,
+        "SELECT DISTINCT case_id FROM case_flags
+         WHERE len(list_filter(flags, f -> f LIKE 'flaky repeated pass rates: %')) > 0",
+    );
+    drop(store);
+    let (total, experiments, per_experiment_rows) = (
+        cases[0]["cases"].as_u64().unwrap(),
+        cases[0]["experiments"].as_u64().unwrap(),
+        cases[0]["rows"].as_u64().unwrap(),
+    );
+    assert_eq!(experiments, 2);
+    assert!(
+        per_experiment_rows > total,
+        "each case flagged per experiment"
+    );
+    let (code, out, err) = gate(&db, &["--fail-on", "flaky:any", "--format", "json"]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(verdict["experiments"], "pooled");
+    let check = &verdict["checks"][0];
+    let measured = check["measured"].as_str().unwrap();
+    assert!(
+        measured.starts_with(&format!("{} of {total} cases", flaky.len())),
+        "{measured}"
+    );
+    let findings = check["findings"].as_array().unwrap();
+    for case in &flaky {
+        let case = case["case_id"].as_str().unwrap();
+        assert_eq!(
+            measured.matches(&format!("{case} (")).count(),
+            1,
+            "{measured}"
+        );
+        let mine: Vec<_> = findings.iter().filter(|f| f["case"] == case).collect();
+        assert!(!mine.is_empty(), "{case}");
+        // One finding per (case, arm), however many experiments hold it.
+        let mut arms: Vec<&str> = mine.iter().map(|f| f["arm"].as_str().unwrap()).collect();
+        let n = arms.len();
+        arms.dedup();
+        assert_eq!(arms.len(), n, "{case}: {mine:?}");
+    }
+}
