@@ -119,6 +119,16 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "tree_identity",
         sql: include_str!("../sql/migrations/0022_tree_identity.sql"),
     },
+    Migration {
+        version: 23,
+        name: "release_order",
+        sql: include_str!("../sql/migrations/0023_release_order.sql"),
+    },
+    Migration {
+        version: 24,
+        name: "report_defined_runs",
+        sql: include_str!("../sql/migrations/0024_report_defined_runs.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
@@ -344,6 +354,9 @@ pub const FILTER_QUERIES: &[(&str, &str)] = &[
     ("split", include_str!("../sql/filters/split.sql")),
 ];
 
+/// `liftdb release`'s queries: `sql/release/NAME.sql`.
+pub const RELEASE_QUERIES: &[(&str, &str)] = &[("list", include_str!("../sql/release/list.sql"))];
+
 /// `liftdb plan`'s queries: `sql/plan/NAME.sql`.
 pub const PLAN_QUERIES: &[(&str, &str)] = &[
     ("pairs", include_str!("../sql/plan/pairs.sql")),
@@ -403,6 +416,7 @@ mod tests {
             "plan",
             "lake",
             "filters",
+            "release",
         ] {
             let listed = listed_in(dir);
             let unique: BTreeSet<String> = listed.iter().cloned().collect();
@@ -472,6 +486,7 @@ mod tests {
             (super::PLAN_QUERIES, "plan"),
             (super::LAKE_QUERIES, "lake"),
             (super::FILTER_QUERIES, "filters"),
+            (super::RELEASE_QUERIES, "release"),
         ] {
             for ((name, _), file) in queries.iter().zip(listed_in(dir)) {
                 assert_eq!(file, format!("{dir}/{name}.sql"));

@@ -2,15 +2,37 @@
 -- say what holds.
 
 -- releases: every release label, once, in order (the order trends follow):
--- by when a batch first named it, then by its place in that batch.
+-- by its sort key — the place `liftdb release move` last gave it, else when
+-- a batch first named it, or for a release made from reports alone when
+-- they were made (seconds since the epoch) — then, between releases
+-- a batch named at once, by its place in that batch.
 CREATE OR REPLACE VIEW releases AS
-SELECT release_label,
-       row_number() OVER (ORDER BY min(recorded_at), min(coalesce(batch_id, 0)), min(position), release_label)::INTEGER AS ordinal,
-       min(recorded_at) AS first_ingested_at,
-       arg_min(derived_from, recorded_at) AS derived_from
-FROM release_record
-GROUP BY release_label;
-COMMENT ON VIEW releases IS 'Release labels in the order trends follow: by when a batch first named them.';
+WITH named AS (
+    SELECT release_label,
+           min(recorded_at) AS first_ingested_at,
+           -- a release made from reports alone: when its reports were made
+           coalesce(min(sorts_at), min(recorded_at)) AS sorts_at,
+           arg_min(derived_from, recorded_at) AS derived_from,
+           min(coalesce(batch_id, 0)) AS first_batch,
+           min(position) AS first_position
+    FROM release_record
+    GROUP BY release_label
+),
+moved AS (
+    SELECT release_label, arg_max(sort_key, epoch_us(set_at) * 1000 + change_id % 1000) AS sort_key
+    FROM release_position
+    GROUP BY release_label
+)
+SELECT n.release_label,
+       row_number() OVER (ORDER BY coalesce(m.sort_key, epoch_us(n.sorts_at) / 1e6),
+                                   n.first_batch, n.first_position, n.release_label)::INTEGER AS ordinal,
+       n.first_ingested_at,
+       n.derived_from,
+       coalesce(m.sort_key, epoch_us(n.sorts_at) / 1e6) AS sort_key
+FROM named n
+LEFT JOIN moved m USING (release_label);
+COMMENT ON VIEW releases IS 'Release labels in the order trends follow: by the place liftdb release move gave them, else by when a batch first named them.';
+COMMENT ON COLUMN releases.sort_key IS 'What the release sorts by: the key liftdb release move last gave it, else when a batch first named it (seconds since the epoch).';
 
 -- liftdb_settings: the latest value of each key.
 CREATE OR REPLACE VIEW liftdb_settings AS

@@ -186,7 +186,8 @@ SELECT
     r.served_model,
     r.served_model_check,
     r.effort,
-    r.shard
+    r.shard,
+    r.defined_by
 FROM run r
 LEFT JOIN case_def c
     ON c.release_label = r.release_label AND c.skill_name = r.skill_name AND c.case_id = r.case_id
@@ -222,6 +223,7 @@ COMMENT ON COLUMN runs.population IS 'answer or trigger.';
 COMMENT ON COLUMN runs.model IS 'Model of the run (layout, else metadata); NULL when the harness records none.';
 COMMENT ON COLUMN runs.arm IS 'with_skill, without_skill, old_skill, ablation:<id>, or the tool''s own label.';
 COMMENT ON COLUMN runs.repetition IS 'Repetition number (run-N, or 1 for a single run).';
+COMMENT ON COLUMN runs.defined_by IS 'The benchmark report the run comes from when its folder was never read (a release kept as reports): its grading, tokens, cost and time are the report''s; its output, trace and files are unavailable. NULL for a run read from its folder.';
 COMMENT ON COLUMN runs.shard IS 'The shard of a release split across jobs (ingest --shard NAME) the run came from; pairs never cross shards. NULL when not sharded.';
 COMMENT ON COLUMN runs.provider IS 'Provider the runner reported.';
 COMMENT ON COLUMN runs.scorable IS 'Has an output and executed validly: the runs every rate and pair counts (docs/metrics.md, conventions).';

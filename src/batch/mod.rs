@@ -121,6 +121,15 @@ fn ingest_batch(
     clock.mark("regrades");
     seh::add_phantoms(&mut plan, &known, &resolved.grading);
     clock.mark("phantoms");
+    // The releases holding the run directories read unchanged, besides the
+    // batch's own: a new label over stored runs (below).
+    let stored_in: std::collections::BTreeSet<String> = plan
+        .unchanged_runs
+        .iter()
+        .filter_map(|u| known.owners.release(&u.path.display().to_string()))
+        .filter(|r| *r != plan.release.label)
+        .map(str::to_string)
+        .collect();
     // Unchanged run directories have served (release, regrades, phantoms):
     // their paths are not held through the write.
     plan.unchanged_runs = Vec::new();
@@ -130,6 +139,19 @@ fn ingest_batch(
     // path at a time, never as a list of them.
     let doomed = || plan.doomed_units(&changed_runs, &resolved.replaced_units, opts.prune);
     let units_changed = doomed().count();
+    // A new label over runs already stored, with at most their manifest
+    // changed: recorded, the label would be an empty release — and "the
+    // latest". Nothing is written; the summary names where the runs are.
+    let relabel_only = changed_runs.is_empty()
+        && !stored_in.is_empty()
+        && resolved.source_files.iter().all(|f| f.kind == "manifest");
+    if relabel_only && resolved.errors.is_empty() && !opts.dry_run {
+        writer::touch(&store.conn, &plan.touched)?;
+        clock.report();
+        let mut summary = summary::assemble(&plan, &resolved, 0, None, opts);
+        summary.runs_stored_in = stored_in.into_iter().collect();
+        return Ok(summary);
+    }
     if units_changed == 0 && resolved.errors.is_empty() && !opts.dry_run {
         // Nothing new: no batch is recorded; only moved mtimes are refreshed.
         writer::touch(&store.conn, &plan.touched)?;
@@ -231,6 +253,7 @@ fn ingest_batch(
         summary.not_counted = not_counted::not_counted(&store.conn, &releases)?;
         summary.batch_id = Some(counts.batch_id);
         summary.runs_written = counts.runs_written;
+        summary.runs_reported = counts.runs_reported;
         summary.release_recorded = !counts.release_dropped;
         summary.rows_written = counts.rows_written;
     }

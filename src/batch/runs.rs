@@ -56,6 +56,8 @@ pub(super) struct RunDirs {
     /// Runs whose identity the release holds from another tree with other
     /// content: the batch is refused (`--shard`, `--release`).
     pub(super) held_elsewhere: Vec<HeldElsewhere>,
+    /// Runs a report had defined, replaced by their folders.
+    pub(super) reported_replaced: u64,
 }
 
 /// A run whose identity another tree's run holds, with other content.
@@ -254,6 +256,7 @@ pub(super) fn parse_and_append(
         replaced,
         stored_dirs: HashMap::new(),
         named: HashSet::new(),
+        reported_replaced: Vec::new(),
     };
     let roots = &plan.dir_roots[..];
     std::thread::scope(|scope| -> Result<()> {
@@ -302,7 +305,10 @@ pub(super) fn parse_and_append(
                 // the memory budget's next reading then finds them gone.
                 crate::sys::memory::give_back_from_readers();
             }
+            out.reported_replaced += owners.reported_replaced.len() as u64;
+            let reported_replaced = std::mem::take(&mut owners.reported_replaced);
             if let Some(b) = batch.as_deref_mut() {
+                b.replace_reported(reported_replaced)?;
                 b.append_prepared(rows)?;
                 b.append_source_files(&files)?;
                 owners.written();
@@ -422,6 +428,9 @@ struct IdentityOwners<'a> {
     /// identity -> run_dir of the stored runs of the releases in `named`.
     stored_dirs: HashMap<u128, String>,
     named: HashSet<String>,
+    /// Runs a report defined whose folders this batch claimed, since the
+    /// last chunk was written: their rows go before the folders' come.
+    reported_replaced: Vec<String>,
 }
 
 /// A stored run as a claim compares it, held compactly.
@@ -434,6 +443,8 @@ struct StoredRun {
     /// Its content digest's first 128 bits (None: stored before digests).
     content: Option<u128>,
     batch_id: i64,
+    /// A report defined it (its folder was never read): the folder replaces it.
+    reported: bool,
 }
 
 /// A run identity claimed for a directory.
@@ -508,6 +519,11 @@ impl IdentityOwners<'_> {
                 return Ok(Claim::Refused(None));
             }
             None => match self.stored.get(&bits).copied() {
+                // A run a report defined: its folder, here at last, replaces it.
+                Some(held) if held.reported => {
+                    self.reported_replaced.push(run_id.to_string());
+                    None
+                }
                 // This tree's own run, changed in place: replaced.
                 Some(held) if held.here && held.dir == dir_hash(&dir) => None,
                 // Its folder's rows are replaced by this batch: free.
@@ -563,7 +579,8 @@ impl IdentityOwners<'_> {
         if self.loaded.insert(release.to_string()) {
             let mut stmt = self.conn.prepare(
                 "SELECT r.run_id, r.run_dir, r.content_sha256, r.batch_id,
-                        coalesce(b.host = ?, b.host IS NULL) AS here
+                        coalesce(b.host = ?, b.host IS NULL) AS here,
+                        r.defined_by IS NOT NULL AS reported
                  FROM run r LEFT JOIN ingest_batch b USING (batch_id)
                  WHERE r.release_label = ?",
             )?;
@@ -577,6 +594,7 @@ impl IdentityOwners<'_> {
                         content: content.as_deref().map(identity_bits),
                         batch_id: r.get(3)?,
                         here: r.get::<_, Option<bool>>(4)?.unwrap_or(true),
+                        reported: r.get(5)?,
                     },
                 );
             }

@@ -41,7 +41,7 @@ pub(super) fn append_streamed_reports(
     batch: &mut BatchWriter,
 ) -> Result<()> {
     for report in reports {
-        benchmark_stream::append_rows(report, &mut |rows| batch.append(rows))?;
+        benchmark_stream::append_rows(report, &mut |rows| batch.append_owned(rows))?;
     }
     Ok(())
 }

@@ -64,6 +64,15 @@ pub struct IngestSummary {
     /// (the same tree ingested twice at once): this batch was tried again
     /// and found them stored.
     pub stored_meanwhile_by: Vec<i64>,
+    /// A new label over runs already stored: the releases that hold the
+    /// run folders given (unchanged), when the batch stored nothing else of
+    /// its release and so recorded none (`release rename` relabels them).
+    pub runs_stored_in: Vec<String>,
+    /// Runs this batch's reports defined: their identity held by no run, a
+    /// report carries them (no output, trace or files).
+    pub runs_reported: u64,
+    /// Runs a report had defined, replaced by their folders read now.
+    pub reported_replaced: u64,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -135,5 +144,8 @@ pub(super) fn assemble(
             .map(|r| r.already_stored_by.iter().copied().collect())
             .unwrap_or_default(),
         stored_meanwhile_by: Vec::new(),
+        runs_stored_in: Vec::new(),
+        runs_reported: 0,
+        reported_replaced: runs.map_or(0, |r| r.reported_replaced),
     }
 }

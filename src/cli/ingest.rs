@@ -181,6 +181,34 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
             s.files_unchanged
         );
     }
+    if s.runs_reported > 0 {
+        eprintln!(
+            "  {} runs defined by the reports given (the store held no run of their identity): what a report carries of each — its grading, tokens, cost, time — without output, trace or files; their folders, ingested later, replace them (runs.defined_by)",
+            s.runs_reported
+        );
+    }
+    if s.reported_replaced > 0 {
+        eprintln!(
+            "  {} runs a report had defined were replaced by their folders",
+            s.reported_replaced
+        );
+    }
+    if !s.runs_stored_in.is_empty() {
+        let held = s
+            .runs_stored_in
+            .iter()
+            .map(|r| format!("'{r}'"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let rename = match s.runs_stored_in.as_slice() {
+            [one] => format!("liftdb release rename {one} {}", s.release),
+            _ => format!("liftdb release rename OLD {}", s.release),
+        };
+        eprintln!(
+            "note: the run folders given are stored, unchanged, in release {held}: release '{}' would hold none of them, so it was not recorded (an empty release would be the latest); to give them that label: {rename}",
+            s.release
+        );
+    }
     if s.already_stored > 0 {
         eprintln!(
             "  {} runs were already stored (batch {}), read from another place with the same content: not stored again",

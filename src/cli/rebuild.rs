@@ -67,7 +67,7 @@ fn batches_from_file(file: &Path) -> anyhow::Result<Vec<RecordedBatch>> {
     Ok(batches)
 }
 
-/// A rename or drop the old store recorded, made again (and said).
+/// A rename, drop or move the old store recorded, made again (and said).
 fn replay(store: &liftdb::store::Store, change: &releases::Change) -> anyhow::Result<()> {
     if releases::replay(&store.conn, change)? {
         match change {
@@ -75,6 +75,12 @@ fn replay(store: &liftdb::store::Store, change: &releases::Change) -> anyhow::Re
                 eprintln!("renamed release '{old}' to '{new}'")
             }
             releases::Change::Drop { label } => eprintln!("dropped release '{label}'"),
+            releases::Change::Move { label, place } => match place {
+                releases::Place::First => eprintln!("moved release '{label}' first"),
+                releases::Place::After(other) => {
+                    eprintln!("moved release '{label}' after '{other}'")
+                }
+            },
         }
     }
     Ok(())

@@ -1,4 +1,4 @@
-//! `liftdb release list|rename|drop`: the releases a user controls.
+//! `liftdb release list|rename|drop|move`: the releases a user controls.
 
 use clap::{Args, Subcommand};
 use liftdb::store::{releases, Location};
@@ -25,22 +25,30 @@ pub enum ReleaseAction {
         #[arg(long)]
         yes: bool,
     },
+    /// Give a release its place in the order trends, the HTML page and the
+    /// gate's baseline follow: right after another release, or first.
+    Move {
+        name: String,
+        /// The release it should follow.
+        #[arg(
+            long,
+            value_name = "OTHER",
+            required_unless_present = "first",
+            conflicts_with = "first"
+        )]
+        after: Option<String>,
+        /// Before every other release.
+        #[arg(long)]
+        first: bool,
+    },
 }
 
 pub fn run(db: &Location, args: &ReleaseArgs) -> anyhow::Result<i32> {
     match &args.action {
         ReleaseAction::List => {
             let store = super::open_read_after_upkeep(db)?;
-            let rs = liftdb::report::query(
-                &store.conn,
-                "SELECT r.ordinal, r.release_label AS release, r.derived_from AS named_by,
-                        (SELECT count(*) FROM run u WHERE u.release_label = r.release_label) AS runs,
-                        (SELECT count(*) FROM trigger_observation t
-                         WHERE t.release_label = r.release_label) AS trigger_observations,
-                        r.first_ingested_at
-                 FROM releases r ORDER BY r.ordinal",
-                &Default::default(),
-            )?;
+            let list = liftdb::sqlfiles::named(liftdb::sqlfiles::RELEASE_QUERIES, "list");
+            let rs = liftdb::report::query(&store.conn, list, &Default::default())?;
             let output = super::OutputArgs {
                 format: None,
                 out: None,
@@ -73,6 +81,23 @@ pub fn run(db: &Location, args: &ReleaseArgs) -> anyhow::Result<i32> {
             eprintln!(
                 "dropped release '{name}' ({} runs) from {}; its batches stay in ingest_batch",
                 changed.runs,
+                db.display()
+            );
+            Ok(0)
+        }
+        ReleaseAction::Move { name, after, first } => {
+            let store = super::naming_store(db, "opening", liftdb::store::open_write_at(db))?;
+            let place = match (after, first) {
+                (Some(other), _) => releases::Place::After(other.clone()),
+                (None, _) => releases::Place::First,
+            };
+            releases::move_to(&store.conn, name, &place)?;
+            let said = match &place {
+                releases::Place::First => "first".to_string(),
+                releases::Place::After(other) => format!("after '{other}'"),
+            };
+            eprintln!(
+                "moved release '{name}' {said} in {}; trends, the HTML page and the gate's baseline follow the new order (liftdb release list)",
                 db.display()
             );
             Ok(0)

@@ -141,6 +141,8 @@ table! {
         effort: Option<String> => "VARCHAR",
         content_sha256: Option<String> => "VARCHAR",
         shard: Option<String> => "VARCHAR",
+        /// The report that defined the run (its folder never read).
+        defined_by: Option<String> => "VARCHAR",
     }
 }
 
@@ -426,6 +428,37 @@ record_tables! {
     measurements: MeasurementRec,
     trigger_observations: TriggerObsRec,
     peer_metrics: PeerMetricRec,
+}
+
+impl Records {
+    /// The runs a report defines (`defined_by` set), with their measurements
+    /// and skill activations, taken out: the writer stages them, and keeps
+    /// those whose identity the store does not hold.
+    pub fn take_reported(&mut self) -> Records {
+        if !self.runs.iter().any(|r| r.defined_by.is_some()) {
+            return Records::default();
+        }
+        let (reported, runs): (Vec<RunRec>, Vec<RunRec>) = std::mem::take(&mut self.runs)
+            .into_iter()
+            .partition(|r| r.defined_by.is_some());
+        self.runs = runs;
+        let ids: std::collections::HashSet<&str> =
+            reported.iter().map(|r| r.run_id.as_str()).collect();
+        let (measurements, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.measurements)
+            .into_iter()
+            .partition(|m| ids.contains(m.run_id.as_str()));
+        self.measurements = kept;
+        let (activations, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.activations)
+            .into_iter()
+            .partition(|a| ids.contains(a.run_id.as_str()));
+        self.activations = kept;
+        Records {
+            runs: reported,
+            measurements,
+            activations,
+            ..Records::default()
+        }
+    }
 }
 
 #[cfg(all(test, feature = "store"))]

@@ -1,5 +1,5 @@
-//! Releases a user controls: rename one, or drop one with everything it
-//! holds. Each is one transaction recorded in `release_action` (the batches
+//! Releases a user controls: rename one, drop one with everything it
+//! holds, or move one to its place in the order. Each is one transaction recorded in `release_action` (the batches
 //! stay in `ingest_batch` as they were ingested), after which every stored
 //! aggregate is refilled: trends read each release beside the one before.
 
@@ -18,6 +18,7 @@ const LABELLED: &[&str] = &[
     "trigger_observation",
     "peer_metric",
     "release_record",
+    "release_position",
     "ingest_batch",
 ];
 
@@ -36,6 +37,7 @@ const DROP: &[&str] = &[
     "DELETE FROM case_def_record WHERE release_label = $1",
     "DELETE FROM suite_record WHERE release_label = $1",
     "DELETE FROM release_record WHERE release_label = $1",
+    "DELETE FROM release_position WHERE release_label = $1",
 ];
 
 /// The files the release was read from: each run's folder, and the reports
@@ -143,17 +145,104 @@ pub fn drop(conn: &Connection, label: &str) -> Result<Changed> {
     Ok(Changed { runs })
 }
 
+/// Where `release move` puts a release.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// Before every other release.
+    First,
+    /// Right after this one.
+    After(String),
+}
+
+/// Move release `label` to `place` in the order trends, the HTML page and
+/// the gate's baseline follow, in one transaction, then refill the
+/// aggregates (each release's trend reads the one before it). The release
+/// takes a sort key between its new neighbours'; where they are too close
+/// to part, every release is given its place again, in the new order.
+pub fn move_to(conn: &Connection, label: &str, place: &Place) -> Result<Changed> {
+    let tx = conn.unchecked_transaction()?;
+    let runs = runs_of(&tx, label)?;
+    let after = match place {
+        Place::After(other) if other == label => {
+            return Err(Error::Invalid(format!(
+                "release '{label}' cannot go after itself; hint: name the release it should follow, or --first"
+            )))
+        }
+        Place::After(other) => {
+            runs_of(&tx, other)?;
+            Some(other.as_str())
+        }
+        Place::First => None,
+    };
+    let mut order: Vec<(String, f64)> = {
+        let mut stmt =
+            tx.prepare("SELECT release_label, sort_key FROM releases ORDER BY ordinal")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect::<std::result::Result<_, _>>()?
+    };
+    let from = order
+        .iter()
+        .position(|(l, _)| l == label)
+        .expect("the release is held");
+    let moved = order.remove(from);
+    let at = match after {
+        None => 0,
+        Some(other) => order.iter().position(|(l, _)| l == other).expect("held") + 1,
+    };
+    let before = at.checked_sub(1).map(|i| order[i].1);
+    let next = order.get(at).map(|(_, k)| *k);
+    let key = match (before, next) {
+        (None, None) => moved.1,
+        (None, Some(n)) => n - 1.0,
+        (Some(b), None) => b + 1.0,
+        (Some(b), Some(n)) => b + (n - b) / 2.0,
+    };
+    let parts = before.is_none_or(|b| key > b) && next.is_none_or(|n| key < n);
+    order.insert(at, (label.to_string(), key));
+    let change_id = super::ids::new_id();
+    let keep = |release: &str, key: f64| -> Result<()> {
+        tx.execute(
+            "INSERT INTO release_position VALUES (?, ?, now()::TIMESTAMP, ?)",
+            params![release, key, change_id],
+        )?;
+        Ok(())
+    };
+    match parts {
+        true => keep(label, key)?,
+        // Neighbours a key cannot part (equal, or a moved release's keys
+        // halved too often): every release its place again, a millisecond
+        // apart from the first's key on.
+        false => {
+            let base = order.iter().map(|(_, k)| *k).fold(f64::INFINITY, f64::min);
+            for (i, (release, _)) in order.iter().enumerate() {
+                keep(release, base + i as f64 * 1e-3)?;
+            }
+        }
+    }
+    record_as(&tx, change_id, "move", label, after, runs)?;
+    refill::mark_every_waiting(&tx)?;
+    tx.commit()?;
+    refill::finish_waiting(conn)?;
+    Ok(Changed { runs })
+}
+
 fn record(tx: &Connection, action: &str, label: &str, new: Option<&str>, runs: i64) -> Result<()> {
+    record_as(tx, super::ids::new_id(), action, label, new, runs)
+}
+
+/// One change in `release_action` (a move's `new` is the release it
+/// follows, NULL for the first place).
+fn record_as(
+    tx: &Connection,
+    change_id: i64,
+    action: &str,
+    label: &str,
+    new: Option<&str>,
+    runs: i64,
+) -> Result<()> {
     tx.execute(
         "INSERT INTO release_action VALUES (now()::TIMESTAMP, ?, ?, ?, ?, ?, ?)",
-        params![
-            super::ids::new_id(),
-            action,
-            label,
-            new,
-            runs,
-            crate::VERSION
-        ],
+        params![change_id, action, label, new, runs, crate::VERSION],
     )?;
     Ok(())
 }
@@ -163,6 +252,7 @@ fn record(tx: &Connection, action: &str, label: &str, new: Option<&str>, runs: i
 pub enum Change {
     Rename { old: String, new: String },
     Drop { label: String },
+    Move { label: String, place: Place },
 }
 
 /// Apply a recorded change again where it still applies (a rename whose
@@ -174,6 +264,14 @@ pub fn replay(conn: &Connection, change: &Change) -> Result<bool> {
             rename(conn, old, new).map(|_| true)
         }
         Change::Drop { label } if applies(label) => drop(conn, label).map(|_| true),
+        Change::Move { label, place } if applies(label) => {
+            if let Place::After(other) = place {
+                if !applies(other) {
+                    return Ok(false);
+                }
+            }
+            move_to(conn, label, place).map(|_| true)
+        }
         _ => Ok(false),
     }
 }
@@ -209,6 +307,13 @@ pub fn recorded_changes(conn: &Connection) -> Result<Vec<(i64, Change)>> {
         .filter_map(|(at, action, label, new)| match (action.as_str(), new) {
             ("rename", Some(new)) => Some((at, Change::Rename { old: label, new })),
             ("drop", _) => Some((at, Change::Drop { label })),
+            ("move", after) => Some((
+                at,
+                Change::Move {
+                    label,
+                    place: after.map_or(Place::First, Place::After),
+                },
+            )),
             _ => None,
         })
         .collect())

@@ -133,7 +133,7 @@ mod tests {
         assert_eq!(waiting(&conn).unwrap(), Waiting::Nothing, "no release");
 
         conn.execute_batch(
-            "INSERT INTO release_record VALUES ('v1', now()::TIMESTAMP, 1, 0, '--release')",
+            "INSERT INTO release_record (release_label, recorded_at, batch_id, position, derived_from) VALUES ('v1', now()::TIMESTAMP, 1, 0, '--release')",
         )
         .unwrap();
         views_changed();

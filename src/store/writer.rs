@@ -49,16 +49,20 @@ pub struct WriteCounts {
     pub batch_id: i64,
     pub rows_written: u64,
     pub runs_written: u64,
+    /// Runs the batch's reports defined (their identity held by no run).
+    pub runs_reported: u64,
     /// The batch's release was taken back: nothing of it was stored.
     pub release_dropped: bool,
 }
 
 const DELETE_UNITS: &[&str] = &[
-    "DELETE FROM trace_event WHERE run_id IN (SELECT run_id FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed))",
-    "DELETE FROM trace_line WHERE run_id IN (SELECT run_id FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed))",
-    "DELETE FROM skill_activation WHERE run_id IN (SELECT run_id FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed))",
-    "DELETE FROM measurement WHERE run_id IN (SELECT run_id FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed))",
-    "DELETE FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed)",
+    "DELETE FROM trace_event WHERE run_id IN (SELECT run_id FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed))",
+    "DELETE FROM trace_line WHERE run_id IN (SELECT run_id FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed))",
+    "DELETE FROM skill_activation WHERE run_id IN (SELECT run_id FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed))",
+    "DELETE FROM measurement WHERE run_id IN (SELECT run_id FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed))",
+    // A run a replaced report defined goes with it (its folder, read
+    // since, replaced it and is not the report's).
+    "DELETE FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed)",
     "DELETE FROM assertion_result WHERE grading_id IN (SELECT grading_id FROM grading WHERE report_path IN (SELECT path FROM liftdb_doomed))",
     "DELETE FROM grading WHERE report_path IN (SELECT path FROM liftdb_doomed)",
     "DELETE FROM peer_metric WHERE source_path IN (SELECT path FROM liftdb_doomed)",
@@ -66,6 +70,52 @@ const DELETE_UNITS: &[&str] = &[
     "DELETE FROM judge_verdict WHERE source_path IN (SELECT path FROM liftdb_doomed)",
     "DELETE FROM source_file WHERE owner_key IN (SELECT path FROM liftdb_doomed)",
 ];
+
+/// The temporary tables the runs reports define are staged in.
+const STAGE_REPORTED: &str = "
+    CREATE OR REPLACE TEMP TABLE liftdb_reported_run AS SELECT * FROM run LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE liftdb_reported_measurement AS SELECT * FROM measurement LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE liftdb_reported_skill_activation AS SELECT * FROM skill_activation LIMIT 0;";
+
+/// The staging table of a table reported runs write.
+fn staged_table(table: &str) -> Option<&'static str> {
+    match table {
+        "run" => Some("liftdb_reported_run"),
+        "measurement" => Some("liftdb_reported_measurement"),
+        "skill_activation" => Some("liftdb_reported_skill_activation"),
+        _ => None,
+    }
+}
+
+/// The staged runs whose identity the store holds no run of once the
+/// batch's folders are written: defined, with their rows.
+const DEFINE_REPORTED: &str = "
+    CREATE OR REPLACE TEMP TABLE liftdb_reported_defined AS
+    SELECT run_id FROM liftdb_reported_run WHERE run_id NOT IN (SELECT run_id FROM run);
+    INSERT INTO run SELECT * FROM liftdb_reported_run
+    WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);
+    INSERT INTO measurement SELECT * FROM liftdb_reported_measurement
+    WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);
+    INSERT INTO skill_activation SELECT * FROM liftdb_reported_skill_activation
+    WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);";
+
+/// A release made from reports alone sorts by when they were made: the
+/// batch's record of it takes its runs' reports' earliest generated_at.
+const SORT_REPORTED_RELEASE: &str = "
+    UPDATE release_record SET sorts_at = (
+        SELECT min(g.generated_at) FROM grading g JOIN run r USING (run_id)
+        WHERE r.release_label = $2 AND g.report_path = r.defined_by)
+    WHERE batch_id = $1 AND release_label = $2
+      AND EXISTS (SELECT 1 FROM run WHERE release_label = $2)
+      AND NOT EXISTS (SELECT 1 FROM run WHERE release_label = $2 AND defined_by IS NULL)";
+
+/// Runs a report defined, replaced by their folders: their rows out first.
+const DELETE_REPLACED_REPORTED: &str = "
+    DELETE FROM trace_event WHERE run_id IN (SELECT path FROM liftdb_replaced_reported);
+    DELETE FROM trace_line WHERE run_id IN (SELECT path FROM liftdb_replaced_reported);
+    DELETE FROM skill_activation WHERE run_id IN (SELECT path FROM liftdb_replaced_reported);
+    DELETE FROM measurement WHERE run_id IN (SELECT path FROM liftdb_replaced_reported);
+    DELETE FROM run WHERE defined_by IS NOT NULL AND run_id IN (SELECT path FROM liftdb_replaced_reported);";
 
 /// A replaced manifest gives up its cases and suites of the batch's release
 /// only: the releases it defined before keep theirs. Any other replaced
@@ -235,6 +285,9 @@ pub struct BatchWriter<'c> {
     counts: WriteCounts,
     /// Under `--memory-mb`: DuckDB's share through the parse and the refill.
     budget: Option<MemoryBudget>,
+    /// The staging tables of reported runs exist, and the run ids staged.
+    staged_any: bool,
+    staged: std::collections::HashSet<String>,
 }
 
 impl<'c> BatchWriter<'c> {
@@ -265,7 +318,7 @@ impl<'c> BatchWriter<'c> {
         // Appended when new (two writers may both append it: the releases
         // view gives it once, by its first record).
         tx.execute(
-            "INSERT INTO release_record
+            "INSERT INTO release_record (release_label, recorded_at, batch_id, position, derived_from)
              SELECT ?, now()::TIMESTAMP, ?, 0, ?
              WHERE NOT EXISTS (SELECT 1 FROM release_record WHERE release_label = ?)",
             params![
@@ -291,6 +344,8 @@ impl<'c> BatchWriter<'c> {
             redact,
             counts: WriteCounts::default(),
             budget: None,
+            staged_any: false,
+            staged: Default::default(),
         })
     }
 
@@ -337,16 +392,56 @@ impl<'c> BatchWriter<'c> {
         Ok(dirs)
     }
 
-    /// Append every row of `r` except its errors (written by `finish`).
-    pub fn append(&mut self, r: &Records) -> Result<()> {
-        let rows = table_rows(r, self.batch_id, self.redact);
+    /// Append every row of `r` except its errors (written by `finish`), the
+    /// records moved into their rows. Runs a report defines are staged
+    /// (`stage_reported`).
+    pub fn append_owned(&mut self, mut r: Records) -> Result<()> {
+        self.stage_reported(r.take_reported())?;
+        let rows = into_table_rows(r, self.batch_id, self.redact);
         self.append_prepared(rows)
     }
 
-    /// `append`, the records moved into their rows.
-    pub fn append_owned(&mut self, r: Records) -> Result<()> {
-        let rows = into_table_rows(r, self.batch_id, self.redact);
-        self.append_prepared(rows)
+    /// Runs a report defines, with their measurements and activations, held
+    /// aside in temporary tables: `finish` keeps those whose identity the
+    /// store holds no run of by then (no run folder of this batch or before
+    /// it), the first report's where two define one.
+    fn stage_reported(&mut self, reported: Records) -> Result<()> {
+        if reported.runs.is_empty() {
+            return Ok(());
+        }
+        if !self.staged_any {
+            self.tx.execute_batch(STAGE_REPORTED)?;
+            self.staged_any = true;
+        }
+        let mut keep = reported;
+        let fresh: std::collections::HashSet<String> = keep
+            .runs
+            .iter()
+            .map(|r| r.run_id.clone())
+            .filter(|id| !self.staged.contains(id))
+            .collect();
+        keep.runs.retain(|r| fresh.contains(&r.run_id));
+        keep.measurements.retain(|m| fresh.contains(&m.run_id));
+        keep.activations.retain(|a| fresh.contains(&a.run_id));
+        self.staged.extend(fresh);
+        for t in into_table_rows(keep, self.batch_id, self.redact) {
+            if let Some(stage) = staged_table(t.table) {
+                append_rows(&self.tx, stage, t.columns, t.rows)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a report defined that run folders of this batch now replace:
+    /// their rows go before the folders' are appended (the same run ids).
+    pub fn replace_reported(&mut self, run_ids: Vec<String>) -> Result<()> {
+        if run_ids.is_empty() {
+            return Ok(());
+        }
+        self.appenders.flush()?;
+        fill_key_table(&self.tx, "liftdb_replaced_reported", run_ids.into_iter())?;
+        self.tx.execute_batch(DELETE_REPLACED_REPORTED)?;
+        Ok(())
     }
 
     /// Append rows made by `table_rows` (built off this thread, in parallel).
@@ -411,6 +506,19 @@ impl<'c> BatchWriter<'c> {
                     e.kind.hint()
                 ])?;
             }
+        }
+        if self.staged_any {
+            tx.execute_batch(DEFINE_REPORTED)?;
+            let defined: i64 =
+                tx.query_row("SELECT count(*) FROM liftdb_reported_defined", [], |r| {
+                    r.get(0)
+                })?;
+            self.counts.runs_reported = defined as u64;
+            self.counts.runs_written += defined as u64;
+            tx.execute(
+                SORT_REPORTED_RELEASE,
+                params![self.batch_id, batch.release_label],
+            )?;
         }
         refuse_duplicate_keys(tx, self.batch_id)?;
         update_mtimes(tx, touched)?;
@@ -527,7 +635,7 @@ fn drop_empty_release(tx: &Connection, batch_id: i64, label: &str) -> Result<boo
 /// order — iteration-2 before iteration-10 — after the batch's own.
 fn register_run_releases(tx: &Connection, batch_id: i64) -> Result<()> {
     tx.execute(
-        "INSERT INTO release_record
+        "INSERT INTO release_record (release_label, recorded_at, batch_id, position, derived_from)
          SELECT release_label, now()::TIMESTAMP, ?,
                 row_number() OVER (ORDER BY TRY_CAST(regexp_extract(release_label, '(\\d+)$', 1) AS BIGINT) NULLS LAST, release_label)::INTEGER,
                 'skill-creator iteration'

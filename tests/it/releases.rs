@@ -188,3 +188,101 @@ fn a_release_renamed_keeps_its_runs_and_numbers_and_a_dropped_one_can_come_back(
         named_runs
     );
 }
+
+/// The seh corpus's runs as v1 and, copied to another folder, as v2.
+fn two_releases(dir: &Path) -> PathBuf {
+    let db = dir.join("s.duckdb");
+    let manifest = crate::common::seh_root().join("input/evals/shared-benchmark.json");
+    for release in ["v1", "v2"] {
+        let tree = dir.join(release).join("eval-runs");
+        crate::common::copy_tree(&crate::common::seh_root().join("runs/eval-runs"), &tree);
+        let out = liftdb_cmd(&db)
+            .args(["ingest", "-q", "--release", release])
+            .arg(&tree)
+            .arg(&manifest)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    }
+    db
+}
+
+/// What the gate decides on by default: (release, baseline).
+fn gated(db: &Path) -> (String, String) {
+    let out = liftdb_cmd(db)
+        .args(["gate", "--min-lift", "0", "--format", "json"])
+        .output()
+        .unwrap();
+    let verdict: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr_of(&out)));
+    (
+        verdict["release"].as_str().unwrap().to_string(),
+        verdict["baseline"].as_str().unwrap_or("-").to_string(),
+    )
+}
+
+const ORDER: &str = "SELECT release_label FROM releases ORDER BY ordinal";
+const TREND_ORDER: &str =
+    "SELECT DISTINCT release_label, release_order, previous_release FROM trend WHERE scope = 'overall' ORDER BY release_order";
+
+/// `release move` gives a release its place: the gate's default release
+/// (the latest) and baseline (the one before) and the trend's order follow
+/// it; `--first` moves it back; a rebuild makes the same order again.
+#[test]
+fn a_moved_release_leads_the_gate_and_the_trend_and_a_rebuild_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = two_releases(dir.path());
+    assert_eq!(csv(&db, ORDER), "release_label\nv1\nv2\n");
+    assert_eq!(gated(&db), ("v2".into(), "v1".into()));
+
+    let (code, err) = release(&db, &["move", "v1", "--after", "v2"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(csv(&db, ORDER), "release_label\nv2\nv1\n");
+    assert_eq!(gated(&db), ("v1".into(), "v2".into()));
+    let trend = csv(&db, TREND_ORDER);
+    assert_eq!(trend.lines().nth(2).unwrap(), "v1,2,v2", "{trend}");
+
+    // Rebuilt from its batches, the store replays the move.
+    let rebuilt = rebuilt(&db, dir.path());
+    assert_eq!(csv(&rebuilt, ORDER), "release_label\nv2\nv1\n");
+
+    let (code, err) = release(&db, &["move", "v1", "--first"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(csv(&db, ORDER), "release_label\nv1\nv2\n");
+    assert_eq!(gated(&db), ("v2".into(), "v1".into()));
+    // Moves a release cannot make: after itself, after one that is not there.
+    let (code, err) = release(&db, &["move", "v1", "--after", "v1"]);
+    assert_eq!(code, Some(2), "{err}");
+    let (code, err) = release(&db, &["move", "v1", "--after", "v9"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("v9") && err.contains("v1, v2"), "{err}");
+}
+
+/// The same run folders given again under a new label: nothing is
+/// recorded (no empty release that would be the latest), and the ingest
+/// says which release holds them and how to relabel it.
+#[test]
+fn a_new_label_over_stored_runs_makes_no_empty_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = two_releases(dir.path());
+    let manifest = crate::common::seh_root().join("input/evals/shared-benchmark.json");
+    let out = liftdb_cmd(&db)
+        .args(["ingest", "--release", "v3"])
+        .arg(dir.path().join("v2/eval-runs"))
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    let said = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("stored, unchanged, in release 'v2'")
+            && said.contains("liftdb release rename v2 v3"),
+        "{said}"
+    );
+    assert_eq!(csv(&db, ORDER), "release_label\nv1\nv2\n");
+    assert_eq!(gated(&db), ("v2".into(), "v1".into()));
+    // As the note says: the rename gives them the label.
+    let (code, err) = release(&db, &["rename", "v2", "v3"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(csv(&db, ORDER), "release_label\nv1\nv3\n");
+}

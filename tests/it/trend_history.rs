@@ -152,9 +152,112 @@ fn close(a: &Value, b: &Value, what: &str) {
 
 #[test]
 fn liftdb_reproduces_skill_benchmark_trend_over_three_releases() {
-    let tool = read_report(&fixture("seh-trend/trend.json"));
     let (ts, _dirs) = history();
-    let store = &ts.store;
+    assert_trend_is_the_tools(&ts.store);
+}
+
+/// The history kept as the three reports alone (the run trees expired):
+/// each report ingested as its release defines the runs it carries, and
+/// liftdb's trend is the tool's, figure for figure.
+#[test]
+fn three_archived_reports_give_the_tools_trend() {
+    let ts = report_history();
+    let defined = rows(
+        &ts.store,
+        "SELECT count(*) AS runs, count(*) FILTER (WHERE defined_by IS NOT NULL) AS reported,
+                count(DISTINCT release_label) AS releases
+         FROM runs",
+    );
+    // 1,500 runs a report (tests/fixtures/seh-trend/README.md), each defined by it.
+    assert_eq!(defined[0]["runs"], 4500, "{defined:?}");
+    assert_eq!(defined[0]["reported"], 4500);
+    assert_eq!(defined[0]["releases"], 3);
+    assert_trend_is_the_tools(&ts.store);
+    // Reconciled: every figure of the tool's trend beside liftdb's agrees.
+    let mut ts = ts;
+    ingest_trend(&mut ts);
+    let rows = reconcile_rows(&ts, "trend.json");
+    assert!(!rows.is_empty());
+    let disagreeing: Vec<&Value> = rows.iter().filter(|r| r["agrees"] != true).collect();
+    assert!(disagreeing.is_empty(), "{disagreeing:#?}");
+}
+
+/// The three reports, each ingested alone as the release the tool names it.
+fn report_history() -> TestStore {
+    let mut ts = new_store();
+    for (i, report) in [
+        fixture("generated-seed11/benchmark.json.gz"),
+        fixture("generated-seed23/benchmark.json.gz"),
+        fixture("seh-trend/seed31/benchmark.json.gz"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let opts = IngestOptions {
+            release: Some(format!("run-{:03}.json", i + 1)),
+            ..Default::default()
+        };
+        let summary = batch::ingest(&mut ts.store, &[report], &opts).unwrap();
+        assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+        assert_eq!(summary.runs_reported, 1500, "{}", i + 1);
+    }
+    ts
+}
+
+/// The run folders of a release kept as its report, ingested later: each
+/// replaces the run its report defined — none doubled — and the release's
+/// lift and case flags are what they were (the report graded the same
+/// runs); a run now has its output.
+#[test]
+fn run_folders_arriving_later_replace_their_reports_runs() {
+    let mut ts = report_history();
+    let before = |ts: &TestStore| {
+        (
+            rows(&ts.store, "SELECT row_kind, scope, model, case_id, units, eligible_pairs, absolute_delta FROM lift WHERE release_label = 'run-002.json' AND channel = 'objective' AND control_arm = 'without_skill' ORDER BY ALL"),
+            rows(&ts.store, "SELECT case_id, experiment, with_skill, without_skill, flags FROM case_flags WHERE release_label = 'run-002.json' ORDER BY ALL"),
+        )
+    };
+    let (lift, flags) = before(&ts);
+    assert!(!lift.is_empty() && !flags.is_empty());
+    let (_dir, tree) = generated_tree(23, &fixture("generated-seed23"));
+    let opts = IngestOptions {
+        release: Some("run-002.json".into()),
+        ..Default::default()
+    };
+    let summary = batch::ingest(
+        &mut ts.store,
+        &[tree.join("eval-runs"), tree.join("manifest.json")],
+        &opts,
+    )
+    .unwrap();
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    assert_eq!(summary.reported_replaced, 1500);
+    let counts = rows(
+        &ts.store,
+        "SELECT count(*) AS runs, count(DISTINCT run_id) AS ids,
+                count(*) FILTER (WHERE defined_by IS NOT NULL) AS reported,
+                count(*) FILTER (WHERE output_text IS NOT NULL) AS with_output
+         FROM run WHERE release_label = 'run-002.json'",
+    );
+    assert_eq!(counts[0]["runs"], 1500, "{counts:?}");
+    assert_eq!(counts[0]["ids"], 1500);
+    assert_eq!(counts[0]["reported"], 0);
+    assert_eq!(counts[0]["with_output"], 1500);
+    let (lift_after, flags_after) = before(&ts);
+    assert_eq!(lift_after, lift);
+    assert_eq!(flags_after, flags);
+    // The other releases are still their reports'.
+    let others = rows(
+        &ts.store,
+        "SELECT count(*) AS n FROM run WHERE release_label <> 'run-002.json' AND defined_by IS NOT NULL",
+    );
+    assert_eq!(others[0]["n"], 3000);
+}
+
+/// liftdb's trend over the store's three releases against the tool's
+/// `trend --out` over the same history (tests/fixtures/seh-trend/trend.json).
+fn assert_trend_is_the_tools(store: &liftdb::store::Store) {
+    let tool = read_report(&fixture("seh-trend/trend.json"));
 
     // Series: one entry per report.
     let series = tool["series"].as_array().unwrap();

@@ -2,7 +2,8 @@
 //! results[] row is the harness's grading of one run. Its assertion rows
 //! become `assertion_result` (the views recompute every rate from them); its
 //! own per-run rates are kept as peer_* columns; every other block goes to
-//! `peer_metric`.
+//! `peer_metric`. The run itself, as the row carries it, is defined where the
+//! store holds none of its identity (`reported`).
 
 use serde_json::Value;
 
@@ -150,6 +151,23 @@ impl<'a> RowReader<'a> {
         if !row_cases.iter().any(|c| c.case_id == case_id) {
             row_cases.push(case_from_row(row, release, skill, case_id));
         }
+        // The run as the report carries it: defined only where the store
+        // holds no run of this identity (the writer decides).
+        super::reported::define(
+            &super::reported::Reported {
+                run_id: &run_id,
+                release,
+                native_batch: native_batch.as_deref(),
+                skill,
+                case_id,
+                model,
+                arm,
+                repetition,
+                report: path,
+            },
+            row,
+            records,
+        );
         records.gradings.push(GradingRec {
             grading_id: grading_id.clone(),
             run_id: run_id.clone(),

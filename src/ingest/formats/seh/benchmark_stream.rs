@@ -189,7 +189,7 @@ pub struct ReportChanged {
 /// caller's error type says how the report changing between passes is told.
 pub fn append_rows<E: From<ReportChanged>>(
     report: &StreamedReport,
-    append: &mut dyn FnMut(&Records) -> Result<(), E>,
+    append: &mut dyn FnMut(Records) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut reader = RowReader::new(
         &report.path,
@@ -209,10 +209,9 @@ pub fn append_rows<E: From<ReportChanged>>(
         if in_chunk == ROWS_PER_CHUNK {
             // Its errors were recorded in pass 1.
             chunk.errors.clear();
-            if let Err(e) = append(&chunk) {
+            if let Err(e) = append(std::mem::take(&mut chunk)) {
                 failed = Some(e);
             }
-            chunk = Records::default();
             in_chunk = 0;
         }
     });
@@ -224,5 +223,5 @@ pub fn append_rows<E: From<ReportChanged>>(
         detail,
     })?;
     chunk.errors.clear();
-    append(&chunk)
+    append(chunk)
 }

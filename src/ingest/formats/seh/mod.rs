@@ -8,6 +8,7 @@ pub mod judge;
 pub mod layout;
 pub mod manifest;
 pub mod metrics_doc;
+pub mod reported;
 pub mod run_dir;
 pub mod telemetry;
 pub mod trigger;

@@ -154,24 +154,14 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let ending = RunEnding::read(&get);
     let ending_reason = ending.invalid_reason();
 
-    let unscorable_reason = if metadata_error.is_some() {
-        Some("invalid_metadata".to_string())
-    } else if !output_present {
-        Some("missing_output".to_string())
-    } else if timed_out {
-        Some("timed_out".to_string())
-    } else if returncode.is_some_and(|c| c != 0) {
-        Some(format!("returncode_{}", returncode.unwrap_or_default()))
-    } else if let Some(m) = &failure_marker {
-        Some(format!("failure_marker:{}", m.trim_start_matches('[')))
-    } else {
-        ending_reason.clone()
-    };
-    let execution_valid = metadata_error.is_none()
-        && returncode.is_none_or(|c| c == 0)
-        && !timed_out
-        && failure_marker.is_none()
-        && ending_reason.is_none();
+    let (unscorable_reason, execution_valid) = how_it_ran(&Ran {
+        metadata_error: metadata_error.is_some(),
+        output_present,
+        timed_out,
+        returncode,
+        failure_marker: failure_marker.as_deref(),
+        ending_reason: ending_reason.as_deref(),
+    });
 
     let conflicts = identity_conflicts(metadata, &ident, model.as_deref());
     let merged = merge_metrics(docs);
@@ -220,6 +210,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         // Both set by the batch, which knows the files and the shard.
         content_sha256: None,
         shard: None,
+        defined_by: None,
     });
 
     let (measurements, activation) = telemetry::extract(&run_id, &skill_name, &merged);
@@ -458,20 +449,54 @@ fn native_grading(
     }
 }
 
+/// What decides whether a run counts.
+pub(super) struct Ran<'a> {
+    pub metadata_error: bool,
+    pub output_present: bool,
+    pub timed_out: bool,
+    pub returncode: Option<i64>,
+    pub failure_marker: Option<&'a str>,
+    pub ending_reason: Option<&'a str>,
+}
+
+/// Why a run does not count (the harness's first reason, in its names) and
+/// whether it was executed validly.
+pub(super) fn how_it_ran(r: &Ran) -> (Option<String>, bool) {
+    let reason = if r.metadata_error {
+        Some("invalid_metadata".to_string())
+    } else if !r.output_present {
+        Some("missing_output".to_string())
+    } else if r.timed_out {
+        Some("timed_out".to_string())
+    } else if let Some(code) = r.returncode.filter(|c| *c != 0) {
+        Some(format!("returncode_{code}"))
+    } else if let Some(m) = r.failure_marker {
+        Some(format!("failure_marker:{}", m.trim_start_matches('[')))
+    } else {
+        r.ending_reason.map(str::to_string)
+    };
+    let valid = !r.metadata_error
+        && r.returncode.is_none_or(|c| c == 0)
+        && !r.timed_out
+        && r.failure_marker.is_none()
+        && r.ending_reason.is_none();
+    (reason, valid)
+}
+
 /// How a run ended, as skill-eval-harness records it in metadata.json after
 /// 0.6.0 (0.6.0 writes none of it, and its runs read all None).
 #[derive(Debug, Default)]
-struct RunEnding {
-    stop_class: Option<String>,
-    stop_reason: Option<String>,
-    requested_model: Option<String>,
-    served_model: Option<String>,
-    served_model_check: Option<String>,
-    effort: Option<String>,
+pub(super) struct RunEnding {
+    pub stop_class: Option<String>,
+    pub stop_reason: Option<String>,
+    pub requested_model: Option<String>,
+    pub served_model: Option<String>,
+    pub served_model_check: Option<String>,
+    pub effort: Option<String>,
 }
 
 impl RunEnding {
-    fn read<'a>(get: &impl Fn(&str) -> Option<&'a Value>) -> Self {
+    pub(super) fn read<'a>(get: &impl Fn(&str) -> Option<&'a Value>) -> Self {
         let text = |k: &str| get(k).and_then(Value::as_str).map(str::to_string);
         // {requested, applied_by}: the level asked for, or the backend's own.
         let effort = get("effort").and_then(|e| match e {
@@ -499,7 +524,7 @@ impl RunEnding {
     /// The harness's reason the run does not count, in its names: a cut-off
     /// answer (`stopped:truncated`, `stopped:turn_limit`) or another model's
     /// (`served_model_mismatch`) measures no capability of the skill.
-    fn invalid_reason(&self) -> Option<String> {
+    pub(super) fn invalid_reason(&self) -> Option<String> {
         if let Some(class @ ("truncated" | "turn_limit")) = self.stop_class.as_deref() {
             return Some(format!("stopped:{class}"));
         }
