@@ -243,7 +243,7 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
             releases => format!("releases with runs: {}", releases.join(", ")),
         };
         eprintln!(
-            "note: {} grades {} runs the store does not hold in release '{}' ({elsewhere}). A report defines no runs of its own: ingest its run folders with it, under the release it belongs to (--release).",
+            "note: {} grades {} runs the store does not hold in release '{}' ({elsewhere}), and carries too little of them to define them: ingest their run folders with it, under the release it belongs to (--release).",
             r.path, r.results, s.release
         );
     }

@@ -403,6 +403,7 @@ fn parse_skill_creator_benchmark(i: &Input) -> LooseParse {
         i.release_explicit,
     );
     let suite = skill_creator::parse_benchmark(i.doc, i.path, i.sha256, &release, &mut records);
+    skill_creator::define_reported(i.doc, i.path, &release, &mut records);
     let skill = suite.skill_name.clone();
     let mut p = LooseParse::new(LooseKind::SkillCreatorBenchmark, SKILL_CREATOR, records);
     p.case_skills = skill_creator::benchmark_cases(i.doc)

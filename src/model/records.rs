@@ -430,6 +430,10 @@ record_tables! {
     peer_metrics: PeerMetricRec,
 }
 
+/// `grading.origin` of a grading a report gives only with a run it defines
+/// (skill-creator's benchmark.json).
+pub const DEFINED_WITH_RUN: &str = "report_definition";
+
 impl Records {
     /// The runs a report defines (`defined_by` set), with their measurements
     /// and skill activations, taken out: the writer stages them, and keeps
@@ -452,10 +456,26 @@ impl Records {
             .into_iter()
             .partition(|a| ids.contains(a.run_id.as_str()));
         self.activations = kept;
+        // A grading the report gives only with the run it defines (one
+        // that grades a held run too, a seh report's, stays where it is).
+        let (gradings, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.gradings)
+            .into_iter()
+            .partition(|g| {
+                ids.contains(g.run_id.as_str()) && g.origin.as_deref() == Some(DEFINED_WITH_RUN)
+            });
+        self.gradings = kept;
+        let staged: std::collections::HashSet<&str> =
+            gradings.iter().map(|g| g.grading_id.as_str()).collect();
+        let (assertions, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.assertions)
+            .into_iter()
+            .partition(|a| staged.contains(a.grading_id.as_str()));
+        self.assertions = kept;
         Records {
             runs: reported,
             measurements,
             activations,
+            gradings,
+            assertions,
             ..Records::default()
         }
     }

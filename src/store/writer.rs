@@ -75,7 +75,9 @@ const DELETE_UNITS: &[&str] = &[
 const STAGE_REPORTED: &str = "
     CREATE OR REPLACE TEMP TABLE liftdb_reported_run AS SELECT * FROM run LIMIT 0;
     CREATE OR REPLACE TEMP TABLE liftdb_reported_measurement AS SELECT * FROM measurement LIMIT 0;
-    CREATE OR REPLACE TEMP TABLE liftdb_reported_skill_activation AS SELECT * FROM skill_activation LIMIT 0;";
+    CREATE OR REPLACE TEMP TABLE liftdb_reported_skill_activation AS SELECT * FROM skill_activation LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE liftdb_reported_grading AS SELECT * FROM grading LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE liftdb_reported_assertion_result AS SELECT * FROM assertion_result LIMIT 0;";
 
 /// The staging table of a table reported runs write.
 fn staged_table(table: &str) -> Option<&'static str> {
@@ -83,6 +85,8 @@ fn staged_table(table: &str) -> Option<&'static str> {
         "run" => Some("liftdb_reported_run"),
         "measurement" => Some("liftdb_reported_measurement"),
         "skill_activation" => Some("liftdb_reported_skill_activation"),
+        "grading" => Some("liftdb_reported_grading"),
+        "assertion_result" => Some("liftdb_reported_assertion_result"),
         _ => None,
     }
 }
@@ -97,6 +101,10 @@ const DEFINE_REPORTED: &str = "
     INSERT INTO measurement SELECT * FROM liftdb_reported_measurement
     WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);
     INSERT INTO skill_activation SELECT * FROM liftdb_reported_skill_activation
+    WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);
+    INSERT INTO grading SELECT * FROM liftdb_reported_grading
+    WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);
+    INSERT INTO assertion_result SELECT * FROM liftdb_reported_assertion_result
     WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);";
 
 /// A release made from reports alone sorts by when they were made: the
@@ -115,6 +123,11 @@ const DELETE_REPLACED_REPORTED: &str = "
     DELETE FROM trace_line WHERE run_id IN (SELECT path FROM liftdb_replaced_reported);
     DELETE FROM skill_activation WHERE run_id IN (SELECT path FROM liftdb_replaced_reported);
     DELETE FROM measurement WHERE run_id IN (SELECT path FROM liftdb_replaced_reported);
+    DELETE FROM assertion_result WHERE grading_id IN (
+        SELECT grading_id FROM grading WHERE origin = 'report_definition'
+          AND run_id IN (SELECT path FROM liftdb_replaced_reported));
+    DELETE FROM grading WHERE origin = 'report_definition'
+      AND run_id IN (SELECT path FROM liftdb_replaced_reported);
     DELETE FROM run WHERE defined_by IS NOT NULL AND run_id IN (SELECT path FROM liftdb_replaced_reported);";
 
 /// A replaced manifest gives up its cases and suites of the batch's release
@@ -423,6 +436,8 @@ impl<'c> BatchWriter<'c> {
         keep.runs.retain(|r| fresh.contains(&r.run_id));
         keep.measurements.retain(|m| fresh.contains(&m.run_id));
         keep.activations.retain(|a| fresh.contains(&a.run_id));
+        keep.gradings.retain(|g| fresh.contains(&g.run_id));
+        keep.assertions.retain(|a| fresh.contains(&a.run_id));
         self.staged.extend(fresh);
         for t in into_table_rows(keep, self.batch_id, self.redact) {
             if let Some(stage) = staged_table(t.table) {

@@ -961,3 +961,83 @@ fn a_case_in_two_runs_roots_is_counted_once() {
         assert_eq!(arms.len(), n, "{case}: {mine:?}");
     }
 }
+
+/// A baseline kept as its report: the gate compares the release with it as
+/// it does with the baseline's runs. Two stores hold release v2 (the
+/// gen-runs tree of seed 23, graded by liftdb) and v1 — one from the run
+/// tree of seed 11, the other from that tree's skill-benchmark report
+/// alone (tests/fixtures/generated-seed11): non-inferiority and the
+/// regression check decide alike, on the same figures.
+#[test]
+fn a_baseline_kept_as_its_report_is_gated_against_as_its_runs_are() {
+    use crate::common::generated_tree;
+    let dir = tempfile::tempdir().unwrap();
+    let (_d11, tree11) = generated_tree(11, &fixture("generated-seed11"));
+    let (_d23, tree23) = generated_tree(23, &fixture("generated-seed23"));
+    let verdict = |db: &Path| {
+        let (code, out, err) = gate(
+            db,
+            &[
+                "--release",
+                "v2",
+                "--baseline",
+                "v1",
+                "--non-inferiority-margin",
+                "0.05",
+                "--no-significant-regression",
+                "--format",
+                "json",
+            ],
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out}{err}"));
+        (code, v["checks"].clone())
+    };
+    let mut verdicts = Vec::new();
+    for (name, v1) in [
+        (
+            "runs",
+            vec![tree11.join("eval-runs"), tree11.join("manifest.json")],
+        ),
+        (
+            "report",
+            vec![fixture("generated-seed11/benchmark.json.gz")],
+        ),
+    ] {
+        let db = dir.path().join(format!("{name}.duckdb"));
+        for (release, paths) in [
+            ("v1", v1),
+            (
+                "v2",
+                vec![tree23.join("eval-runs"), tree23.join("manifest.json")],
+            ),
+        ] {
+            let out = liftdb_cmd(&db)
+                .args(["ingest", "-q", "--release", release])
+                .args(&paths)
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{name} {release}: {}",
+                stderr_of(&out)
+            );
+        }
+        let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
+        let reported = rows(
+            &store,
+            "SELECT count(*) FILTER (WHERE defined_by IS NOT NULL) AS n FROM run WHERE release_label = 'v1'",
+        );
+        assert_eq!(reported[0]["n"], if name == "report" { 1500 } else { 0 });
+        drop(store);
+        verdicts.push(verdict(&db));
+    }
+    assert_eq!(verdicts[0], verdicts[1]);
+    let checks = verdicts[0].1.as_array().unwrap();
+    assert_eq!(checks.len(), 2, "{checks:?}");
+    assert!(checks[0]["measured"]
+        .as_str()
+        .unwrap()
+        .contains("matched units against v1"));
+}

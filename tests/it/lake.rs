@@ -257,6 +257,8 @@ fn answers_as_a_file_store(lake: TestLake) {
         "first_ingested_at",
         "recorded_at",
         "occurred_at",
+        // A release's default place is when a batch first named it.
+        "sort_key",
     ];
     for name in names.lines().skip(1) {
         let columns = ok(

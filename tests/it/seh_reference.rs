@@ -524,11 +524,12 @@ fn trigger_run_traces_give_the_harness_matrix() {
     }
 }
 
-/// A report ingested under another release than its runs writes no run and
-/// says why, naming the release that holds runs (issue: "wrote 0 runs" and
-/// nothing else). The count is the report's results, read at test time.
+/// A report ingested under another release than its runs defines that
+/// release from what it carries: one run per results[] row (the count read
+/// at test time), each marked as the report's; ingested with its runs, the
+/// same report defines none (it grades them, a reference for reconcile).
 #[test]
-fn a_report_without_its_runs_says_where_runs_are() {
+fn a_report_under_a_release_of_its_own_defines_its_runs() {
     let root = seh_root();
     let mut ts = new_store();
     let opts = |release: &str| liftdb::batch::IngestOptions {
@@ -547,14 +548,19 @@ fn a_report_without_its_runs_says_where_runs_are() {
     let report = root.join("reference/benchmark-tune.json.gz");
     let summary =
         liftdb::batch::ingest(&mut ts.store, std::slice::from_ref(&report), &opts("r2")).unwrap();
-    assert_eq!(summary.runs_written, 0);
     let results = read_report(&report)["results"].as_array().unwrap().len() as u64;
-    assert_eq!(summary.reports_without_runs.len(), 1, "{summary:?}");
-    let r = &summary.reports_without_runs[0];
-    assert!(r.path.ends_with("benchmark-tune.json.gz"), "{r:?}");
-    assert_eq!(r.results, results);
-    assert_eq!(r.releases_with_runs, ["r1"]);
-    // Ingested with its runs, the same report names none missing.
+    assert_eq!(summary.runs_reported, results, "{summary:?}");
+    assert_eq!(summary.runs_written, results);
+    assert!(summary.reports_without_runs.is_empty(), "{summary:?}");
+    let defined = rows(
+        &ts.store,
+        "SELECT count(*) AS n, count(DISTINCT defined_by) AS reports, bool_and(output_text IS NULL) AS no_output
+         FROM run WHERE release_label = 'r2'",
+    );
+    assert_eq!(defined[0]["n"], results);
+    assert_eq!(defined[0]["reports"], 1);
+    assert_eq!(defined[0]["no_output"], true);
+    // Ingested with its runs, the same report defines none.
     let mut whole = new_store();
     let with_runs = liftdb::batch::ingest(
         &mut whole.store,
@@ -566,6 +572,7 @@ fn a_report_without_its_runs_says_where_runs_are() {
         &opts("r1"),
     )
     .unwrap();
+    assert_eq!(with_runs.runs_reported, 0);
     assert!(with_runs.reports_without_runs.is_empty(), "{with_runs:?}");
 }
 

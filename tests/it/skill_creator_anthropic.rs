@@ -373,3 +373,62 @@ fn assertion_results_are_read_as_expectations() {
         .count();
     assert_eq!(graded, files, "each grading file grades its run");
 }
+
+/// The three iterations kept as their aggregated benchmark.json alone (the
+/// workspace expired): each defines the runs its runs[] lists, and the
+/// pass rates per iteration and configuration are the script's own
+/// run_summary; the workspace's run folders, ingested later, replace
+/// them one for one.
+#[test]
+fn iterations_kept_as_their_benchmarks_give_the_scripts_pass_rates() {
+    let mut ts = new_store();
+    let reports: Vec<PathBuf> = (1..=3)
+        .map(|i| {
+            fixture(&format!(
+                "skill-creator-anthropic/reference/iteration-{i}/benchmark.json"
+            ))
+        })
+        .collect();
+    let summary = liftdb::batch::ingest(&mut ts.store, &reports, &Default::default()).unwrap();
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    let listed: usize = (1..=3)
+        .map(|i| benchmark(i)["runs"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(summary.runs_reported as usize, listed);
+    for iteration in 1..=3 {
+        let bench = benchmark(iteration);
+        for config in configurations(&bench) {
+            let theirs = &bench["run_summary"][&config]["pass_rate"];
+            let ours = liftdb_stats(&ts, iteration, &config, "objective_pass_rate");
+            let what = format!("iteration-{iteration} {config}");
+            assert_eq!(
+                f(&ours[0]) as usize,
+                config_rows(&bench, &config).len(),
+                "{what} runs"
+            );
+            for (k, name) in ["mean", "stddev", "min", "max"].iter().enumerate() {
+                assert_close(
+                    f(&ours[k + 1]),
+                    f(&theirs[*name]),
+                    0.0,
+                    &format!("{what} {name}"),
+                );
+            }
+        }
+    }
+    // The workspace arrives: every run its report defined is replaced.
+    let summary =
+        liftdb::batch::ingest(&mut ts.store, &[workspace()], &Default::default()).unwrap();
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    assert_eq!(summary.reported_replaced as usize, listed);
+    let left = scalar(
+        &ts.store,
+        "SELECT count(*) FROM run WHERE defined_by IS NOT NULL",
+    );
+    assert_eq!(f(&left), 0.0);
+    let doubled = scalar(
+        &ts.store,
+        "SELECT count(*) FROM (SELECT run_id FROM run GROUP BY run_id HAVING count(*) > 1)",
+    );
+    assert_eq!(f(&doubled), 0.0);
+}

@@ -16,7 +16,9 @@ use crate::ingest::kernel::{
     RunIdentity, RunOutcome,
 };
 use crate::json::{as_f64, parse_lenient, Get};
-use crate::model::records::{key, ErrorKind, MeasurementRec, Records, RunRec, SuiteRec};
+use crate::model::records::{
+    key, ErrorKind, MeasurementRec, Records, RunRec, SuiteRec, DEFINED_WITH_RUN,
+};
 
 /// A config directory (or its run-N) with no skill-eval-harness
 /// metadata.json, holding an expectations grading.json, or sitting in the
@@ -251,6 +253,130 @@ pub fn parse_benchmark(
         variants: None,
         ablations: Some("[]".into()),
     }
+}
+
+/// The runs an aggregated benchmark describes, each as its `runs[]` row
+/// carries it: identity (eval id, configuration, run number, the iteration
+/// folder the report sits in), its expectations graded as the grader did
+/// (rate: `result.pass_rate`), tokens, time and tool calls. Defined only
+/// where the store holds no run of the identity (`Records::take_reported`):
+/// the grading with them, so a held run's own grading.json still counts.
+pub fn define_reported(doc: &Value, path: &str, release: &str, records: &mut Records) {
+    let skill = doc
+        .get("metadata")
+        .and_then(|m| m.str_at("skill_name"))
+        .unwrap_or("(unknown skill)");
+    let native_batch = Path::new(path).parent().and_then(name_of);
+    let rows: &[Value] = doc
+        .get("runs")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
+    // A run the report lists twice (an export of several models, which this
+    // format cannot tell apart) is not one run: neither row defines it.
+    let mut seen: std::collections::HashMap<String, usize> = Default::default();
+    for row in rows {
+        if let Some(id) = identity_of(row, native_batch.as_deref(), release, skill) {
+            *seen.entry(id).or_default() += 1;
+        }
+    }
+    for row in rows {
+        if identity_of(row, native_batch.as_deref(), release, skill)
+            .is_none_or(|id| seen.get(&id).copied().unwrap_or(0) > 1)
+        {
+            continue;
+        }
+        let (Some(case_id), Some(arm)) = (
+            row.get("eval_id").map(|id| match id {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }),
+            row.str_at("configuration"),
+        ) else {
+            continue;
+        };
+        let repetition = row.i64_at("run_number").unwrap_or(1);
+        let run_id = run_key(&RunIdentity {
+            release,
+            shard: None,
+            native_batch: native_batch.as_deref(),
+            skill,
+            case_id: &case_id,
+            model: None,
+            arm,
+            repetition,
+        });
+        let result = row.get("result");
+        records.runs.push(RunRec {
+            run_id: run_id.clone(),
+            release_label: release.into(),
+            native_batch: native_batch.clone(),
+            source_format: SKILL_CREATOR.into(),
+            skill_name: skill.into(),
+            case_id,
+            arm: arm.into(),
+            repetition,
+            repetition_source: "report".into(),
+            population: Some("answer".into()),
+            run_dir: path.into(),
+            output_present: true,
+            execution_valid: true,
+            defined_by: Some(path.into()),
+            ..Default::default()
+        });
+        let grading = serde_json::json!({
+            "expectations": row.get("expectations").cloned().unwrap_or(Value::Array(Vec::new())),
+            "summary": result.cloned().unwrap_or(Value::Null),
+        });
+        grading_from_expectations(&run_id, path, &grading, records);
+        if let Some(g) = records.gradings.last_mut() {
+            g.origin = Some(DEFINED_WITH_RUN.into());
+        }
+        let number = |k: &str| result.and_then(|r| r.get(k)).and_then(as_f64);
+        records.measurements.extend([
+            zero_is_missing(
+                &run_id,
+                "total_tokens",
+                number("tokens"),
+                "provider_reported",
+            ),
+            zero_is_missing(
+                &run_id,
+                "elapsed_ms",
+                number("time_seconds").map(|s| s * 1000.0),
+                "process_measured",
+            ),
+            zero_is_missing(
+                &run_id,
+                "tool_calls",
+                number("tool_calls"),
+                "trace_normalized",
+            ),
+            zero_is_missing(&run_id, "cost", None, "provider_reported"),
+        ]);
+    }
+}
+
+/// The run id a benchmark's `runs[]` row names.
+fn identity_of(
+    row: &Value,
+    native_batch: Option<&str>,
+    release: &str,
+    skill: &str,
+) -> Option<String> {
+    let case_id = match row.get("eval_id")? {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    Some(run_key(&RunIdentity {
+        release,
+        shard: None,
+        native_batch,
+        skill,
+        case_id: &case_id,
+        model: None,
+        arm: row.str_at("configuration")?,
+        repetition: row.i64_at("run_number").unwrap_or(1),
+    }))
 }
 
 /// Case ids a benchmark names (so run trees can be attributed to its skill).
