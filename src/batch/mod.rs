@@ -183,6 +183,9 @@ fn ingest_batch(
         // Moved into rows and freed once appended: the manifests' cases are
         // held through the run directories' parse otherwise.
         b.append_owned(std::mem::take(&mut resolved.records))?;
+        for reported in std::mem::take(&mut resolved.reported) {
+            b.stage_reported(reported)?;
+        }
         b.append_source_files(&resolved.source_files)?;
         seh::append_streamed_reports(&resolved.streamed_reports, b)?;
     }

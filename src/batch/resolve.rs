@@ -48,6 +48,10 @@ pub(super) struct Resolved {
     pub(super) errors: Vec<IngestErrorRec>,
     /// Large reports whose rows the write stage appends, streamed.
     pub(super) streamed_reports: Vec<crate::ingest::formats::seh::benchmark_stream::StreamedReport>,
+    /// The runs each report defines, one report's apart from another's:
+    /// the write stage stages them a report at a time, so a run two
+    /// reports define is the first one's, with only its rows.
+    pub(super) reported: Vec<Records>,
 }
 
 pub(super) fn resolve(
@@ -111,6 +115,7 @@ pub(super) fn resolve(
     let mut cases: Vec<(Definer, CaseRec)> = Vec::new();
     let mut suites: Vec<(Definer, SuiteRec)> = Vec::new();
     let mut streamed_reports = Vec::new();
+    let mut reported = Vec::new();
     for parsed in loose.parsed {
         let mut p = parsed.parse;
         streamed_reports.extend(p.streamed.take());
@@ -139,6 +144,7 @@ pub(super) fn resolve(
         }
         source_files.extend(parsed.files);
         replaced_units.push(parsed.path);
+        reported.push(p.records.take_reported());
         records.append(p.records);
     }
     // Files being replaced give up their definitions; every other stored one stands.
@@ -179,6 +185,7 @@ pub(super) fn resolve(
     errors.extend(nothing_found);
     Resolved {
         streamed_reports,
+        reported,
         loose_runs: records.runs.len(),
         records,
         source_files,

@@ -418,7 +418,7 @@ impl<'c> BatchWriter<'c> {
     /// aside in temporary tables: `finish` keeps those whose identity the
     /// store holds no run of by then (no run folder of this batch or before
     /// it), the first report's where two define one.
-    fn stage_reported(&mut self, reported: Records) -> Result<()> {
+    pub fn stage_reported(&mut self, reported: Records) -> Result<()> {
         if reported.runs.is_empty() {
             return Ok(());
         }

@@ -609,3 +609,72 @@ fn lift_summary_is_the_tools_paired_summary_one_row_per_split() {
         assert_eq!(row["significant"].as_bool(), Some(p <= 0.05), "{split}");
     }
 }
+
+/// The corpus's three benchmark reports — every split pooled, tune and
+/// holdout — kept alone as one release: each run they carry is defined
+/// once (a run two reports list is the first's): as many as the distinct
+/// (case, variant, model, run number) their results name, read at test
+/// time; and `report reconcile` puts each
+/// report's figures beside liftdb's from those runs: every one agrees or
+/// names the definition liftdb follows.
+#[test]
+fn the_corpus_reports_alone_define_their_runs_once_and_reconcile() {
+    let reference = seh_root().join("reference");
+    let reports = [
+        "benchmark.json.gz",
+        "benchmark-tune.json.gz",
+        "benchmark-holdout.json.gz",
+    ]
+    .map(|r| reference.join(r));
+    let mut ts = new_store();
+    let summary = liftdb::batch::ingest(
+        &mut ts.store,
+        &reports,
+        &liftdb::batch::IngestOptions {
+            release: Some("archived".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    let listed: std::collections::BTreeSet<String> = reports
+        .iter()
+        .flat_map(|r| {
+            read_report(r)["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|row| {
+                    format!(
+                        "{} {} {} {}",
+                        row["case_id"], row["variant"], row["model"], row["run_number"]
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let listed = listed.len();
+    let counts = rows(
+        &ts.store,
+        "SELECT count(*) AS runs, count(DISTINCT run_id) AS ids FROM run",
+    );
+    assert_eq!(counts[0]["runs"].as_u64(), Some(listed as u64));
+    assert_eq!(counts[0]["ids"].as_u64(), Some(listed as u64));
+    assert_eq!(summary.runs_reported as usize, listed);
+    let rec = crate::common::reconcile_rows(&ts.store);
+    for report in [
+        "benchmark.json.gz",
+        "benchmark-tune.json.gz",
+        "benchmark-holdout.json.gz",
+    ] {
+        assert!(
+            rec.iter().any(|r| r["report"] == report),
+            "{report}: {rec:#?}"
+        );
+    }
+    let unexplained: Vec<&Value> = rec
+        .iter()
+        .filter(|r| r["agrees"] != true && r["definition"].as_str().is_none_or(str::is_empty))
+        .collect();
+    assert!(unexplained.is_empty(), "{unexplained:#?}");
+}
