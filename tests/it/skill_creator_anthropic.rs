@@ -109,29 +109,36 @@ fn every_run_of_the_workspace_is_read_as_skill_creator() {
     );
 }
 
+/// One iteration's configuration: its runs' pass rates (count, mean,
+/// stddev, min, max) are the script's run_summary — runs[] holds the runs
+/// the script loaded (those with a grading.json).
+fn assert_pass_rates_are_the_scripts(ts: &TestStore, iteration: u32, bench: &Value, config: &str) {
+    let theirs = &bench["run_summary"][config]["pass_rate"];
+    let ours = liftdb_stats(ts, iteration, config, "objective_pass_rate");
+    let what = format!("iteration-{iteration} {config}");
+    assert_eq!(
+        f(&ours[0]) as usize,
+        config_rows(bench, config).len(),
+        "{what} runs"
+    );
+    for (k, name) in ["mean", "stddev", "min", "max"].iter().enumerate() {
+        assert_close(
+            f(&ours[k + 1]),
+            f(&theirs[*name]),
+            0.0,
+            &format!("{what} {name}"),
+        );
+    }
+}
+
 #[test]
 fn pass_rates_equal_aggregate_benchmark_per_iteration_and_configuration() {
     let ts = corpus_store();
     for iteration in 1..=3 {
         let bench = benchmark(iteration);
         for config in configurations(&bench) {
-            let theirs = &bench["run_summary"][&config]["pass_rate"];
-            let ours = liftdb_stats(&ts, iteration, &config, "objective_pass_rate");
+            assert_pass_rates_are_the_scripts(&ts, iteration, &bench, &config);
             let what = format!("iteration-{iteration} {config}");
-            // runs[] holds the runs the script loaded (those with a grading.json).
-            assert_eq!(
-                f(&ours[0]) as usize,
-                config_rows(&bench, &config).len(),
-                "{what} runs"
-            );
-            for (k, name) in ["mean", "stddev", "min", "max"].iter().enumerate() {
-                assert_close(
-                    f(&ours[k + 1]),
-                    f(&theirs[*name]),
-                    0.0,
-                    &format!("{what} {name}"),
-                );
-            }
             // Per eval: the mean of runs[].result.pass_rate (key-numbers.md's table).
             let mut by_eval: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
             for r in config_rows(&bench, &config) {
@@ -398,22 +405,7 @@ fn iterations_kept_as_their_benchmarks_give_the_scripts_pass_rates() {
     for iteration in 1..=3 {
         let bench = benchmark(iteration);
         for config in configurations(&bench) {
-            let theirs = &bench["run_summary"][&config]["pass_rate"];
-            let ours = liftdb_stats(&ts, iteration, &config, "objective_pass_rate");
-            let what = format!("iteration-{iteration} {config}");
-            assert_eq!(
-                f(&ours[0]) as usize,
-                config_rows(&bench, &config).len(),
-                "{what} runs"
-            );
-            for (k, name) in ["mean", "stddev", "min", "max"].iter().enumerate() {
-                assert_close(
-                    f(&ours[k + 1]),
-                    f(&theirs[*name]),
-                    0.0,
-                    &format!("{what} {name}"),
-                );
-            }
+            assert_pass_rates_are_the_scripts(&ts, iteration, &bench, &config);
         }
     }
     // The workspace arrives: every run its report defined is replaced.

@@ -128,7 +128,7 @@ impl<'a> RowReader<'a> {
         let native_batch = row
             .str_at("run_base")
             .and_then(|b| runs_root_of(b, case_id));
-        let run_id = run_key(&RunIdentity {
+        let identity = RunIdentity {
             release,
             shard: None,
             native_batch: native_batch.as_deref(),
@@ -137,7 +137,8 @@ impl<'a> RowReader<'a> {
             model,
             arm,
             repetition,
-        });
+        };
+        let run_id = run_key(&identity);
         let grading_id = key(&[Some("grading"), Some(&run_id), Some(path)]);
         if !graded.insert(grading_id.clone()) {
             // docs/metrics.md §M2: two rows for one arm of a pair key is a hard error in the harness.
@@ -153,21 +154,7 @@ impl<'a> RowReader<'a> {
         }
         // The run as the report carries it: defined only where the store
         // holds no run of this identity (the writer decides).
-        super::reported::define(
-            &super::reported::Reported {
-                run_id: &run_id,
-                release,
-                native_batch: native_batch.as_deref(),
-                skill,
-                case_id,
-                model,
-                arm,
-                repetition,
-                report: path,
-            },
-            row,
-            records,
-        );
+        super::reported::define(&identity, &run_id, path, row, records);
         records.gradings.push(GradingRec {
             grading_id: grading_id.clone(),
             run_id: run_id.clone(),

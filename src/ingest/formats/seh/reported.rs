@@ -11,26 +11,14 @@ use serde_json::Value;
 use super::metrics_doc;
 use super::run_dir::{how_it_ran, Ran, RunEnding};
 use super::{telemetry, SOURCE_FORMAT};
+use crate::ingest::kernel::RunIdentity;
 use crate::json::{truthy, Get};
 use crate::model::records::{Records, RunRec};
 
-/// Who a reported run is: as its report row names it.
-pub struct Reported<'a> {
-    pub run_id: &'a str,
-    pub release: &'a str,
-    pub native_batch: Option<&'a str>,
-    pub skill: &'a str,
-    pub case_id: &'a str,
-    pub model: Option<&'a str>,
-    pub arm: &'a str,
-    pub repetition: i64,
-    /// The report's path: what defined the run.
-    pub report: &'a str,
-}
-
-/// The run `row` (one results[] row of a benchmark report) describes, with
-/// its measurements and skill activation, into `records`.
-pub fn define(who: &Reported, row: &Value, records: &mut Records) {
+/// The run `row` (one results[] row of the benchmark report at `report`)
+/// describes — `who`, with id `run_id` — with its measurements and skill
+/// activation, into `records`.
+pub fn define(who: &RunIdentity, run_id: &str, report: &str, row: &Value, records: &mut Records) {
     let metadata = row.get("metadata").filter(|m| m.is_object());
     let read = metadata.and_then(|m| {
         metrics_doc::read(m.to_string().as_bytes(), true, true)
@@ -60,7 +48,7 @@ pub fn define(who: &Reported, row: &Value, records: &mut Records) {
         unscorable_reason.get_or_insert_with(|| "failure_marker:the report says so".into());
     }
     records.runs.push(RunRec {
-        run_id: who.run_id.to_string(),
+        run_id: run_id.to_string(),
         release_label: who.release.to_string(),
         native_batch: who.native_batch.map(str::to_string),
         source_format: SOURCE_FORMAT.into(),
@@ -76,7 +64,7 @@ pub fn define(who: &Reported, row: &Value, records: &mut Records) {
         population: get("population")
             .and_then(Value::as_str)
             .map(str::to_string),
-        run_dir: row.str_at("run_base").unwrap_or(who.report).to_string(),
+        run_dir: row.str_at("run_base").unwrap_or(report).to_string(),
         output_file: None,
         output_present: output_present.unwrap_or(true),
         output_text: None,
@@ -102,10 +90,10 @@ pub fn define(who: &Reported, row: &Value, records: &mut Records) {
         effort: ending.effort,
         content_sha256: None,
         shard: None,
-        defined_by: Some(who.report.to_string()),
+        defined_by: Some(report.to_string()),
     });
     if let Some(doc) = doc {
-        let (measurements, activation) = telemetry::extract(who.run_id, who.skill, doc);
+        let (measurements, activation) = telemetry::extract(run_id, who.skill, doc);
         records.measurements.extend(measurements);
         records.activations.push(activation);
     }
