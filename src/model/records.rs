@@ -430,6 +430,13 @@ record_tables! {
     peer_metrics: PeerMetricRec,
 }
 
+/// The items of `items` that `taken` picks, moved out in order; the rest stay.
+fn take_where<T>(items: &mut Vec<T>, taken: impl Fn(&T) -> bool) -> Vec<T> {
+    let (out, kept) = std::mem::take(items).into_iter().partition(|x| taken(x));
+    *items = kept;
+    out
+}
+
 /// `grading.origin` of a grading a report gives only with a run it defines
 /// (skill-creator's benchmark.json).
 pub const DEFINED_WITH_RUN: &str = "report_definition";
@@ -442,34 +449,21 @@ impl Records {
         if !self.runs.iter().any(|r| r.defined_by.is_some()) {
             return Records::default();
         }
-        let (reported, runs): (Vec<RunRec>, Vec<RunRec>) = std::mem::take(&mut self.runs)
-            .into_iter()
-            .partition(|r| r.defined_by.is_some());
-        self.runs = runs;
+        let reported = take_where(&mut self.runs, |r| r.defined_by.is_some());
         let ids: std::collections::HashSet<&str> =
             reported.iter().map(|r| r.run_id.as_str()).collect();
-        let (measurements, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.measurements)
-            .into_iter()
-            .partition(|m| ids.contains(m.run_id.as_str()));
-        self.measurements = kept;
-        let (activations, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.activations)
-            .into_iter()
-            .partition(|a| ids.contains(a.run_id.as_str()));
-        self.activations = kept;
+        let measurements = take_where(&mut self.measurements, |m| ids.contains(m.run_id.as_str()));
+        let activations = take_where(&mut self.activations, |a| ids.contains(a.run_id.as_str()));
         // A grading the report gives only with the run it defines (one
         // that grades a held run too, a seh report's, stays where it is).
-        let (gradings, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.gradings)
-            .into_iter()
-            .partition(|g| {
-                ids.contains(g.run_id.as_str()) && g.origin.as_deref() == Some(DEFINED_WITH_RUN)
-            });
-        self.gradings = kept;
+        let gradings = take_where(&mut self.gradings, |g| {
+            ids.contains(g.run_id.as_str()) && g.origin.as_deref() == Some(DEFINED_WITH_RUN)
+        });
         let staged: std::collections::HashSet<&str> =
             gradings.iter().map(|g| g.grading_id.as_str()).collect();
-        let (assertions, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.assertions)
-            .into_iter()
-            .partition(|a| staged.contains(a.grading_id.as_str()));
-        self.assertions = kept;
+        let assertions = take_where(&mut self.assertions, |a| {
+            staged.contains(a.grading_id.as_str())
+        });
         Records {
             runs: reported,
             measurements,
