@@ -3,6 +3,7 @@
 -- description: Tokens, cost and time summed per arm and model (runs with a known cost counted; partial when some runs have none).
 -- params: release, skill, split, model, case, arm, experiment
 -- compact: arm, model, runs, known_total_tokens, known_cost_usd
+-- why-null: known_cost_usd = cost_availability
 -- From run_total_rows, the runs stored summed per case, arm and model:
 -- counts and exact sums add up again.
 SELECT

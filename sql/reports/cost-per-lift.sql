@@ -2,6 +2,7 @@
 -- description: What lift costs: overall, per model, then per case and model: objective lift beside comparable cost and token deltas; lift per dollar, per 1k tokens, and dollars per unit of lift (means of per-pair ratios, as the harness computes them).
 -- params: release, skill, split, model, case, experiment
 -- compact: row_label, model, pairs, mean_lift, usd_per_unit_lift
+-- why-null: usd_per_unit_lift = usd_per_unit_lift_unavailable
 -- From cost_per_lift_case_rows: the means stored by every batch
 -- (sql/views/63_cost_per_lift_cases.sql says how they are taken). The
 -- overall and per-model rows pool every split unless --split names one;
@@ -26,7 +27,14 @@ SELECT
     lift_per_dollar,
     lift_per_1k_tokens,
     usd_per_unit_lift,
-    cost_blocked
+    cost_blocked,
+    -- Why usd_per_unit_lift is NULL: no pair's cost was comparable (the
+    -- reasons), or none of the comparable pairs gained (it is taken over
+    -- pairs with a positive lift only).
+    CASE WHEN usd_per_unit_lift IS NULL THEN
+        CASE WHEN cost_comparable = 0 THEN 'cost not comparable: ' || coalesce(cost_blocked, 'no cost')
+             ELSE 'no comparable pair with a positive lift' END
+    END AS usd_per_unit_lift_unavailable
 FROM cost_per_lift_case_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)

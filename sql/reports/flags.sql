@@ -1,7 +1,7 @@
 -- name: flags
 -- description: Case flags with the harness's labels (saturated, no lift, with-skill failure, flaky, critical failures).
 -- params: release, skill, split, case, experiment
--- compact: case, with_skill, pairs, flags
+-- compact: case, with_skill, without_skill, pairs, flags
 SELECT
     release_label AS release,
     skill_name AS skill,

@@ -2,6 +2,7 @@
 -- description: The cost ledger: one row per run with tokens, cost (USD) and time, each with availability and provenance; NULL where the tool did not measure.
 -- params: release, skill, split, model, case, arm, experiment
 -- compact: case, model, arm, rep, cost_usd
+-- why-null: cost_usd = cost_availability
 -- lists: run_listing_rows
 -- From run_listing_rows, stored by every batch and kept in this listing's
 -- order (the cost_ledger view's rows, live, are the same columns):

@@ -128,11 +128,16 @@ pub fn fit(widths: &[usize], n_rows: usize, fit: Fit) -> Fitted {
 /// name or a model stays readable.
 pub const SHRINK_FLOOR: usize = 24;
 
+/// A cell's widest when the table cannot fit even with its long columns
+/// at `SHRINK_FLOOR`: middle columns are elided, and the ones shown keep
+/// what a reader can take in at a glance.
+pub const ELIDED_CELL: usize = 40;
+
 /// Each column's width cap for a table too wide for `max_width`: the widest
 /// columns are cut first, down to the same cap, none below its header or
-/// `SHRINK_FLOOR`, until the table fits. When even that does not fit, no
-/// cell is cut further: eliding columns does it, and cutting as well would
-/// only lose more. `widths`: drawn widths; `headers`: the headers' widths.
+/// `SHRINK_FLOOR`, until the table fits. When even that does not fit, cells
+/// are cut to `ELIDED_CELL` only and the middle columns elided after.
+/// `widths`: drawn widths; `headers`: the headers' widths.
 pub fn shrink(widths: &[usize], headers: &[usize], max_width: usize) -> Vec<usize> {
     let total = |caps: &[usize]| 1 + caps.iter().map(|w| w + 3).sum::<usize>();
     if max_width == 0 || total(widths) <= max_width {
@@ -150,7 +155,11 @@ pub fn shrink(widths: &[usize], headers: &[usize], max_width: usize) -> Vec<usiz
         .rev()
         .map(capped)
         .find(|caps| total(caps) <= max_width)
-        .unwrap_or_else(|| widths.to_vec())
+        .unwrap_or_else(|| match widths.len() {
+            // One column: cut to the room there is.
+            1 => vec![max_width.saturating_sub(4).max(1)],
+            _ => capped(ELIDED_CELL),
+        })
 }
 
 fn fit_columns(widths: &[usize], max_width: usize) -> Vec<Option<usize>> {
@@ -226,11 +235,18 @@ mod tests {
             shrink(&[12, 40, 30, 3], &[3, 28, 5, 3], 80),
             vec![12, 28, 24, 3]
         );
-        // At 60 no cap fits: nothing is cut (columns are elided instead).
+        // At 60 no cap fits: nothing under ELIDED_CELL is cut (columns are elided instead).
         assert_eq!(
             shrink(&[12, 40, 30, 3], &[3, 8, 5, 3], 60),
             vec![12, 40, 30, 3]
         );
+        // A cell of any length is cut to ELIDED_CELL when the table cannot fit.
+        assert_eq!(
+            shrink(&[12, 5000, 30, 3], &[3, 8, 5, 3], 60),
+            vec![12, 40, 30, 3]
+        );
+        // One column: as wide as the terminal leaves room for.
+        assert_eq!(shrink(&[500], &[8], 100), vec![96]);
     }
 
     #[test]

@@ -59,15 +59,15 @@ impl Default for RenderOptions {
 }
 
 impl RenderOptions {
-    /// Fitted as the DuckDB shell fits a terminal: its width, 40 rows
-    /// (first and last 20), cells up to 40 columns.
+    /// Fitted to a terminal: its width, 40 rows (first and last 20), no
+    /// cell cut unless the table would not fit (then the widest first).
     pub fn for_terminal(width: usize) -> Self {
         RenderOptions {
             null_value: "NULL".into(),
             fit: Fit {
                 max_width: width,
                 max_rows: 40,
-                max_cell: 40,
+                max_cell: 0,
             },
         }
     }
@@ -87,6 +87,7 @@ pub fn terminal_width() -> Option<usize> {
 }
 
 /// A fully materialized result.
+#[derive(Clone)]
 pub struct ResultSet {
     pub schema: SchemaRef,
     pub batches: Vec<RecordBatch>,
@@ -122,8 +123,9 @@ impl ResultSet {
         Ok(ResultSet { schema, batches })
     }
 
-    /// The rows in runs of equal values of `columns` (in row order), each
-    /// run with its values (a NULL as "-").
+    /// The rows grouped by their values of `columns`, the groups in the
+    /// order their first rows come and each group's rows in row order (a
+    /// NULL as "-"): rows of one group never come in two pieces.
     pub fn split_by(&self, columns: &[String]) -> Vec<(Vec<String>, ResultSet)> {
         let at: Vec<usize> = columns
             .iter()
@@ -135,6 +137,7 @@ impl ResultSet {
                 .collect()
         };
         let mut groups: Vec<(Vec<String>, ResultSet)> = Vec::new();
+        let mut index: std::collections::HashMap<Vec<String>, usize> = Default::default();
         for batch in &self.batches {
             let mut start = 0;
             while start < batch.num_rows() {
@@ -144,20 +147,73 @@ impl ResultSet {
                     end += 1;
                 }
                 let slice = batch.slice(start, end - start);
-                match groups.last_mut() {
-                    Some((last, rs)) if *last == k => rs.batches.push(slice),
-                    _ => groups.push((
-                        k,
-                        ResultSet {
-                            schema: self.schema.clone(),
-                            batches: vec![slice],
-                        },
-                    )),
+                match index.get(&k) {
+                    Some(&g) => groups[g].1.batches.push(slice),
+                    None => {
+                        index.insert(k.clone(), groups.len());
+                        groups.push((
+                            k,
+                            ResultSet {
+                                schema: self.schema.clone(),
+                                batches: vec![slice],
+                            },
+                        ));
+                    }
                 }
                 start = end;
             }
         }
         groups
+    }
+
+    /// The columns at `columns[i].0` as text: each cell's display text (None
+    /// for NULL) and the text of the same row's cell at `columns[i].1` given
+    /// to `text`, which says what the cell reads. A numeric column keeps its
+    /// right alignment (`RIGHT_ALIGNED`).
+    pub fn with_text_columns(
+        &self,
+        columns: &[(usize, usize)],
+        text: impl Fn(Option<String>, Option<String>) -> Option<String>,
+    ) -> std::result::Result<ResultSet, duckdb::arrow::error::ArrowError> {
+        use duckdb::arrow::array::{ArrayRef, StringArray};
+        use duckdb::arrow::datatypes::{Field, Schema};
+        let fields: Vec<Field> = self
+            .schema
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| match columns.iter().any(|(at, _)| *at == i) {
+                false => f.as_ref().clone(),
+                true => {
+                    let mut metadata = f.metadata().clone();
+                    if aligns_right(f) {
+                        metadata.insert(RIGHT_ALIGNED.into(), "true".into());
+                    }
+                    Field::new(f.name(), DataType::Utf8, true).with_metadata(metadata)
+                }
+            })
+            .collect();
+        let schema = std::sync::Arc::new(Schema::new(fields));
+        let batches = self
+            .batches
+            .iter()
+            .map(|batch| {
+                let mut arrays: Vec<ArrayRef> = batch.columns().to_vec();
+                for &(at, other) in columns {
+                    let cells: StringArray = (0..batch.num_rows())
+                        .map(|i| {
+                            text(
+                                display_text(batch.column(at), i),
+                                cell_text(batch.column(other), i),
+                            )
+                        })
+                        .collect();
+                    arrays[at] = std::sync::Arc::new(cells);
+                }
+                RecordBatch::try_new(schema.clone(), arrays)
+            })
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(ResultSet { schema, batches })
     }
 
     /// Every row as its cells' display text (None for NULL), in order.
@@ -212,6 +268,14 @@ fn trim_decimal(mut text: String) -> String {
 
 fn is_numeric(t: &DataType) -> bool {
     t.is_numeric() || matches!(t, DataType::Decimal128(_, _) | DataType::Decimal256(_, _))
+}
+
+/// Field metadata marking a column of numbers shown as text (a NULL that
+/// says why): drawn right-aligned as the numbers are.
+pub const RIGHT_ALIGNED: &str = "liftdb.right_aligned";
+
+fn aligns_right(field: &duckdb::arrow::datatypes::Field) -> bool {
+    is_numeric(field.data_type()) || field.metadata().contains_key(RIGHT_ALIGNED)
 }
 
 pub fn render(rs: &ResultSet, format: Format, out: &mut dyn Write) -> std::io::Result<()> {
@@ -362,7 +426,7 @@ fn render_table(
     }
     let fields = rs.schema.fields();
     for (idx, col) in fitted.columns.iter().enumerate() {
-        let numeric = col.is_some_and(|c| is_numeric(fields[c].data_type()));
+        let numeric = col.is_some_and(|c| aligns_right(&fields[c]));
         if let Some(column) = table.column_mut(idx) {
             match (numeric, col) {
                 (true, _) => column.set_cell_alignment(CellAlignment::Right),
@@ -412,13 +476,7 @@ fn render_markdown(
         .schema
         .fields()
         .iter()
-        .map(|f| {
-            if is_numeric(f.data_type()) {
-                "---:"
-            } else {
-                "---"
-            }
-        })
+        .map(|f| if aligns_right(f) { "---:" } else { "---" })
         .collect();
     writeln!(out, "| {} |", aligns.join(" | "))?;
     for (batch, i) in rs.rows().take(shown(rs, opts)) {
@@ -434,7 +492,42 @@ fn render_markdown(
 
 #[cfg(test)]
 mod tests {
-    use super::trim_decimal;
+    use super::{trim_decimal, ResultSet};
+
+    #[test]
+    fn rows_of_one_block_come_together_in_the_order_blocks_first_appear() {
+        use duckdb::arrow::array::{ArrayRef, Int64Array, StringArray};
+        use duckdb::arrow::record_batch::RecordBatch;
+        use std::sync::Arc;
+        let split: ArrayRef = Arc::new(StringArray::from(vec![
+            "all", "tune", "all", "holdout", "tune",
+        ]));
+        let n: ArrayRef = Arc::new(Int64Array::from(vec![1, 2, 3, 4, 5]));
+        let batch = RecordBatch::try_from_iter([("split", split), ("n", n)]).unwrap();
+        let rs = ResultSet {
+            schema: batch.schema(),
+            batches: vec![batch],
+        };
+        let blocks: Vec<(String, Vec<Option<String>>)> = rs
+            .split_by(&["split".to_string()])
+            .into_iter()
+            .map(|(k, b)| {
+                (
+                    k.join(","),
+                    b.text_rows().into_iter().map(|r| r[1].clone()).collect(),
+                )
+            })
+            .collect();
+        let n = |v: &[&str]| v.iter().map(|s| Some(s.to_string())).collect::<Vec<_>>();
+        assert_eq!(
+            blocks,
+            vec![
+                ("all".to_string(), n(&["1", "3"])),
+                ("tune".to_string(), n(&["2", "5"])),
+                ("holdout".to_string(), n(&["4"])),
+            ]
+        );
+    }
 
     #[test]
     fn money_reads_to_its_last_digit_and_at_least_cents() {

@@ -35,6 +35,10 @@ pub struct Report {
     /// Columns a terminal shows one block per value of, where they vary
     /// (`-- blocks:`), after the identity columns (release, skill …).
     pub blocks: Vec<String>,
+    /// Which column says why a cell of another is NULL (`-- why-null: a, b =
+    /// reason; c = other`): where the compact set shows such a NULL, the
+    /// reason column is shown beside it.
+    pub why_null: Vec<(String, String)>,
     /// Reports whose rows follow this one's (`-- includes:`; same columns).
     pub includes: Vec<String>,
     /// A query giving one boolean: whether the report has rows to compute
@@ -71,11 +75,31 @@ fn parse(sql: &'static str) -> Report {
         params: header_list(sql, "params"),
         compact: header_list(sql, "compact"),
         blocks: header_list(sql, "blocks"),
+        why_null: why_null(sql),
         includes: header_list(sql, "includes"),
         when: header_value(sql, "when"),
         lists: header_value(sql, "lists"),
         sql,
     }
+}
+
+/// `-- why-null: a, b = reason; c = other` as (column, reason column) pairs.
+fn why_null(sql: &str) -> Vec<(String, String)> {
+    let Some(header) = header_value(sql, "why-null") else {
+        return Vec::new();
+    };
+    header
+        .split(';')
+        .filter_map(|part| part.split_once('='))
+        .flat_map(|(columns, reason)| {
+            let reason = reason.trim().to_string();
+            columns
+                .split(',')
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(move |c| (c.to_string(), reason.clone()))
+        })
+        .collect()
 }
 
 pub fn all() -> Vec<Report> {

@@ -8,6 +8,8 @@
 
 use std::io::Write;
 
+use duckdb::arrow::array::Array;
+
 use crate::output::{self, Format, RenderOptions, ResultSet};
 use crate::Result;
 
@@ -127,6 +129,9 @@ impl Shown {
         if !self.headline.is_empty() {
             writeln!(out)?;
         }
+        if report.compact.is_empty() && is_prose(rs) {
+            return write_sentences(rs, how, out);
+        }
         let all = rs.schema.fields().len();
         if how.all_columns || report.compact.is_empty() {
             return write_every_column(rs, how, out);
@@ -146,16 +151,21 @@ impl Shown {
             .filter(|c| rs.schema.index_of(c).is_ok())
             .cloned()
             .collect();
-        let note = format!(
-            "{} of {all} columns: --all-columns shows every one",
-            compact.len()
-        );
+        let note =
+            |shown: usize| format!("{shown} of {all} columns: --all-columns shows every one");
         let keys = report.varying_identity(rs);
-        if keys.is_empty() {
-            let compact = project(rs, &compact)?;
-            return output::render_noted(&compact, how.format, &how.render, Some(&note), out);
+        let blocks = match keys.is_empty() {
+            true => Vec::new(),
+            false => rs.split_by(&keys),
+        };
+        // No blocks, or one row each (a block per row says nothing a column
+        // would not): one table, the varying identity as its first columns.
+        if blocks.iter().all(|(_, block)| block.row_count() == 1) {
+            let columns: Vec<String> = keys.iter().chain(&compact).cloned().collect();
+            let shown = project(&explain_nulls(report, rs)?, &columns)?;
+            let note = note(columns.len());
+            return output::render_noted(&shown, how.format, &how.render, Some(&note), out);
         }
-        let blocks = rs.split_by(&keys);
         let last = blocks.len() - 1;
         for (n, (values, block)) in blocks.into_iter().enumerate() {
             let heading: Vec<String> = keys
@@ -168,12 +178,82 @@ impl Shown {
                 writeln!(out)?;
             }
             writeln!(out, "{}", heading.join(" · "))?;
-            let compact = project(&block, &compact)?;
-            // The note once, under the last block: every block has the same columns.
-            let note = (n == last).then_some(note.as_str());
-            output::render_noted(&compact, how.format, &how.render, note, out)?;
+            let shown = project(&explain_nulls(report, &block)?, &compact)?;
+            // The note once, under the last block.
+            let note = (n == last).then(|| note(compact.len()));
+            match block.row_count() {
+                // One row reads as a record, not a one-row table.
+                1 => write_record(&shown, how, note.as_deref(), out)?,
+                _ => output::render_noted(&shown, how.format, &how.render, note.as_deref(), out)?,
+            }
         }
         Ok(())
+    }
+}
+
+/// `rs` with each NULL of a column `-- why-null:` explains printed as
+/// "NULL (reason)" from the row's reason column: the compact set leaves
+/// the reason column out, so the cell says it. A column keeps its place
+/// and its alignment; a NULL with no reason stays NULL.
+fn explain_nulls(report: &Report, rs: &ResultSet) -> std::io::Result<ResultSet> {
+    let mut explained = Vec::new();
+    for (column, reason) in &report.why_null {
+        let (Ok(at), Ok(why)) = (rs.schema.index_of(column), rs.schema.index_of(reason)) else {
+            continue;
+        };
+        if rs.batches.iter().any(|b| b.column(at).null_count() > 0) {
+            explained.push((at, why));
+        }
+    }
+    if explained.is_empty() {
+        return Ok(rs.clone());
+    }
+    rs.with_text_columns(&explained, |cell, reason| match (cell, reason) {
+        (Some(text), _) => Some(text),
+        (None, Some(reason)) => Some(format!("NULL ({reason})")),
+        (None, None) => None,
+    })
+    .map_err(std::io::Error::other)
+}
+
+/// Whether the result is one column of text: sentences, read as prose.
+fn is_prose(rs: &ResultSet) -> bool {
+    use duckdb::arrow::datatypes::DataType;
+    matches!(
+        rs.schema.fields().as_ref(),
+        [only] if matches!(only.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+    )
+}
+
+/// Each row's one text as a paragraph wrapped to the width, never cut.
+fn write_sentences(rs: &ResultSet, how: &Presentation, out: &mut dyn Write) -> std::io::Result<()> {
+    for row in rs.text_rows() {
+        let text = row.into_iter().next().flatten().unwrap_or_default();
+        for (i, line) in output::wrap(&text, how.render.fit.max_width, 2)
+            .iter()
+            .enumerate()
+        {
+            writeln!(out, "{}{line}", if i == 0 { "" } else { "  " })?;
+        }
+    }
+    Ok(())
+}
+
+/// One row as `column = value` lines, cells whole, and the note.
+fn write_record(
+    rs: &ResultSet,
+    how: &Presentation,
+    note: Option<&str>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let whole = RenderOptions {
+        null_value: how.render.null_value.clone(),
+        fit: output::Fit::NONE,
+    };
+    output::render_with(rs, Format::Line, &whole, out)?;
+    match note {
+        Some(note) => writeln!(out, "(1 row; {note})"),
+        None => writeln!(out, "(1 row)"),
     }
 }
 

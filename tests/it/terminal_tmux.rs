@@ -15,6 +15,11 @@ const WIDTH: usize = 100;
 /// What the command printed in a detached 100×50 tmux pane (its whole
 /// scrollback, wrapped lines joined back), and its exit code.
 fn in_terminal(name: &str, db: &Path, args: &[&str]) -> (String, i32) {
+    in_terminal_of(WIDTH, name, db, args)
+}
+
+/// As `in_terminal`, in a pane `width` columns wide.
+fn in_terminal_of(width: usize, name: &str, db: &Path, args: &[&str]) -> (String, i32) {
     assert!(
         Path::new("/usr/bin/tmux").exists(),
         "the terminal test needs tmux: apt-get install tmux (.ci/run installs it)"
@@ -47,7 +52,7 @@ fn in_terminal(name: &str, db: &Path, args: &[&str]) -> (String, i32) {
         "-s",
         name,
         "-x",
-        "100",
+        &width.to_string(),
         "-y",
         "50",
         "bash",
@@ -271,4 +276,199 @@ fn the_shells_report_is_the_report_commands() {
             .any(|l| l.starts_with('│') && l.contains(" lift ") && l.trim_end().ends_with(" p │")),
         "{lift}"
     );
+}
+
+/// The five tool corpora ingested into one store under `dir`.
+fn corpora_store(dir: &Path) -> std::path::PathBuf {
+    let db = dir.join("s.duckdb");
+    liftdb_cmd(&db)
+        .args(["ingest", "-q"])
+        .args(crate::common::tool_corpora())
+        .assert()
+        .success();
+    db
+}
+
+/// A report's rows as the store gives them to a program (JSON, every column).
+fn report_json(db: &Path, report: &str) -> Vec<serde_json::Value> {
+    let out = crate::common::succeeded(liftdb_cmd(db).args(["report", report, "--format", "json"]));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The box tables on a screen: each as its header cells and rows of cells
+/// (trimmed), with its drawn width.
+struct Drawn {
+    width: usize,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+fn drawn_tables(screen: &str) -> Vec<Drawn> {
+    let cells = |line: &str| -> Vec<String> {
+        line.trim_matches('│')
+            .split(['┆', '│'])
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let mut tables: Vec<Drawn> = Vec::new();
+    let mut open = false;
+    for line in screen.lines() {
+        if line.starts_with('┌') {
+            tables.push(Drawn {
+                width: columns(line),
+                header: Vec::new(),
+                rows: Vec::new(),
+            });
+            open = true;
+        } else if line.starts_with('└') {
+            open = false;
+        } else if open && line.starts_with('│') {
+            let table = tables.last_mut().unwrap();
+            match table.header.is_empty() {
+                true => table.header = cells(line),
+                false => table.rows.push(cells(line)),
+            }
+        }
+    }
+    tables
+}
+
+fn one_spaced(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn at_100_and_160_columns_cells_are_cut_only_when_the_table_would_not_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = corpora_store(dir.path());
+    // Source: the reports' own rows, as JSON, from the same store.
+    let sentences: Vec<String> = report_json(&db, "lift-headline")
+        .iter()
+        .map(|r| r["sentence"].as_str().unwrap().to_string())
+        .collect();
+    assert!(sentences.len() >= 4, "one per skill and release");
+    let flag_texts: Vec<String> = report_json(&db, "flags")
+        .iter()
+        .filter_map(|r| r["flags"].as_str().map(str::to_string))
+        .collect();
+    for width in [100, 160] {
+        // A one-sentence report is never cut: each sentence whole (wrapped).
+        let (screen, code) = in_terminal_of(width, "headline", &db, &["report", "lift-headline"]);
+        assert_eq!(code, 0, "{screen}");
+        let read = one_spaced(&screen);
+        for sentence in &sentences {
+            assert!(
+                read.contains(&one_spaced(sentence)),
+                "at {width}: {sentence}\n{screen}"
+            );
+        }
+        assert!(!screen.contains('…'), "at {width}: {screen}");
+        for line in screen.lines() {
+            assert!(columns(line) <= width, "at {width}: {line}");
+        }
+        // The flags: a table that cuts a cell is as wide as the terminal
+        // lets it be (cells are cut widest first, only to fit).
+        let (screen, code) = in_terminal_of(width, "flags", &db, &["report", "flags"]);
+        assert_eq!(code, 0, "{screen}");
+        let tables = drawn_tables(&screen);
+        assert!(!tables.is_empty(), "{screen}");
+        for table in &tables {
+            assert!(table.width <= width, "at {width}: {screen}");
+            let cut = table.rows.iter().flatten().any(|c| c.ends_with('…'));
+            if cut {
+                assert!(
+                    table.width + 8 >= width,
+                    "a cut cell in a table {} wide at {width}:\n{screen}",
+                    table.width
+                );
+            }
+        }
+        // At 160 a flags cell of up to 80 columns is shown whole (the old
+        // 40-column cap cut every one past 40).
+        if width == 160 {
+            let long: Vec<&String> = flag_texts
+                .iter()
+                .filter(|t| t.len() > 40 && t.len() <= 80)
+                .collect();
+            assert!(
+                !long.is_empty(),
+                "the corpora have flag lists past 40 columns"
+            );
+            for text in long {
+                assert!(
+                    tables
+                        .iter()
+                        .flat_map(|t| t.rows.iter().flatten())
+                        .any(|c| c == text),
+                    "{text}\n{screen}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_reports_blocks_come_once_each_and_its_nulls_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = corpora_store(dir.path());
+    let (screen, code) = in_terminal_of(100, "cpl", &db, &["report", "cost-per-lift"]);
+    assert_eq!(code, 0, "{screen}");
+    // Each block heading (release · skill · …) once: the rows are grouped by
+    // their block before they are split.
+    let headings: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.starts_with("release "))
+        .collect();
+    assert!(headings.len() >= 4, "{screen}");
+    let distinct: std::collections::BTreeSet<&&str> = headings.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        headings.len(),
+        "a heading printed twice:\n{screen}"
+    );
+    // Where the compact set shows no dollars per unit of lift, the cell
+    // says why. Source: the report's own rows (JSON) have NULLs there, each
+    // with its reason column set.
+    let rows = report_json(&db, "cost-per-lift");
+    let unexplained = rows
+        .iter()
+        .filter(|r| {
+            r["usd_per_unit_lift"].is_null() && r["usd_per_unit_lift_unavailable"].is_null()
+        })
+        .count();
+    assert_eq!(unexplained, 0, "every NULL has its reason");
+    assert!(
+        rows.iter().any(|r| r["usd_per_unit_lift"].is_null()),
+        "the corpora have NULLs there"
+    );
+    let mut shown = 0;
+    for table in drawn_tables(&screen) {
+        let Some(at) = table.header.iter().position(|h| h == "usd_per_unit_lift") else {
+            continue;
+        };
+        for row in &table.rows {
+            assert_ne!(row[at], "NULL", "a NULL with no reason:\n{screen}");
+            shown += usize::from(row[at].starts_with("NULL ("));
+        }
+    }
+    assert!(shown > 0, "{screen}");
+    // The ledger and cost-by-arm say why a cost is NULL, as the cell.
+    for report in ["ledger", "cost-by-arm"] {
+        let (screen, code) = in_terminal_of(160, report, &db, &["report", report]);
+        assert_eq!(code, 0, "{screen}");
+        let column = if report == "ledger" {
+            "cost_usd"
+        } else {
+            "known_cost_usd"
+        };
+        let mut cells = 0;
+        for table in drawn_tables(&screen) {
+            let at = table.header.iter().position(|h| h == column).unwrap();
+            for row in table.rows.iter().filter(|r| r[0] != "·") {
+                assert_ne!(row[at], "NULL", "{report}:\n{screen}");
+                cells += 1;
+            }
+        }
+        assert!(cells > 0, "{report}: {screen}");
+    }
 }
