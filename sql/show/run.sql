@@ -18,6 +18,13 @@ SELECT
     liftdb_pyround(r.objective_pass_rate, 4) AS objective_pass_rate,
     r.objective_passed,
     r.objective_total,
+    -- How the run's rate was taken (summary: skill-creator's grading.json
+    -- summary), and its expectations as that tool counts them.
+    r.rate_basis,
+    (SELECT count(*) FILTER (WHERE a.passed) FROM assertion_result a
+     WHERE a.grading_id = r.grading_id AND a.channel = 'expectation') AS expectations_passed,
+    (SELECT count(*) FROM assertion_result a
+     WHERE a.grading_id = r.grading_id AND a.channel = 'expectation') AS expectations_total,
     liftdb_pyround(r.combined_pass_rate, 4) AS combined_pass_rate,
     r.vetoed,
     r.critical_failures,

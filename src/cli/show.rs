@@ -101,12 +101,24 @@ fn write_card(card: &RunCard, all: bool, width: usize, out: &mut dyn Write) -> s
             2,
         )?,
         _ => {
-            let objective = match (card.get("objective_passed"), card.get("objective_total")) {
-                (Some(p), Some(t)) => format!(
-                    "objective {p} of {t} passed ({})",
-                    unavailable("objective_pass_rate")
-                ),
-                _ => format!("objective pass rate {}", unavailable("objective_pass_rate")),
+            let rate = unavailable("objective_pass_rate");
+            let count = |passed: &str, total: &str| match (card.get(passed), card.get(total)) {
+                (Some(p), Some(t)) if t != "0" => Some((p.to_string(), t.to_string())),
+                _ => None,
+            };
+            // A rate taken from a tool's summary counts that tool's expectations
+            // (skill-creator: "3 of 4 expectations passed"), not gate assertions.
+            let objective = match (
+                card.get("rate_basis"),
+                count("expectations_passed", "expectations_total"),
+            ) {
+                (Some("summary"), Some((p, t))) => {
+                    format!("{p} of {t} expectations passed ({rate})")
+                }
+                _ => match count("objective_passed", "objective_total") {
+                    Some((p, t)) => format!("objective {p} of {t} passed ({rate})"),
+                    None => format!("objective pass rate {rate}"),
+                },
             };
             let rest = line(
                 card,

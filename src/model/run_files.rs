@@ -33,6 +33,43 @@ pub fn first_metadata_file(files: &RunFiles) -> Option<&'static str> {
         .find(|name| files.contains_key(*name))
 }
 
+/// A run's output as the harness reads it: the first output alias present;
+/// else the text files under `outputs/` (skill-creator's, and the harness's
+/// fallback) in name order, each under a `--- name ---` header, at most 100.
+/// The file it came from (`outputs/` for the folder) and the text.
+pub fn read_output(files: &RunFiles) -> (Option<String>, Option<String>) {
+    for name in OUTPUT_ALIASES {
+        if let Some(bytes) = files.get(*name) {
+            return (
+                Some(name.to_string()),
+                Some(String::from_utf8_lossy(bytes).into_owned()),
+            );
+        }
+    }
+    let mut outputs: Vec<(&String, &Vec<u8>)> = files
+        .iter()
+        .filter(|(k, _)| k.starts_with("outputs/") && k.as_str() != "outputs/metrics.json")
+        .filter(|(_, v)| std::str::from_utf8(v).is_ok())
+        .collect();
+    if outputs.is_empty() {
+        return (None, None);
+    }
+    outputs.sort();
+    let text = outputs
+        .iter()
+        .take(100)
+        .map(|(k, v)| {
+            format!(
+                "--- {} ---\n{}",
+                &k["outputs/".len()..],
+                String::from_utf8_lossy(v)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    (Some("outputs/".to_string()), Some(text))
+}
+
 /// Named run files and their `source_file.kind`; `marks_run` says whether
 /// the file alone makes its directory a run directory (every harness writes
 /// one of these in each run; environment and trace files never come alone).

@@ -424,3 +424,78 @@ fn iterations_kept_as_their_benchmarks_give_the_scripts_pass_rates() {
     );
     assert_eq!(f(&doubled), 0.0);
 }
+
+/// Every run folder of the workspace keeps what its executor left in
+/// `outputs/` (metrics.json aside): the stored output holds each file's text
+/// under its name, read from the folder at test time.
+#[test]
+fn every_runs_outputs_are_stored_from_its_outputs_folder() {
+    let ts = corpus_store();
+    let stored = rows(
+        &ts.store,
+        "SELECT run_dir, output_file, output_text FROM run WHERE source_format = 'D_skill_creator' AND defined_by IS NULL",
+    );
+    let with_outputs = walkdir::WalkDir::new(workspace())
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "outputs" && e.file_type().is_dir())
+        .count();
+    assert_eq!(
+        stored.len(),
+        with_outputs,
+        "one run per folder with outputs/"
+    );
+    for run in &stored {
+        let dir = PathBuf::from(run["run_dir"].as_str().unwrap());
+        assert_eq!(run["output_file"], "outputs/", "{dir:?}");
+        let text = run["output_text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no output: {dir:?}"));
+        for entry in std::fs::read_dir(dir.join("outputs")).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name == "metrics.json" {
+                continue;
+            }
+            let body = std::fs::read_to_string(entry.path()).unwrap();
+            assert!(
+                text.contains(&format!("--- {name} ---\n")),
+                "{name} in {dir:?}"
+            );
+            assert!(text.contains(body.trim_end()), "{name}'s text in {dir:?}");
+        }
+    }
+}
+
+/// `show RUN` counts a skill-creator run as its grader does: passed and
+/// total expectations and the summary's rate (grading.json, read here).
+#[test]
+fn show_counts_a_runs_expectations_as_its_grading_summary() {
+    let TestStore { _dir, db, store } = corpus_store();
+    let run_dir = workspace().join("iteration-1/eval-6-run-as-non-root/with_skill/run-1");
+    let grading = read_report(&run_dir.join("grading.json"));
+    let summary = &grading["summary"];
+    let run_id = scalar(
+        &store,
+        &format!(
+            "SELECT run_id FROM run WHERE run_dir = {}",
+            sql_str(&run_dir.display().to_string())
+        ),
+    );
+    drop(store);
+    let out = crate::common::succeeded(crate::common::liftdb_cmd(&db).args([
+        "show",
+        run_id.as_str().unwrap(),
+        "--format",
+        "table",
+        "--max-width",
+        "100",
+    ]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let expected = format!(
+        "{} of {} expectations passed ({})",
+        summary["passed"], summary["total"], summary["pass_rate"]
+    );
+    assert!(text.contains(&expected), "{expected}\n{text}");
+    assert!(!text.contains("0 of 0"), "{text}");
+}

@@ -19,6 +19,7 @@ use crate::json::{as_f64, parse_lenient, Get};
 use crate::model::records::{
     key, ErrorKind, MeasurementRec, Records, RunRec, SuiteRec, DEFINED_WITH_RUN,
 };
+use crate::model::run_files::read_output;
 
 /// A config directory (or its run-N) with no skill-eval-harness
 /// metadata.json, holding an expectations grading.json, or sitting in the
@@ -152,10 +153,9 @@ pub fn parse_run(dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let metrics = files
         .get("outputs/metrics.json")
         .and_then(|b| parse_lenient(b).ok());
-    let outputs: Vec<&String> = files
-        .keys()
-        .filter(|k| k.starts_with("outputs/") && *k != "outputs/metrics.json")
-        .collect();
+    // What the executor left in outputs/ (its files, transcript, notes), as
+    // the harness reads an outputs/ folder; metrics.json is read above.
+    let (output_file, output_text) = read_output(files);
     records.runs.push(RunRec {
         run_id: run_id.clone(),
         release_label: release.into(),
@@ -168,7 +168,9 @@ pub fn parse_run(dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         repetition_source: repetition_source.into(),
         population: Some("answer".into()),
         run_dir: dir_text.clone(),
-        output_present: !outputs.is_empty() || grading.is_some(),
+        output_present: output_text.is_some() || grading.is_some(),
+        output_file,
+        output_text,
         execution_valid: true,
         ..Default::default()
     });

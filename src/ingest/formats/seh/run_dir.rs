@@ -15,7 +15,7 @@ use crate::ingest::kernel::expectations::{
 use crate::ingest::kernel::{run_key, ManifestCase, RunContext, RunFiles, RunIdentity, RunOutcome};
 use crate::json::{parse_lenient, truthy};
 use crate::model::records::{key, AssertionRec, ErrorKind, GradingRec, Records, RunRec};
-use crate::model::run_files::{first_metadata_file, OUTPUT_ALIASES};
+use crate::model::run_files::{first_metadata_file, read_output};
 
 /// Synthetic bodies runners write on failure (docs/harnesses.md §C.4).
 const FAILURE_MARKERS: &[&str] = &[
@@ -321,40 +321,6 @@ pub fn parse_phantom(dir: &Path, ctx: &RunContext) -> RunOutcome {
         }
     }
     outcome
-}
-
-/// First output alias present; else the text files under outputs/ with headers.
-fn read_output(files: &RunFiles) -> (Option<String>, Option<String>) {
-    for name in OUTPUT_ALIASES {
-        if let Some(bytes) = files.get(*name) {
-            return (
-                Some(name.to_string()),
-                Some(String::from_utf8_lossy(bytes).into_owned()),
-            );
-        }
-    }
-    let mut outputs: Vec<(&String, &Vec<u8>)> = files
-        .iter()
-        .filter(|(k, _)| k.starts_with("outputs/") && k.as_str() != "outputs/metrics.json")
-        .filter(|(_, v)| std::str::from_utf8(v).is_ok())
-        .collect();
-    if outputs.is_empty() {
-        return (None, None);
-    }
-    outputs.sort();
-    let text = outputs
-        .iter()
-        .take(100)
-        .map(|(k, v)| {
-            format!(
-                "--- {} ---\n{}",
-                &k["outputs/".len()..],
-                String::from_utf8_lossy(v)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    (Some("outputs/".to_string()), Some(text))
 }
 
 /// Metadata identity fields that disagree with the layout (the layout wins).
