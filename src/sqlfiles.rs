@@ -129,6 +129,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "report_defined_runs",
         sql: include_str!("../sql/migrations/0024_report_defined_runs.sql"),
     },
+    Migration {
+        version: 25,
+        name: "case_names",
+        sql: include_str!("../sql/migrations/0025_case_names.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

@@ -16,7 +16,7 @@ SELECT
     -- What the row is, in one short cell (the compact table's first column).
     CASE scope WHEN 'overall' THEN 'all cases, all models'
                WHEN 'model' THEN 'all cases'
-               ELSE case_id END AS row_label,
+               ELSE case_id || coalesce(' ' || n.case_name, '') END AS row_label,
     case_id AS "case",
     model,
     pairs,
@@ -36,6 +36,8 @@ SELECT
              ELSE 'no comparable pair with a positive lift' END
     END AS usd_per_unit_lift_unavailable
 FROM cost_per_lift_case_rows
+-- A case's name beside its id (skill-creator: `6 run-as-non-root`).
+LEFT JOIN case_names n USING (release_label, skill_name, case_id)
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
   AND (CASE WHEN $split IS NULL THEN scope = 'case' OR split = 'all' ELSE split = $split END)
@@ -44,4 +46,4 @@ WHERE ($release IS NULL OR release_label = $release)
   AND ($experiment IS NULL OR experiment = $experiment)
 ORDER BY release, skill, experiment NULLS FIRST,
          CASE scope WHEN 'overall' THEN 0 WHEN 'model' THEN 1 ELSE 2 END,
-         "case", model NULLS FIRST;
+         try_cast("case" AS BIGINT) NULLS LAST, "case", model NULLS FIRST;

@@ -2,7 +2,7 @@
 -- description: Each failing assertion of each run, with its evidence: which runs fail, on what, and why (liftdb show RUN for one run whole).
 -- params: release, skill, experiment, case, model, arm, rep
 -- compact: run, arm, rep, assertion, evidence
--- blocks: case, model
+-- blocks: case, case_name, model
 -- From run_rows (the stored runs) and assertion_result: an assertion of the
 -- grading each run counts (its chosen one) that did not pass and was not
 -- skipped. Evidence is the grader's own words, the first 300 characters.
@@ -11,6 +11,7 @@ SELECT
     r.skill_name AS skill,
     r.experiment,
     r.case_id AS "case",
+    r.case_name,
     r.model,
     r.arm,
     r.repetition AS rep,
@@ -31,4 +32,4 @@ WHERE a.passed = false AND NOT coalesce(a.skipped, false)
   AND ($model IS NULL OR r.model = $model)
   AND ($arm IS NULL OR r.arm = $arm)
   AND ($rep IS NULL OR r.repetition = TRY_CAST($rep AS INTEGER))
-ORDER BY release, skill, r.experiment NULLS FIRST, "case", r.model NULLS FIRST, arm, rep, a.seq;
+ORDER BY release, skill, r.experiment NULLS FIRST, try_cast("case" AS BIGINT) NULLS LAST, "case", r.model NULLS FIRST, arm, rep, a.seq;

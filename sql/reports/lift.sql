@@ -61,8 +61,12 @@ SELECT
     -- What the row is, in one short cell (the compact table's first column).
     CASE WHEN l.row_kind = 'experiment' THEN l.experiment || ': ' ELSE '' END
         || CASE l.scope WHEN 'overall' THEN 'overall' WHEN 'model' THEN 'model ' || l.model
-                        ELSE l.case_id END AS row_label
+                        ELSE l.case_id || coalesce(' ' || n.case_name, '') END AS row_label
 FROM shown l
+-- A case's name beside its id (skill-creator: `6 run-as-non-root`).
+LEFT JOIN case_names n
+    ON l.scope = 'case' AND n.release_label = l.release_label
+   AND n.skill_name = l.skill_name AND n.case_id = l.case_id
 LEFT JOIN not_counted_summary_rows nc
     ON l.row_kind = 'release' AND l.scope = 'overall'
    AND nc.release_label = l.release_label AND nc.skill_name = l.skill_name
@@ -80,4 +84,4 @@ WHERE ($release IS NULL OR l.release_label = $release)
            ELSE l.experiments > 1 AND l.scope <> 'case' END
 ORDER BY release, skill, l.split, CASE l.row_kind WHEN 'release' THEN 0 ELSE 1 END, l.experiment NULLS FIRST,
     CASE l.scope WHEN 'overall' THEN 0 WHEN 'model' THEN 1 ELSE 2 END,
-    l.model NULLS FIRST, "case" NULLS FIRST;
+    l.model NULLS FIRST, try_cast("case" AS BIGINT) NULLS LAST, "case" NULLS FIRST;

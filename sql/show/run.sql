@@ -7,6 +7,7 @@ SELECT
     r.experiment,
     r.source_format AS format,
     r.case_id AS "case",
+    r.case_name,
     r.split,
     r.model,
     r.arm,

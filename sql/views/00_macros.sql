@@ -153,6 +153,18 @@ CREATE OR REPLACE MACRO liftdb_pyround(x, d) AS
 
 CREATE OR REPLACE MACRO liftdb_round4(x) AS liftdb_pyround(x, 4);
 
+-- liftdb_sampled_p_upper(p): the upper confidence bound (99.9%) of a sampled
+-- sign-flip p = (hits + 1)/(4096 + 1), skill-eval-harness main's decision
+-- rule for a sampled test (docs/metrics.md §M6): min(1, hits/m +
+-- sqrt(ln(1/0.001)/(2m))), m = 4096. The lift interval inverts the same rule.
+CREATE OR REPLACE MACRO liftdb_sampled_p_upper(p) AS
+    least(1.0, (p * 4097 - 1) / 4096 + sqrt(ln(1000.0) / (2 * 4096)));
+
+-- liftdb_bound_text(x): an interval bound to 2 decimals, or 3 where 2 would
+-- print a bound that is not 0 as 0.00 (a reader would take it to hold 0).
+CREATE OR REPLACE MACRO liftdb_bound_text(x) AS
+    CASE WHEN x <> 0 AND abs(x) < 0.005 THEN printf('%.3f', x) ELSE printf('%.2f', x) END;
+
 -- Wilson score interval (95%, z = 1.959963984540054) of k successes in n
 -- trials: the per-arm interval for small n (docs/metrics.md §M3a). NULL for n = 0.
 CREATE OR REPLACE MACRO liftdb_wilson_lower(k, n) AS

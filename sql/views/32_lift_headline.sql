@@ -5,7 +5,7 @@ CREATE OR REPLACE VIEW lift_headline AS
 WITH overall AS (
     SELECT l.release_label, l.skill_name, l.split, l.control_arm, l.units,
            l.with_rate, l.without_rate, l.absolute_delta,
-           s.p_value, s.ci_lower, s.ci_upper, s.noise_verdict,
+           s.p_value, s.p_value_unrounded, s.method, s.ci_lower, s.ci_upper, s.noise_verdict,
            -- Units are (case, model) unless no run of the release named its model.
            bool_or(m.model IS NOT NULL) AS models_known
     FROM lift_rows l
@@ -28,7 +28,10 @@ SELECT
     control_arm,
     -- The verdict is the test's: significant at p <= 0.05 (the harness's
     -- alpha), else not; the noise check (can this many units resolve a lift
-    -- of this size at all?) is said apart, never in place of it.
+    -- of this size at all?) is said apart, never in place of it. A sampled
+    -- test decides as the interval beside it does (it inverts the same
+    -- rule): on the sampled p's upper bound, so a p under 0.05 whose bound
+    -- is not is "not significant", and the sentence says why.
     printf('%s, release %s%s: with the skill %s, %s %s: lift %s (%s, %d %s) — %s; noise check: %s',
         skill_name, release_label,
         CASE WHEN split = 'all' THEN '' ELSE ', split ' || split END,
@@ -37,10 +40,14 @@ SELECT
         coalesce(printf('%.2f', without_rate), 'n/a'),
         coalesce(printf('%+.2f', absolute_delta), 'n/a'),
         CASE WHEN ci_lower IS NULL OR ci_upper IS NULL THEN 'no interval'
-             ELSE printf('95%% interval %.2f to %.2f', ci_lower, ci_upper) END,
+             ELSE printf('95%% interval %s to %s', liftdb_bound_text(ci_lower), liftdb_bound_text(ci_upper)) END,
         units,
         CASE WHEN models_known THEN 'case×model units' ELSE 'case units' END,
         CASE WHEN p_value IS NULL THEN 'significance not tested'
+             WHEN method = 'sign-flip-sampled' AND p_value <= 0.05
+                  AND liftdb_sampled_p_upper(p_value_unrounded) > 0.05
+                 THEN printf('not significant (sampled p %.3f, but allowing for the sampling up to %.3f, above 0.05)',
+                             p_value, liftdb_sampled_p_upper(p_value_unrounded))
              ELSE (CASE WHEN p_value <= 0.05 THEN 'significant' ELSE 'not significant' END)
                   || (CASE WHEN p_value < 0.001 THEN ' (p < 0.001)' ELSE printf(' (p %.3f)', p_value) END) END,
         coalesce(noise_verdict, 'no verdict')) AS sentence,
@@ -48,7 +55,7 @@ SELECT
     release_label AS release, skill_name AS skill, control_arm AS control
 FROM overall;
 
-COMMENT ON VIEW lift_headline IS 'One sentence per skill, release, split and control arm: the release lift with its interval, units, whether it is significant (p <= 0.05, sign-flip test) and the noise check (report lift prints it above the table).';
+COMMENT ON VIEW lift_headline IS 'One sentence per skill, release, split and control arm: the release lift with its interval, units, whether it is significant (p <= 0.05, sign-flip test; a sampled p decided on its upper bound, as the interval is) and the noise check (report lift prints it above the table).';
 COMMENT ON COLUMN lift_headline.release IS 'The same as release_label, as the reports name it.';
 COMMENT ON COLUMN lift_headline.skill IS 'The same as skill_name, as the reports name it.';
 COMMENT ON COLUMN lift_headline.control IS 'The same as control_arm, as the reports name it.';

@@ -7,9 +7,13 @@
 --                      ran one arm twice, or a skill that never loaded);
 --   all_saturated      every case passes in both arms: no lift can show;
 --   all_floor          every case fails in both arms: no lift can show;
---   never_triggered    a trigger eval where no query ever triggered the
---                      skill: recall 0 for every description, and the
---                      precision it reports (1) measured nothing;
+--   never_triggered    a query that should trigger the skill (its
+--                      polarity from the manifest or the trigger report)
+--                      and never did in any observation of a trigger eval:
+--                      its recall is 0, and where every such query does, the
+--                      precision the eval reports (1) measured nothing.
+--                      One row per query; a query that should not trigger
+--                      never doing so is the skill working;
 --   zero_runs          a harness report aggregated from no run at all
 --                      (skill-creator's aggregate_benchmark over a layout it
 --                      does not read: empty runs, a delta of +0.00; a
@@ -55,13 +59,18 @@ suites AS (
     HAVING count(*) >= 2
 ),
 triggers AS (
-    SELECT release_label, skill_name, experiment, 'never_triggered' AS kind, source_path AS subject,
-           printf('%d observations of %d queries, none triggered the skill', count(*), count(DISTINCT query_text)) AS detail
-    FROM trigger_observation
-    GROUP BY release_label, skill_name, experiment, source_path
+    SELECT release_label, skill_name, experiment, 'never_triggered' AS kind,
+           coalesce(query_text, query_id) AS subject,
+           printf('should trigger the skill: %d observations (%d runs), none triggered it',
+                  count(*), sum(runs)) AS detail
+    -- One trigger eval at a time, as trigger_rates keeps them apart (a
+    -- trace folder's observations carry their matrix as experiment).
+    FROM (SELECT * REPLACE (coalesce(experiment, regexp_extract(source_path, '[^/]+$')) AS experiment)
+          FROM trigger_observation)
+    WHERE should_trigger
+    GROUP BY release_label, skill_name, experiment, coalesce(query_text, query_id)
     -- Per run (triggered) or per query as skill-creator counts it (triggered_runs).
-    HAVING count(*) > 0 AND NOT coalesce(bool_or(triggered), false)
-       AND coalesce(sum(triggered_runs), 0) = 0
+    HAVING NOT coalesce(bool_or(triggered), false) AND coalesce(sum(triggered_runs), 0) = 0
 ),
 zero_runs AS (
     SELECT release_label, skill_name, NULL::VARCHAR AS experiment, 'zero_runs' AS kind,
@@ -87,10 +96,10 @@ SELECT * FROM triggers
 UNION ALL
 SELECT * FROM zero_runs;
 
-COMMENT ON VIEW suspect_measurements IS 'Inputs that measure nothing: with-skill answers identical to their without-skill twins, suites whose cases all pass or all fail in both arms, trigger evals where nothing ever triggered, reports aggregated from zero runs.';
+COMMENT ON VIEW suspect_measurements IS 'Inputs that measure nothing: with-skill answers identical to their without-skill twins, suites whose cases all pass or all fail in both arms, queries that should trigger the skill and never did, reports aggregated from zero runs.';
 COMMENT ON COLUMN suspect_measurements.release_label IS 'Release.';
 COMMENT ON COLUMN suspect_measurements.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN suspect_measurements.experiment IS 'The experiment (runs.experiment).';
 COMMENT ON COLUMN suspect_measurements.kind IS 'identical_outputs, all_saturated, all_floor, never_triggered or zero_runs.';
-COMMENT ON COLUMN suspect_measurements.subject IS 'The model (identical_outputs), the report (never_triggered, zero_runs), or (every case).';
+COMMENT ON COLUMN suspect_measurements.subject IS 'The model (identical_outputs), the query (never_triggered), the report (zero_runs), or (every case).';
 COMMENT ON COLUMN suspect_measurements.detail IS 'What was found, with its counts.';

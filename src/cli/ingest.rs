@@ -253,12 +253,7 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
             n.release, n.skill, n.not_counted, n.runs, n.reasons
         );
     }
-    for m in &s.suspect_measurements {
-        eprintln!(
-            "note: release '{}' of {} measures nothing here: {} ({}): {} (liftdb sql \"SELECT * FROM suspect_measurements\")",
-            m.release, m.skill, m.kind, m.subject, m.detail
-        );
-    }
+    print_suspects(&s.suspect_measurements);
     if s.trigger_trace_dirs > 0 {
         eprintln!(
             "  {} trigger-run trace folders read as trigger observations (liftdb report triggers); a query no manifest names has no polarity: ingest the manifest with them",
@@ -271,6 +266,42 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
             "note: {} files skipped (not a format liftdb reads)",
             s.skipped_files.len()
         );
+    }
+}
+
+/// What measures nothing, one line per kind (the view lists them all): the
+/// one found, or how many and the first.
+fn print_suspects(suspects: &[liftdb::batch::Suspect]) {
+    let mut kinds: Vec<&str> = suspects.iter().map(|m| m.kind.as_str()).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    for kind in kinds {
+        let of_kind: Vec<&liftdb::batch::Suspect> =
+            suspects.iter().filter(|m| m.kind == kind).collect();
+        let first = of_kind[0];
+        let what = match kind {
+            "never_triggered" => "a query that should trigger the skill never did",
+            _ => "measures nothing here",
+        };
+        let list =
+            format!("liftdb sql \"SELECT * FROM suspect_measurements WHERE kind = '{kind}'\"");
+        match of_kind.len() {
+            1 => eprintln!(
+                "note: release '{}' of {}: {what}: {kind} ({}): {} ({list})",
+                first.release, first.skill, first.subject, first.detail
+            ),
+            n => {
+                let mut releases: Vec<&str> = of_kind.iter().map(|m| m.release.as_str()).collect();
+                releases.sort_unstable();
+                releases.dedup();
+                eprintln!(
+                    "note: {n} × {kind} in release {} ({what}), e.g. {}: {}; all of them: {list}",
+                    releases.join(", "),
+                    first.subject,
+                    first.detail
+                );
+            }
+        }
     }
 }
 

@@ -80,6 +80,7 @@ fn write_card(card: &RunCard, all: bool, width: usize, out: &mut dyn Write) -> s
             card,
             &[
                 ("case", "case"),
+                ("named", "case_name"),
                 ("split", "split"),
                 ("model", "model"),
                 ("arm", "arm"),

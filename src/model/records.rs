@@ -143,6 +143,8 @@ table! {
         shard: Option<String> => "VARCHAR",
         /// The report that defined the run (its folder never read).
         defined_by: Option<String> => "VARCHAR",
+        /// The case's name beside its id, where the harness gives one.
+        case_name: Option<String> => "VARCHAR",
     }
 }
 

@@ -32,6 +32,9 @@ pub struct Report {
     pub params: Vec<String>,
     /// The columns a terminal shows by default (`-- compact:`; all when empty).
     pub compact: Vec<String>,
+    /// Compact columns shown only where some row has a value (`name?` in
+    /// `-- compact:`): a case's name, which only some harnesses give.
+    pub compact_if_any: Vec<String>,
     /// Columns a terminal shows one block per value of, where they vary
     /// (`-- blocks:`), after the identity columns (release, skill …).
     pub blocks: Vec<String>,
@@ -73,7 +76,14 @@ fn parse(sql: &'static str) -> Report {
         aliases: header_list(sql, "aliases"),
         description: header_value(sql, "description").unwrap_or("").to_string(),
         params: header_list(sql, "params"),
-        compact: header_list(sql, "compact"),
+        compact: header_list(sql, "compact")
+            .into_iter()
+            .map(|c| c.trim_end_matches('?').to_string())
+            .collect(),
+        compact_if_any: header_list(sql, "compact")
+            .into_iter()
+            .filter_map(|c| c.strip_suffix('?').map(str::to_string))
+            .collect(),
         blocks: header_list(sql, "blocks"),
         why_null: why_null(sql),
         includes: header_list(sql, "includes"),

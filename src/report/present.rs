@@ -44,12 +44,13 @@ const NOT_COUNTED: &str = "SELECT sentence FROM not_counted_summary_rows
                            ORDER BY release_label, skill_name";
 
 /// The suspect measurements of the releases and skills a lift report shows,
-/// one note each.
+/// one note each (a trigger query that never triggered is no answer lift's).
 const SUSPECT: &str = "SELECT printf('note: release %s of %s measures nothing here: %s (%s): %s',
                                release_label, skill_name, kind, subject, detail)
                         FROM suspect_measurements
                         WHERE ($release IS NULL OR release_label = $release)
                           AND ($skill IS NULL OR skill_name = $skill)
+                          AND kind <> 'never_triggered'
                         ORDER BY release_label, skill_name, kind, subject";
 
 /// A report's result and the sentences that come before its table.
@@ -149,6 +150,7 @@ impl Shown {
             .iter()
             .filter(|c| !self.pinned.iter().any(|(k, _)| k == *c))
             .filter(|c| rs.schema.index_of(c).is_ok())
+            .filter(|c| !report.compact_if_any.contains(c) || has_value(rs, c))
             .cloned()
             .collect();
         let note =
@@ -214,6 +216,15 @@ fn explain_nulls(report: &Report, rs: &ResultSet) -> std::io::Result<ResultSet> 
         (None, None) => None,
     })
     .map_err(std::io::Error::other)
+}
+
+/// Whether some row of `rs` has a value in `column`.
+fn has_value(rs: &ResultSet, column: &str) -> bool {
+    rs.schema.index_of(column).is_ok_and(|at| {
+        rs.batches
+            .iter()
+            .any(|b| b.column(at).null_count() < b.num_rows())
+    })
 }
 
 /// Whether the result is one column of text: sentences, read as prose.

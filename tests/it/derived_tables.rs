@@ -418,7 +418,11 @@ fn reports_over_stored_totals_give_what_the_live_views_give() {
                  liftdb_pyround(liftdb_mean_signed_bounded(per_dollar), 2) AS lift_per_dollar,
                  liftdb_pyround(liftdb_mean_signed_bounded(per_1k_tokens), 4) AS lift_per_1k_tokens,
                  liftdb_pyround(liftdb_mean_signed_bounded(per_unit_lift), 6) AS usd_per_unit_lift,
-                 cost_blocked
+                 cost_blocked,
+                 CASE WHEN usd_per_unit_lift IS NULL THEN
+                     CASE WHEN cost_comparable = 0 THEN 'cost not comparable: ' || coalesce(cost_blocked, 'no cost')
+                          ELSE 'no comparable pair with a positive lift' END
+                 END AS usd_per_unit_lift_unavailable
              FROM per_scope
              ORDER BY release, skill, experiment NULLS FIRST,
                       CASE scope WHEN 'overall' THEN 0 WHEN 'model' THEN 1 ELSE 2 END,

@@ -678,3 +678,49 @@ fn the_corpus_reports_alone_define_their_runs_once_and_reconcile() {
         .collect();
     assert!(unexplained.is_empty(), "{unexplained:#?}");
 }
+
+/// Trigger-run traces flag no query falsely: never_triggered names exactly
+/// the queries the harness's own matrix says should trigger and fired in
+/// none of their runs (reference/trigger-matrix-stub-weaker-description.json,
+/// read at test time), never one that should not, and ingest says them in
+/// one note for the kind, not one per trace folder.
+#[test]
+fn never_triggered_names_the_matrixs_silent_positive_queries_in_one_note() {
+    let root = seh_root();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    let out = crate::common::succeeded(
+        crate::common::liftdb_cmd(&db)
+            .arg("ingest")
+            .arg(root.join("runs/trigger-traces-weaker-description"))
+            .arg(root.join("input/evals/shared-benchmark.json")),
+    );
+    let report = reference("trigger-matrix-stub-weaker-description.json");
+    let silent: BTreeSet<String> = report["matrix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|cell| cell["queries"].as_array().unwrap())
+        .filter(|q| q["should_trigger"] == true && f(&q["triggered_runs"]) == 0.0)
+        .map(|q| q["query"].as_str().unwrap().to_string())
+        .collect();
+    let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
+    let flagged: BTreeSet<String> = rows(
+        &store,
+        "SELECT subject FROM suspect_measurements WHERE kind = 'never_triggered'",
+    )
+    .iter()
+    .map(|r| r["subject"].as_str().unwrap().to_string())
+    .collect();
+    assert_eq!(flagged, silent);
+    let stderr = crate::common::stderr_of(&out);
+    let notes = stderr
+        .lines()
+        .filter(|l| l.contains("never_triggered"))
+        .count();
+    assert_eq!(notes, usize::from(!silent.is_empty()), "{stderr}");
+    assert!(
+        !stderr.contains("capital of France"),
+        "a negative query is no suspect: {stderr}"
+    );
+}

@@ -757,3 +757,40 @@ fn cost_per_lift_overall_row_is_the_token_overhead_summary() {
     let pairs: i64 = models.iter().map(|r| r["pairs"].as_i64().unwrap()).sum();
     assert_eq!(Some(pairs), overall["pairs"].as_i64());
 }
+
+/// The headline tells one story: "significant" exactly when its interval
+/// (which inverts the test, on a sampled p's upper bound as main decides)
+/// leaves 0 out, on every tool corpus in one store and split by split
+/// (the demo's releases are these corpora). Source of the bounds and p:
+/// lift_stats, the same release row the sentence is made from.
+#[test]
+fn no_headline_calls_a_lift_significant_beside_an_interval_holding_0() {
+    let ts = crate::common::store_of(&crate::common::tool_corpora());
+    let rows = rows(
+        &ts.store,
+        "SELECT h.sentence, s.method, s.p_value, s.ci_lower, s.ci_upper
+         FROM lift_headline h
+         JOIN lift_stats s
+           ON s.release_label = h.release_label AND s.skill_name = h.skill_name
+          AND s.control_arm = h.control_arm AND s.split = h.split AND s.channel = 'objective'
+          AND s.row_kind = 'release' AND s.scope = 'overall' AND s.experiment IS NULL",
+    );
+    assert!(rows.len() >= 6, "{rows:?}");
+    let mut sampled_disagreeing = 0;
+    for row in &rows {
+        let sentence = row["sentence"].as_str().unwrap();
+        let significant = sentence.contains("— significant");
+        let excludes_0 = match (row["ci_lower"].as_f64(), row["ci_upper"].as_f64()) {
+            (Some(lo), Some(hi)) => lo > 0.0 || hi < 0.0,
+            _ => false,
+        };
+        assert_eq!(significant, excludes_0, "{row:?}");
+        if row["method"] == "sign-flip-sampled" && f(&row["p_value"]) <= 0.05 && !significant {
+            assert!(sentence.contains("allowing for the sampling"), "{sentence}");
+            sampled_disagreeing += 1;
+        }
+    }
+    // The corpora hold the demo's case: split tune, 21 units, sampled p under
+    // 0.05 whose upper bound is not.
+    assert!(sampled_disagreeing >= 1, "{rows:?}");
+}

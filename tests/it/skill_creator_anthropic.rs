@@ -499,3 +499,49 @@ fn show_counts_a_runs_expectations_as_its_grading_summary() {
     assert!(text.contains(&expected), "{expected}\n{text}");
     assert!(!text.contains("0 of 0"), "{text}");
 }
+
+/// Cases carry the names the workspace gives them: each run's case_name is
+/// its eval_metadata.json `eval_name` (read here), and the flags report
+/// prints it beside the id.
+#[test]
+fn cases_are_named_as_their_eval_metadata_names_them() {
+    let ts = corpus_store();
+    let mut checked = 0;
+    for entry in walkdir::WalkDir::new(workspace())
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        if entry.file_name() != "eval_metadata.json" {
+            continue;
+        }
+        let meta = read_report(entry.path());
+        let eval_dir = entry.path().parent().unwrap().display().to_string();
+        let names = rows(
+            &ts.store,
+            &format!(
+                "SELECT DISTINCT case_id, case_name FROM runs WHERE starts_with(run_dir, {})",
+                sql_str(&format!("{eval_dir}/"))
+            ),
+        );
+        assert_eq!(names.len(), 1, "{eval_dir}: {names:?}");
+        // eval_id as written: a number or a string alike.
+        let id = match &meta["eval_id"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        assert_eq!(names[0]["case_id"].as_str().unwrap(), id);
+        assert_eq!(names[0]["case_name"], meta["eval_name"], "{eval_dir}");
+        checked += 1;
+    }
+    assert_eq!(
+        checked, 15,
+        "5 evals in each of 3 iterations (the corpus README)"
+    );
+    let report = liftdb::report::find("flags").unwrap();
+    let flags = crate::common::result_rows(
+        &liftdb::report::run(&ts.store.conn, &report, &Default::default()).unwrap(),
+    );
+    for row in &flags {
+        assert!(row["case_name"].is_string(), "{row:?}");
+    }
+}

@@ -159,12 +159,16 @@ fn the_headline_says_not_significant_whenever_p_exceeds_005() {
         let p_text = verdict
             .split("(p ")
             .nth(1)
+            .or_else(|| verdict.split("(sampled p ").nth(1))
             .unwrap()
-            .split(')')
+            .split([')', ','])
             .next()
             .unwrap();
         let p: f64 = p_text.trim_start_matches("< ").parse().unwrap();
-        if p > 0.05 {
+        // A sampled p under 0.05 whose upper bound is not is not significant,
+        // and says so (seh_statistics checks it against the interval).
+        let sampled_over = verdict.contains("allowing for the sampling");
+        if p > 0.05 || sampled_over {
             assert!(verdict.starts_with("not significant"), "{s}");
             not += 1;
         } else {
@@ -249,9 +253,11 @@ fn each_reports_compact_columns_are_its_own_and_pipes_get_every_column() {
                 "--max-width",
                 "400",
             ]);
+            // A column shown only where some row has a value (a case's
+            // name) is not, on this corpus.
             assert_eq!(
                 header_cells(&table),
-                report.compact.len(),
+                report.compact.len() - report.compact_if_any.len(),
                 "report {}: {table}",
                 report.name
             );

@@ -81,6 +81,21 @@ fn eval_id(metadata: Option<&Value>, eval_name: &str) -> String {
         .unwrap_or_else(|| eval_name.to_string())
 }
 
+/// The eval's name as skill-creator's viewer shows it: `eval_metadata.json`'s
+/// `eval_name`, else the folder's name after `eval-<id>-`
+/// (`eval-6-run-as-non-root` is `run-as-non-root`); None when neither has one.
+fn case_name(metadata: Option<&Value>, eval_name: &str) -> Option<String> {
+    if let Some(name) = metadata
+        .and_then(|m| m.str_at("eval_name"))
+        .filter(|n| !n.is_empty())
+    {
+        return Some(name.to_string());
+    }
+    let rest = eval_name.strip_prefix("eval-")?;
+    let (id, name) = rest.split_once('-')?;
+    (!id.is_empty() && !name.is_empty()).then(|| name.to_string())
+}
+
 /// Zero-trap: the aggregator writes 0 for "not recorded" (docs/harnesses.md §D).
 fn zero_is_missing(
     run_id: &str,
@@ -116,6 +131,7 @@ pub fn parse_run(dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
     let eval_name = name_of(eval_dir).unwrap_or_default();
     let metadata = files.get(metadata_key).and_then(|b| parse_lenient(b).ok());
     let case_id = eval_id(metadata.as_ref(), &eval_name);
+    let case_name = case_name(metadata.as_ref(), &eval_name);
     let iteration = eval_dir.parent();
     let native_batch = iteration.and_then(name_of);
     let release = release_of(iteration, ctx.release, ctx.release_explicit);
@@ -163,6 +179,7 @@ pub fn parse_run(dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         source_format: SKILL_CREATOR.into(),
         skill_name: skill,
         case_id,
+        case_name,
         arm,
         repetition,
         repetition_source: repetition_source.into(),
@@ -470,6 +487,22 @@ mod tests {
         // Without it: int(name.split("-")[1]).
         assert_eq!(eval_id(None, "eval-14-multi-stage-slim-runtime"), "14");
         assert_eq!(eval_id(None, "eval-alpha"), "eval-alpha");
+    }
+
+    #[test]
+    fn a_case_is_named_by_eval_name_else_its_folder() {
+        let meta = serde_json::json!({ "eval_id": 6, "eval_name": "run-as-non-root" });
+        assert_eq!(
+            case_name(Some(&meta), "eval-6-x").as_deref(),
+            Some("run-as-non-root")
+        );
+        assert_eq!(
+            case_name(None, "eval-14-multi-stage").as_deref(),
+            Some("multi-stage")
+        );
+        assert_eq!(case_name(None, "eval-6"), None);
+        assert_eq!(case_name(None, "eval-alpha"), None);
+        assert_eq!(case_name(None, "other"), None);
     }
 
     #[test]

@@ -91,6 +91,7 @@ pub fn define(who: &RunIdentity, run_id: &str, report: &str, row: &Value, record
         content_sha256: None,
         shard: None,
         defined_by: Some(report.to_string()),
+        case_name: None,
     });
     if let Some(doc) = doc {
         let (measurements, activation) = telemetry::extract(run_id, who.skill, doc);

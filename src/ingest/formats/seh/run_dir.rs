@@ -211,6 +211,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         content_sha256: None,
         shard: None,
         defined_by: None,
+        case_name: None,
     });
 
     let (measurements, activation) = telemetry::extract(&run_id, &skill_name, &merged);
