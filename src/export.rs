@@ -79,11 +79,37 @@ fn source_query(
     }
 }
 
+/// `query` with its exact decimals (money) as DOUBLE for a text format:
+/// DuckDB writes a DECIMAL with every digit of its scale (0.002067000000),
+/// a DOUBLE with its significant ones (0.002067), which a DECIMAL of up to
+/// 15 significant digits converts to exactly. Parquet keeps the DECIMAL.
+fn money_as_written(conn: &Connection, query: &str, filters: &Filters) -> Result<String> {
+    use duckdb::arrow::datatypes::DataType;
+    let probe = format!("SELECT * FROM ({query}) LIMIT 0");
+    let mut stmt = conn.prepare(&probe)?;
+    let values = report::bound_values(&stmt, filters)?;
+    let schema = stmt.query_arrow(params_from_iter(values))?.get_schema();
+    let casts: Vec<String> = schema
+        .fields()
+        .iter()
+        .filter(|f| matches!(f.data_type(), DataType::Decimal128(_, s) | DataType::Decimal256(_, s) if *s > 0))
+        .map(|f| format!("CAST({0} AS DOUBLE) AS {0}", quote_ident(f.name())))
+        .collect();
+    Ok(match casts.is_empty() {
+        true => query.to_string(),
+        false => format!("SELECT * REPLACE ({}) FROM ({query})", casts.join(", ")),
+    })
+}
+
 /// Write `what` to `out`, a report's filters bound as parameters (NULL when
 /// absent, never spliced into the SQL); returns the number of rows written.
 pub fn export(conn: &Connection, what: &str, out: &Path, filters: &Filters) -> Result<Exported> {
     let format = copy_format(out)?;
     let (query, note) = source_query(conn, what, filters)?;
+    let query = match format.contains("parquet") {
+        true => query,
+        false => money_as_written(conn, &query, filters)?,
+    };
     let sql = format!(
         "COPY ({query}) TO {} {format}",
         quote_literal(&out.display().to_string())

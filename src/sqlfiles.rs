@@ -134,6 +134,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "case_names",
         sql: include_str!("../sql/migrations/0025_case_names.sql"),
     },
+    Migration {
+        version: 26,
+        name: "run_start",
+        sql: include_str!("../sql/migrations/0026_run_start.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

@@ -6,7 +6,17 @@
 -- From cost_per_lift_case_rows: the means stored by every batch
 -- (sql/views/63_cost_per_lift_cases.sql says how they are taken). The
 -- overall and per-model rows pool every split unless --split names one;
--- --case keeps the case rows only, --model that model's rows.
+-- --case keeps the case rows only, --model that model's rows. An overall
+-- row over models of which only some are priced is those models' figure:
+-- its label names them.
+WITH priced AS (
+    SELECT release_label, skill_name, experiment, split,
+           count(*) AS models,
+           list_sort(list(model) FILTER (WHERE cost_comparable > 0 AND model IS NOT NULL)) AS priced_models
+    FROM cost_per_lift_case_rows
+    WHERE scope = 'model'
+    GROUP BY release_label, skill_name, experiment, split
+)
 SELECT
     release_label AS release,
     skill_name AS skill,
@@ -14,7 +24,11 @@ SELECT
     split,
     scope,
     -- What the row is, in one short cell (the compact table's first column).
-    CASE scope WHEN 'overall' THEN 'all cases, all models'
+    CASE scope WHEN 'overall' THEN
+                   CASE WHEN len(p.priced_models) BETWEEN 1 AND p.models - 1
+                        THEN printf('all cases, priced models (%d of %d: %s)', len(p.priced_models), p.models,
+                                    array_to_string(p.priced_models, ', '))
+                        ELSE 'all cases, all models' END
                WHEN 'model' THEN 'all cases'
                ELSE case_id || coalesce(' ' || n.case_name, '') END AS row_label,
     case_id AS "case",
@@ -38,6 +52,7 @@ SELECT
 FROM cost_per_lift_case_rows
 -- A case's name beside its id (skill-creator: `6 run-as-non-root`).
 LEFT JOIN case_names n USING (release_label, skill_name, case_id)
+LEFT JOIN priced p USING (release_label, skill_name, experiment, split)
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)
   AND (CASE WHEN $split IS NULL THEN scope = 'case' OR split = 'all' ELSE split = $split END)

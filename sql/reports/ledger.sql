@@ -25,9 +25,11 @@ SELECT
     total_tokens,
     tokens_provenance,
     ledger_cost_usd AS cost_usd,
+    cost_currency,
     cost_availability,
     cost_provenance,
-    elapsed_ms
+    elapsed_ms,
+    started_at
 FROM run_listing_rows
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)

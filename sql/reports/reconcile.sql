@@ -68,7 +68,7 @@ promptfoo_costs AS (
     -- Each prompt × provider's cost and incurredCost (promptfoo sums a row's
     -- incurredCost, else its cost) against the runs of that provider's arm.
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
-           (SELECT sum(CASE WHEN p.json_path LIKE '%/incurredCost' THEN l.incurred_cost_amount ELSE l.cost_amount END)
+           (SELECT sum(CASE WHEN p.json_path LIKE '%/incurredCost' THEN l.incurred_cost_amount ELSE coalesce(l.cost_usd, l.cost_other_amount) END)
               FROM cost_ledger l JOIN run_rows r USING (run_id) JOIN grading g ON g.grading_id = r.grading_id
              WHERE g.report_path = p.source_path AND r.arm = a.value_text)::DOUBLE AS liftdb_value
     FROM peer_metric p

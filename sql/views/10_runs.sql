@@ -188,7 +188,8 @@ SELECT
     r.effort,
     r.shard,
     r.defined_by,
-    r.case_name
+    r.case_name,
+    r.started_at
 FROM run r
 LEFT JOIN case_def c
     ON c.release_label = r.release_label AND c.skill_name = r.skill_name AND c.case_id = r.case_id
@@ -217,6 +218,7 @@ COMMENT ON COLUMN runs.experiment IS 'The experiment: one native benchmark of it
 COMMENT ON COLUMN runs.source_format IS 'Harness that wrote the run: A_handbook, B_skill_evals, C_seh, D_skill_creator, E_promptfoo.';
 COMMENT ON COLUMN runs.skill_name IS 'Skill under test.';
 COMMENT ON COLUMN runs.case_id IS 'Eval case id.';
+COMMENT ON COLUMN runs.started_at IS 'When the run started (UTC), as its harness records it (skill-creator executor_start, promptfoo the eval''s timestamp); NULL where it records none.';
 COMMENT ON COLUMN runs.case_name IS 'The case''s name where the harness gives one beside its id (skill-creator eval_name); NULL otherwise.';
 COMMENT ON COLUMN runs.split IS 'Case split from the manifest: tune, holdout, holdback (NULL when undefined).';
 COMMENT ON COLUMN runs.kind IS 'Case kind from the manifest (trigger cases are not answer runs).';

@@ -29,9 +29,11 @@ SELECT
     cost_usd,
     -- The ledger's cost cast once here, not on every listing.
     CAST(cost_usd AS DECIMAL(18, 6)) AS ledger_cost_usd,
+    CASE WHEN cost IS NOT NULL THEN cost_currency END AS cost_currency,
     cost_availability,
     cost_provenance,
     elapsed_ms,
+    started_at,
     run_id
 FROM run_rows_in(releases);
 
@@ -60,6 +62,8 @@ COMMENT ON COLUMN run_listing.ledger_cost_usd IS 'cost_usd as report ledger prin
 COMMENT ON COLUMN run_listing.cost_availability IS 'available or unavailable.';
 COMMENT ON COLUMN run_listing.cost_provenance IS 'Where the cost comes from.';
 COMMENT ON COLUMN run_listing.elapsed_ms IS 'Wall time of the run in milliseconds (NULL when unavailable).';
+COMMENT ON COLUMN run_listing.started_at IS 'When the run started (UTC), as its harness records it; NULL where it records none.';
+COMMENT ON COLUMN run_listing.cost_currency IS 'The currency of the cost, on every priced row; NULL when unpriced.';
 COMMENT ON COLUMN run_listing.run_id IS 'The run''s id (runs.run_id): liftdb show RUN_ID shows the run whole.';
 
 -- run_listing_rows: run_listing stored, refilled after run_rows at the end of

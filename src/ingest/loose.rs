@@ -384,6 +384,7 @@ fn parse_promptfoo_rows(i: &Input) -> LooseParse {
         sha256: i.sha256,
         release: i.release,
         eval_id: None,
+        started_at: None,
         config: None,
         files: i.files,
     };

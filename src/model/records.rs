@@ -145,6 +145,8 @@ table! {
         defined_by: Option<String> => "VARCHAR",
         /// The case's name beside its id, where the harness gives one.
         case_name: Option<String> => "VARCHAR",
+        /// When the run started, where the harness records it.
+        started_at: EpochSeconds => "TIMESTAMP",
     }
 }
 

@@ -63,6 +63,17 @@ pub trait Cell {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct EpochSeconds(pub Option<f64>);
 
+impl EpochSeconds {
+    /// An RFC 3339 time (`2026-03-02T09:32:00Z`, `…40.418Z`, `…+02:00`);
+    /// None for anything else.
+    pub fn from_rfc3339(text: Option<&str>) -> Self {
+        EpochSeconds(text.and_then(|t| {
+            let at = chrono::DateTime::parse_from_rfc3339(t).ok()?;
+            Some(at.timestamp() as f64 + f64::from(at.timestamp_subsec_micros()) / 1e6)
+        }))
+    }
+}
+
 macro_rules! cell {
     ($ty:ty, $kind:ident, $nullable:expr, |$v:ident| $value:expr) => {
         cell!($ty, $kind, $nullable, |$v| $value, |o| o.cell());

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
-use duckdb::arrow::datatypes::SchemaRef;
+use duckdb::arrow::datatypes::{DataType, SchemaRef};
 use duckdb::arrow::record_batch::RecordBatch;
 
 use super::cells::ColumnText;
@@ -184,19 +184,41 @@ impl Texter {
 /// place, and quoted after the fact in the rare cell that needs it.
 fn delimited_rows(batch: &RecordBatch, sep: char, lines: &mut String) {
     let columns: Vec<ColumnText> = batch.columns().iter().map(ColumnText::new).collect();
+    // Exact decimals (money) as written: their significant digits, not the
+    // zeros their scale pads them with (0.002067, not 0.002067000000).
+    let decimal: Vec<bool> = batch
+        .columns()
+        .iter()
+        .map(|c| matches!(c.data_type(), DataType::Decimal128(_, s) | DataType::Decimal256(_, s) if *s > 0))
+        .collect();
     for i in 0..batch.num_rows() {
         for (n, column) in columns.iter().enumerate() {
             if n > 0 {
                 lines.push(sep);
             }
             let start = lines.len();
-            if column.write(i, lines) && needs_quotes(&lines[start..], sep) {
+            let written = column.write(i, lines);
+            if written && decimal[n] {
+                trim_fraction(lines, start);
+            }
+            if written && needs_quotes(&lines[start..], sep) {
                 let quoted = delimited_field(&lines[start..], sep).into_owned();
                 lines.truncate(start);
                 lines.push_str(&quoted);
             }
         }
         lines.push('\n');
+    }
+}
+
+/// The decimal written from `start` without trailing zeros in its fraction,
+/// one digit kept (`1.500000` → `1.5`, `2.000` → `2.0`).
+fn trim_fraction(text: &mut String, start: usize) {
+    if !text[start..].contains('.') {
+        return;
+    }
+    while text.ends_with('0') && !text.ends_with(".0") {
+        text.pop();
     }
 }
 

@@ -762,3 +762,88 @@ fn the_shell_lists_every_name_and_whole_descriptions() {
         "{schema}"
     );
 }
+
+/// The exported ledger as finance reads it, with Python's csv module: each
+/// identity column once, the run's start time, money as the harness wrote it
+/// (promptfoo's results.json `cost` per row, Python's own float text), the
+/// currency on every priced row. Sources: results.json and skill-creator's
+/// timing.json `executor_start`, read by the script at test time.
+#[test]
+fn the_exported_ledger_reads_in_python_as_the_harness_wrote_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("l.duckdb");
+    liftdb_cmd(&db)
+        .args(["ingest", "--quiet"])
+        .arg(crate::common::fixture("promptfoo"))
+        .arg(crate::common::fixture("skill-creator-anthropic"))
+        .assert()
+        .success();
+    let csv = dir.path().join("ledger.csv");
+    liftdb_cmd(&db)
+        .args(["export", "cost_ledger", "--out"])
+        .arg(&csv)
+        .assert()
+        .success();
+    let python = std::env::var("LIFTDB_TEST_PYTHON")
+        .expect("LIFTDB_TEST_PYTHON: run the suite through scripts/test");
+    let read = std::process::Command::new(python)
+        .arg("-c")
+        .arg(
+            r##"
+import csv, json, os, sys
+from datetime import datetime, timezone
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+header = list(rows[0].keys())
+problems = []
+for a, b in [("release", "release_label"), ("skill", "skill_name"), ("case", "case_id"),
+             ("rep", "repetition"), ("cost_usd", "cost_amount")]:
+    if a in header and b in header:
+        problems.append(f"both {a} and {b}")
+if len(set(header)) != len(header):
+    problems.append("a column twice")
+if "started_at" not in header:
+    problems.append("no started_at")
+doc = json.load(open(sys.argv[2]))
+harness = {r["id"]: r for r in doc["results"]["results"]}
+eval_start = datetime.fromisoformat(doc["results"]["timestamp"].replace("Z", "+00:00"))
+money = times = 0
+for row in rows:
+    if row["cost_usd"] and not row["cost_currency"]:
+        problems.append(f"priced, no currency: {row['run_id']}")
+    where, _, row_id = row["run_dir"].partition("#")
+    if row_id in harness:
+        cost = harness[row_id].get("cost")
+        if cost is not None:
+            money += 1
+            if row["cost_usd"] != repr(float(cost)):
+                problems.append(f"{row_id}: {row['cost_usd']} != {cost!r}")
+        started = datetime.fromisoformat(row["started_at"]).replace(tzinfo=timezone.utc)
+        if started != eval_start:
+            problems.append(f"{row_id}: started {started} != {eval_start}")
+        times += 1
+    timing = os.path.join(row["run_dir"], "timing.json")
+    if os.path.exists(timing):
+        start = json.load(open(timing)).get("executor_start")
+        if start:
+            want = datetime.fromisoformat(start.replace("Z", "+00:00"))
+            got = datetime.fromisoformat(row["started_at"]).replace(tzinfo=timezone.utc) if row["started_at"] else None
+            if got != want:
+                problems.append(f"{timing}: started {got} != {want}")
+            times += 1
+print(json.dumps({"rows": len(rows), "money": money, "times": times, "problems": problems}))
+"##,
+        )
+        .arg(&csv)
+        .arg(crate::common::fixture("promptfoo/runs/results.json"))
+        .output()
+        .unwrap();
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    let seen: serde_json::Value = serde_json::from_slice(&read.stdout).unwrap();
+    assert_eq!(seen["problems"], serde_json::json!([]), "{seen}");
+    assert!(seen["money"].as_u64().unwrap() >= 50, "{seen}");
+    assert!(seen["times"].as_u64().unwrap() >= 80, "{seen}");
+}

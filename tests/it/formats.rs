@@ -577,7 +577,7 @@ fn promptfoo_incurred_cost_and_error_rows_are_read_as_promptfoo_counts_them() {
     // Per row: what it spent is its incurredCost, else its cost.
     let ours: std::collections::HashMap<String, (Option<f64>, Option<f64>)> = rows(
         &ts.store,
-        "SELECT run_dir, cost_amount::DOUBLE AS cost, incurred_cost_amount::DOUBLE AS incurred FROM cost_ledger",
+        "SELECT run_dir, cost_amount::DOUBLE AS cost, incurred_cost_amount::DOUBLE AS incurred FROM cost_ledger_compat",
     )
     .into_iter()
     .map(|r| {

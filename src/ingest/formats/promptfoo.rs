@@ -14,8 +14,8 @@ use crate::ingest::kernel::{case_pk, peer, run_key, suite_id, RunIdentity};
 use crate::json::{as_f64, json_text, parse_lenient, Get};
 use crate::model::records::ErrorKind;
 use crate::model::records::{
-    key, ActivationRec, AssertionRec, CaseRec, GradingRec, MeasurementRec, RateBasis, Records,
-    RunRec, SuiteRec, TraceEventRec, TriggerObsRec,
+    key, ActivationRec, AssertionRec, CaseRec, EpochSeconds, GradingRec, MeasurementRec, RateBasis,
+    Records, RunRec, SuiteRec, TraceEventRec, TriggerObsRec,
 };
 
 pub fn looks_like_results(doc: &Value) -> bool {
@@ -162,6 +162,8 @@ pub struct Source<'a> {
     pub sha256: &'a str,
     pub release: &'a str,
     pub eval_id: Option<&'a str>,
+    /// When the eval started (`results.timestamp`): its runs' start.
+    pub started_at: Option<&'a str>,
     pub config: Option<&'a Value>,
     /// Reads (and records) the evidence files rows point to.
     pub files: &'a DeclaredReader,
@@ -237,6 +239,7 @@ pub fn parse_rows(rows: &[Value], src: &Source, records: &mut Records) -> HashMa
             run_id: run_id.clone(),
             release_label: src.release.into(),
             native_batch: src.eval_id.map(str::to_string),
+            started_at: EpochSeconds::from_rfc3339(src.started_at),
             source_format: format.into(),
             skill_name: skill.clone(),
             case_id: case_id.clone(),
@@ -445,6 +448,7 @@ pub fn parse_results(
         sha256,
         release,
         eval_id: doc.str_at("evalId"),
+        started_at: doc.get("results").and_then(|r| r.str_at("timestamp")),
         config: doc.get("config"),
         files,
     };

@@ -17,7 +17,7 @@ use crate::ingest::kernel::{
 };
 use crate::json::{as_f64, parse_lenient, Get};
 use crate::model::records::{
-    key, ErrorKind, MeasurementRec, Records, RunRec, SuiteRec, DEFINED_WITH_RUN,
+    key, EpochSeconds, ErrorKind, MeasurementRec, Records, RunRec, SuiteRec, DEFINED_WITH_RUN,
 };
 use crate::model::run_files::read_output;
 
@@ -180,6 +180,9 @@ pub fn parse_run(dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         skill_name: skill,
         case_id,
         case_name,
+        started_at: EpochSeconds::from_rfc3339(
+            timing.as_ref().and_then(|t| t.str_at("executor_start")),
+        ),
         arm,
         repetition,
         repetition_source: repetition_source.into(),

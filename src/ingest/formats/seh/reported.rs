@@ -92,6 +92,7 @@ pub fn define(who: &RunIdentity, run_id: &str, report: &str, row: &Value, record
         shard: None,
         defined_by: Some(report.to_string()),
         case_name: None,
+        started_at: Default::default(),
     });
     if let Some(doc) = doc {
         let (measurements, activation) = telemetry::extract(run_id, who.skill, doc);

@@ -212,6 +212,7 @@ pub fn parse(run_dir: &Path, files: &RunFiles, ctx: &RunContext) -> RunOutcome {
         shard: None,
         defined_by: None,
         case_name: None,
+        started_at: Default::default(),
     });
 
     let (measurements, activation) = telemetry::extract(&run_id, &skill_name, &merged);
