@@ -9,6 +9,10 @@ pub enum Error {
     #[error("database error: {}", duckdb_text(.0))]
     Db(duckdb::Error),
 
+    /// A statement the reader stopped (Ctrl-C): nothing else to say.
+    #[error("cancelled")]
+    Cancelled,
+
     #[error("{path} cannot be a store: {reason}; name the store file with .duckdb (e.g. --db liftdb.duckdb)")]
     NotAStorePath { path: String, reason: String },
 

@@ -49,14 +49,21 @@ type Section = (
     &'static [(&'static str, &'static str)],
 );
 
-pub fn run() -> anyhow::Result<i32> {
+#[derive(clap::Args, Debug)]
+pub struct DemoArgs {
+    /// Keep the demo store (it is removed when the demo ends) and say how
+    /// to open it.
+    #[arg(long)]
+    pub keep: bool,
+}
+
+pub fn run(args: &DemoArgs) -> anyhow::Result<i32> {
     let batches = sample_batches()?;
     let dir = tempfile::Builder::new()
         .prefix("liftdb-demo-")
         .tempdir()
-        .context("creating a temporary directory")?
-        .keep();
-    let db = dir.join("demo.duckdb");
+        .context("creating a temporary directory")?;
+    let db = dir.path().join("demo.duckdb");
     let mut store = liftdb::store::open_write(&db)?;
     let mut errors = 0;
     for (release, paths) in &batches {
@@ -70,7 +77,9 @@ pub fn run() -> anyhow::Result<i32> {
         errors += summary.errors.len();
     }
 
-    let mut stdout = std::io::stdout().lock();
+    // The reports, paged on a terminal (as git pages), the lift's sentences
+    // first; whole when piped.
+    let mut stdout: Vec<u8> = Vec::new();
     // Read on a terminal, fitted to it; piped, fitted as to a 100-column one.
     let how = report::Presentation {
         format: Format::Table,
@@ -104,6 +113,13 @@ pub fn run() -> anyhow::Result<i32> {
         shown.write(&rep, &how, &mut stdout)?;
     }
     drop(store);
+    super::pager::show(&stdout)?;
+    if !args.keep {
+        drop(dir);
+        eprintln!("\nThe demo store was temporary and is removed: `liftdb demo --keep` keeps it to open with the SQL shell or any DuckDB client.");
+        return Ok(if errors == 0 { 0 } else { 1 });
+    }
+    let _kept = dir.keep();
     eprintln!("\nThe demo store is {}.", db.display());
     eprintln!(
         "Open the SQL shell on it:  cargo run --release -- --db {}",

@@ -9,6 +9,7 @@ mod demo;
 mod gate;
 mod ingest;
 mod lake;
+mod pager;
 mod plan;
 mod rebuild;
 mod release;
@@ -103,8 +104,12 @@ pub enum Command {
     Plan(plan::PlanArgs),
     /// Show the schema version, migrations, tables and views.
     Schema(schema::SchemaArgs),
-    /// Ingest the bundled sample runs into a temporary store and print the main reports.
-    Demo,
+    /// Ingest the bundled sample runs into a temporary store and print the
+    /// main reports (paged on a terminal; --keep keeps the store).
+    Demo(demo::DemoArgs),
+    /// Print the shell completions of liftdb for SHELL (bash, zsh, fish,
+    /// elvish, powershell): `liftdb completions bash > ~/.local/share/bash-completion/completions/liftdb`.
+    Completions { shell: clap_complete::Shell },
     /// The SQL shell (the same as `liftdb` with no subcommand).
     Repl(ReplArgs),
     /// Export a view, table, report or SELECT to .csv, .tsv, .parquet, .json or .jsonl.
@@ -322,7 +327,12 @@ pub fn run() -> anyhow::Result<i32> {
         Some(Command::Plan(args)) => plan::run(db, &args),
         Some(Command::Release(args)) => release::run(db, &args),
         Some(Command::Schema(args)) => schema::run(db, &args),
-        Some(Command::Demo) => demo::run(),
+        Some(Command::Demo(args)) => demo::run(&args),
+        Some(Command::Completions { shell }) => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "liftdb", &mut std::io::stdout());
+            Ok(0)
+        }
         Some(Command::Repl(args)) => repl(db, &args),
         Some(Command::Export(args)) => {
             let store = open_read_after_upkeep(db)?;

@@ -41,7 +41,10 @@ struct Runner {
 
 impl Runner {
     fn report(&mut self, session: &Session, e: &crate::Error) -> Step {
-        eprintln!("Error: {e}");
+        match e {
+            crate::Error::Cancelled => eprintln!("cancelled"),
+            e => eprintln!("Error: {e}"),
+        }
         self.had_error = true;
         if session.bail {
             Step::Stop

@@ -115,7 +115,13 @@ impl Session {
         if let Ok(mut slot) = self.running.lock() {
             *slot = None;
         }
-        result
+        // Ctrl-C interrupted it: "cancelled", not DuckDB's INTERRUPT text.
+        result.map_err(|e| match &e {
+            crate::Error::Db(db) if crate::error::duckdb_text(db).starts_with("INTERRUPT") => {
+                crate::Error::Cancelled
+            }
+            _ => e,
+        })
     }
 
     /// Run a statement; a write on the read-only store reopens it for

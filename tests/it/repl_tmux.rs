@@ -148,9 +148,12 @@ fn interactive_history_multiline_and_ctrl_c() {
     type_line(&session, "SELECT count(*) FROM range(1000000000000) a;");
     sleep(Duration::from_millis(1500));
     tmux(&["send-keys", "-t", &session, "C-c"]);
-    let interrupted = wait_for(&session, "nterrupt", Duration::from_secs(10));
+    let interrupted = wait_for(&session, "cancelled", Duration::from_secs(10));
     assert!(
-        interrupted.contains("nterrupt"),
+        interrupted
+            .lines()
+            .any(|l| l.trim().trim_start_matches("^C") == "cancelled")
+            && !interrupted.contains("INTERRUPT"),
         "interrupted: {interrupted}"
     );
     type_line(&session, "SELECT 'still here' AS after;");

@@ -20,6 +20,17 @@ fn in_terminal(name: &str, db: &Path, args: &[&str]) -> (String, i32) {
 
 /// As `in_terminal`, in a pane `width` columns wide.
 fn in_terminal_of(width: usize, name: &str, db: &Path, args: &[&str]) -> (String, i32) {
+    in_terminal_with(width, "", name, db, args)
+}
+
+/// As `in_terminal_of`, `env` (`NAME=value …`) set for the command.
+fn in_terminal_with(
+    width: usize,
+    env: &str,
+    name: &str,
+    db: &Path,
+    args: &[&str],
+) -> (String, i32) {
     assert!(
         Path::new("/usr/bin/tmux").exists(),
         "the terminal test needs tmux: apt-get install tmux (.ci/run installs it)"
@@ -42,7 +53,7 @@ fn in_terminal_of(width: usize, name: &str, db: &Path, args: &[&str]) -> (String
         .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
         .collect();
     let script = format!(
-        "cd {}; {} 2>&1; echo \"__EXIT $?__\"; sleep 600",
+        "cd {}; {env} {} 2>&1; echo \"__EXIT $?__\"; sleep 600",
         env!("CARGO_MANIFEST_DIR"),
         quoted.join(" ")
     );
@@ -99,7 +110,14 @@ fn columns(line: &str) -> usize {
 fn the_demo_fits_a_100_column_terminal() {
     let dir = tempfile::tempdir().unwrap();
     // The demo makes its own store; --db is the global flag it ignores.
-    let (screen, code) = in_terminal("demo", &dir.path().join("unused.duckdb"), &["demo"]);
+    // PAGER=cat: the whole output on the screen (the pager has its own test).
+    let (screen, code) = in_terminal_with(
+        WIDTH,
+        "PAGER=cat",
+        "demo",
+        &dir.path().join("unused.duckdb"),
+        &["demo"],
+    );
     assert_eq!(code, 0, "{screen}");
     // The tables and their headings fit (the ingest summary on stderr is
     // prose the terminal wraps).
@@ -471,4 +489,118 @@ fn a_reports_blocks_come_once_each_and_its_nulls_say_why() {
         }
         assert!(cells > 0, "{report}: {screen}");
     }
+}
+
+/// On a terminal the demo pages as git does (`less` when $PAGER is unset):
+/// the first screen is the lift's sentence and table, not the end of 500
+/// lines; `q` ends it, and its temporary store is gone unless `--keep`.
+#[test]
+fn the_demo_pages_on_a_terminal_and_removes_its_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let socket = format!("liftdb-pager-{}", std::process::id());
+    let tmux = |extra: &[&str]| {
+        Command::new("tmux")
+            .args(["-L", &socket])
+            .args(extra)
+            .output()
+            .expect("tmux runs")
+    };
+    let script = format!(
+        "cd {}; unset PAGER LESS; TMPDIR={} {} demo 2>/dev/null; echo \"__EXIT $?__\"; sleep 600",
+        env!("CARGO_MANIFEST_DIR"),
+        tmp.path().display(),
+        env!("CARGO_BIN_EXE_liftdb")
+    );
+    let started = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "pager",
+        "-x",
+        "100",
+        "-y",
+        "40",
+        "bash",
+        "-c",
+        &script,
+    ]);
+    assert!(started.status.success(), "{started:?}");
+    let screen = |whole: bool| {
+        let mut args = vec!["capture-pane", "-p", "-t", "pager"];
+        if whole {
+            args.extend(["-J", "-S", "-", "-E", "-"]);
+        }
+        String::from_utf8_lossy(&tmux(&args).stdout).to_string()
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let first = loop {
+        let shown = screen(false);
+        if shown.contains("== Lift, split tune") || Instant::now() > deadline {
+            break shown;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let demo_dirs = || {
+        std::fs::read_dir(tmp.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("liftdb-demo-"))
+            .count()
+    };
+    let while_paging = demo_dirs();
+    tmux(&["send-keys", "-t", "pager", "q"]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let after = loop {
+        let shown = screen(true);
+        if shown.contains("__EXIT ") || Instant::now() > deadline {
+            break shown;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    tmux(&["kill-server"]);
+    assert!(first.contains("== Lift, split tune"), "{first}");
+    assert!(
+        first.contains("split tune: with the skill"),
+        "the sentence on the first screen: {first}"
+    );
+    assert!(
+        !first.contains("Trend across releases"),
+        "the first screen, not the end: {first}"
+    );
+    assert_eq!(while_paging, 1, "the demo's store while it runs");
+    assert!(after.contains("__EXIT 0__"), "{after}");
+    assert_eq!(demo_dirs(), 0, "the temporary store is removed");
+    // --keep keeps it, and says where.
+    let out = Command::new(env!("CARGO_BIN_EXE_liftdb"))
+        .arg("demo")
+        .arg("--keep")
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(demo_dirs(), 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("The demo store is "));
+}
+
+/// `liftdb completions bash` is a script bash loads, completing liftdb's
+/// own subcommands.
+#[test]
+fn completions_are_a_script_the_shell_loads() {
+    let out = crate::common::succeeded(
+        assert_cmd::Command::new(env!("CARGO_BIN_EXE_liftdb")).args(["completions", "bash"]),
+    );
+    let script = String::from_utf8(out.stdout).unwrap();
+    for sub in ["ingest", "report", "gate", "completions"] {
+        assert!(script.contains(sub), "{sub}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("liftdb.bash");
+    std::fs::write(&file, &script).unwrap();
+    let loaded = Command::new("bash")
+        .arg("-c")
+        .arg(format!("source {}; complete -p liftdb", file.display()))
+        .output()
+        .unwrap();
+    assert!(loaded.status.success(), "{loaded:?}");
+    assert!(String::from_utf8_lossy(&loaded.stdout).contains("liftdb"));
 }
