@@ -104,41 +104,77 @@ skill_creator_reports AS (
     GROUP BY source_path
 ),
 exported_listed AS (
-    -- The runs an export lists: (eval_id, configuration, run_number).
+    -- The runs an export lists: (eval_id, configuration, run_number) and the
+    -- pass rate it gives each (result.pass_rate).
     SELECT source_path,
+           regexp_extract(json_path, '^/runs/([0-9]+)/', 1) AS run_index,
            any_value(value_text) FILTER (WHERE json_path LIKE '%/eval_id') AS case_id,
            any_value(value_text) FILTER (WHERE json_path LIKE '%/configuration') AS arm,
-           any_value(TRY_CAST(value_text AS BIGINT)) FILTER (WHERE json_path LIKE '%/run_number') AS repetition
+           any_value(TRY_CAST(value_text AS BIGINT)) FILTER (WHERE json_path LIKE '%/run_number') AS repetition,
+           any_value(value) FILTER (WHERE json_path LIKE '%/result/pass_rate') AS listed_rate
     FROM peer_metric
     WHERE source_path IN (SELECT source_path FROM skill_creator_reports WHERE exported)
-      AND regexp_matches(json_path, '^/runs/[0-9]+/(eval_id|configuration|run_number)$')
+      AND regexp_matches(json_path, '^/runs/[0-9]+/(eval_id|configuration|run_number|result/pass_rate)$')
     GROUP BY source_path, regexp_extract(json_path, '^/runs/([0-9]+)/', 1)
 ),
-exported_experiment AS (
-    -- The experiment holding the runs an export lists: of those holding the
-    -- most of them, the one under the export's folder, else the first by name.
-    SELECT l.source_path, r.experiment
+exported_models AS (
+    -- How many models an export covers: it drops the model, so a run it
+    -- lists appears once per model.
+    SELECT source_path, max(copies) AS models
+    FROM (SELECT source_path, count(*) AS copies FROM exported_listed
+          GROUP BY source_path, case_id, arm, repetition)
+    GROUP BY source_path
+),
+exported_fit AS (
+    -- Each experiment and model holding runs an export lists: how many it
+    -- holds, and of those how many have the pass rate the export gives.
+    SELECT l.source_path, r.experiment, r.model,
+           count(DISTINCT l.run_index) AS held,
+           count(DISTINCT l.run_index) FILTER (WHERE abs(r.combined_pass_rate - l.listed_rate) < 1e-9) AS agreeing,
+           bool_or(starts_with(r.run_dir, regexp_extract(l.source_path, '^(.*)/[^/]+$', 1) || '/')) AS under_its_folder
     FROM exported_listed l
     JOIN skill_creator_reports s USING (source_path)
     JOIN run_rows r ON r.release_label = s.release_label AND r.skill_name = s.skill_name
                    AND r.case_id = l.case_id AND r.arm = l.arm AND r.repetition = l.repetition
-    GROUP BY l.source_path, r.experiment
+    GROUP BY l.source_path, r.experiment, r.model
+),
+exported_experiment AS (
+    -- The experiment holding the runs an export lists: the one whose models
+    -- best give its rates, then the one under the export's folder, else the
+    -- first by name.
+    SELECT source_path, experiment
+    FROM exported_fit
+    GROUP BY source_path, experiment
     QUALIFY row_number() OVER (
-        PARTITION BY l.source_path
-        ORDER BY count(*) DESC,
-                 bool_or(starts_with(r.run_dir, regexp_extract(l.source_path, '^(.*)/[^/]+$', 1) || '/')) DESC,
-                 r.experiment) = 1
+        PARTITION BY source_path
+        ORDER BY max(agreeing) DESC, bool_or(under_its_folder) DESC, max(held) DESC, experiment) = 1
+),
+exported_runs_of AS (
+    -- The models of that experiment the export covers: as many as it lists
+    -- each run, those whose runs best give its rates.
+    SELECT f.source_path, f.experiment, f.model
+    FROM exported_fit f
+    JOIN exported_experiment e USING (source_path, experiment)
+    JOIN exported_models m USING (source_path)
+    QUALIFY row_number() OVER (PARTITION BY f.source_path ORDER BY f.agreeing DESC, f.held DESC, f.model NULLS LAST)
+            <= any_value(m.models) OVER (PARTITION BY f.source_path)
 ),
 skill_creator_scope AS (
     -- The runs each skill-creator benchmark describes: an iteration's
     -- graded runs (the folder it lies in: iteration-N, also for a copy of
     -- the file kept elsewhere), or the runs an export lists, in the
     -- experiment holding them.
-    SELECT s.source_path, s.exported, r.arm, r.objective_pass_rate, r.combined_pass_rate
+    -- aggregate_benchmark.py reads a run's summary.pass_rate as 0.0 when
+    -- its grading.json gives none (an eval without expectations): so here.
+    SELECT s.source_path, s.exported, r.arm,
+           CASE WHEN s.exported THEN r.objective_pass_rate ELSE coalesce(r.objective_pass_rate, 0.0) END AS objective_pass_rate,
+           r.combined_pass_rate
     FROM skill_creator_reports s
     JOIN run_rows r ON r.release_label = s.release_label AND r.skill_name = s.skill_name
     WHERE CASE WHEN s.exported
-               THEN r.experiment = (SELECT e.experiment FROM exported_experiment e WHERE e.source_path = s.source_path)
+               THEN EXISTS (SELECT 1 FROM exported_runs_of e
+                            WHERE e.source_path = s.source_path AND e.experiment = r.experiment
+                              AND e.model IS NOT DISTINCT FROM r.model)
                     AND (r.case_id, r.arm, r.repetition) IN (SELECT (l.case_id, l.arm, l.repetition) FROM exported_listed l WHERE l.source_path = s.source_path)
                ELSE r.experiment = liftdb_folder_of(s.source_path) AND r.graded END
 ),
@@ -170,7 +206,7 @@ skill_creator_stats AS (
                END
            END AS liftdb_value,
            CASE WHEN bool_or(sr.exported) THEN 'export-anthropic: combined pass rate of the listed runs, unrounded'
-                ELSE 'aggregate_benchmark.py: summary pass rate, rounded to 4 places' END AS definition
+                ELSE 'aggregate_benchmark.py: summary pass rate (0.0 where grading.json gives none), rounded to 4 places' END AS definition
     FROM peer_metric p
     JOIN skill_creator_reports sr ON sr.source_path = p.source_path
     LEFT JOIN skill_creator_scope s

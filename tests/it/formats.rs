@@ -761,3 +761,35 @@ fn promptfoo_trace_spans_become_their_runs_trace_events() {
         assert_eq!(ours, theirs, "row {row_id}");
     }
 }
+
+/// The held-out shape: an export of a single-model runs root beside two
+/// other roots holding the same (case, arm, run) for three models, every
+/// tool corpus in the same call. Reconcile finds the export's runs by what
+/// it says: one run per triple it lists, the rates it gives
+/// (tests/fixtures/seh-single-model-export/README.md); 0 disagreeing rows.
+#[test]
+fn an_export_of_one_models_root_reconciles_beside_roots_of_three() {
+    let mut paths = tool_corpora();
+    paths.push(fixture("seh-single-model-export"));
+    let ts = store_of(&paths);
+    let all = reconcile_rows(&ts.store);
+    let disagreeing: Vec<&serde_json::Value> = all.iter().filter(|r| r["agrees"] != true).collect();
+    assert!(disagreeing.is_empty(), "{disagreeing:#?}");
+    let export = read_json(&fixture("seh-single-model-export/runs/benchmark.json"));
+    let listed = export["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["configuration"] == "with_skill")
+        .count() as f64;
+    let row = all
+        .iter()
+        .find(|r| {
+            r["report"] == "benchmark.json"
+                && r["folder"] == "runs"
+                && r["metric"] == "runs of with_skill"
+                && r["tool_value"].as_f64() == Some(listed)
+        })
+        .expect("the single-model export's row");
+    assert_eq!(f(&row["liftdb_value"]), listed);
+}
