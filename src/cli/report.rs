@@ -63,6 +63,13 @@ pub fn run(db: &Location, args: &ReportArgs) -> anyhow::Result<i32> {
                 "report html does not take --{other} (it takes --skill and --release; its page filters models and splits itself)"
             );
         }
+        if let Some(format) = args.output.format {
+            anyhow::bail!(
+                "report html writes one HTML page, not {}; hint: drop --format, or export a report's rows: liftdb report NAME --format {} (liftdb report --list)",
+                format!("{format:?}").to_lowercase(),
+                format!("{format:?}").to_lowercase()
+            );
+        }
         // ./report.html is never replaced unasked: --out names the file to write.
         let out = match &args.output.out {
             Some(out) => out.clone(),

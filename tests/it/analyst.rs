@@ -847,3 +847,89 @@ print(json.dumps({"rows": len(rows), "money": money, "times": times, "problems":
     assert!(seen["money"].as_u64().unwrap() >= 50, "{seen}");
     assert!(seen["times"].as_u64().unwrap() >= 80, "{seen}");
 }
+
+/// The page on a phone and on a desktop (Chromium at 390 and 1400 pixels):
+/// it declares its viewport, nothing runs past the window's width (charts
+/// scale to it), no text outside a chart is under 12 pixels, cost has its
+/// own chart only when something is priced, new flags read in words, and
+/// `--format csv` is refused rather than writing HTML. Measured by the
+/// page's own script in the browser (data-page-overflow, data-small-text).
+#[test]
+fn html_report_reads_on_a_phone_and_a_desktop() {
+    let (dir, db) = corpus_db();
+    let html = dir.path().join("page.html");
+    liftdb_cmd(&db)
+        .args(["report", "html", "--out"])
+        .arg(&html)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        text.contains(r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#)
+    );
+    assert!(
+        text.matches("viewBox=").count() >= 3,
+        "charts drawn in a viewBox"
+    );
+    assert!(!text.contains("::"), "no flag as a raw case::flag key");
+    // The seh corpus is priced (its README: cost-summary): a cost chart with
+    // round ticks, never the odd $0.004096.
+    assert!(text.contains("aria-label=\"known cost across releases\""));
+    for tick in text.split("fill=\"#b26a00\">$").skip(1) {
+        let value = &tick[..tick.find('<').unwrap()];
+        assert!(value.len() <= 6, "a round tick: ${value}");
+    }
+    let chromium = chromium();
+    for width in [390, 1400] {
+        let dom = headless(chromium, &dir.path().join(format!("chromium-{width}")))
+            .args([
+                &format!("--window-size={width},900"),
+                "--virtual-time-budget=3000",
+                "--dump-dom",
+            ])
+            .arg(format!("file://{}", html.display()))
+            .output()
+            .unwrap();
+        let dom = String::from_utf8_lossy(&dom.stdout);
+        let body = &dom[dom.find("<body").expect("a body")..];
+        let body = &body[..body.find('>').unwrap()];
+        for measured in [
+            "data-page-overflow=\"0\"",
+            "data-small-text=\"0\"",
+            "data-text-overlaps=\"0\"",
+        ] {
+            assert!(
+                body.contains(measured),
+                "at {width} px: {measured} in {body}"
+            );
+        }
+    }
+    // A store where nothing is priced: no cost chart, a sentence instead.
+    let unpriced = dir.path().join("unpriced.duckdb");
+    liftdb_cmd(&unpriced)
+        .args(["ingest", "--quiet"])
+        .arg(crate::common::fixture("skill-creator-anthropic"))
+        .assert()
+        .success();
+    let page = dir.path().join("unpriced.html");
+    liftdb_cmd(&unpriced)
+        .args(["report", "html", "--out"])
+        .arg(&page)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !text.contains("known cost across releases\""),
+        "no empty cost chart"
+    );
+    assert!(!text.contains("$0.000000"));
+    assert!(text.contains("No run of these releases is priced"));
+    // --format csv: refused, nothing written.
+    let refused = liftdb_cmd(&db)
+        .args(["report", "html", "--format", "csv", "--out"])
+        .arg(dir.path().join("no.html"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(!dir.path().join("no.html").exists());
+}

@@ -37,13 +37,7 @@ fn money(v: f64) -> String {
 pub(super) fn lift_per_case_svg(rows: &[Vec<Option<String>>]) -> String {
     let longest = rows
         .iter()
-        .map(|r| {
-            r[1].as_deref()
-                .unwrap_or("")
-                .chars()
-                .count()
-                .min(LABEL_CHARS)
-        })
+        .map(|r| case_label(r).chars().count().min(LABEL_CHARS))
         .max()
         .unwrap_or(4);
     let left = (longest as f64 * 0.62 * 12.0 + 20.0).max(120.0);
@@ -51,8 +45,10 @@ pub(super) fn lift_per_case_svg(rows: &[Vec<Option<String>>]) -> String {
     let bottom_of_bars = top + row_h * rows.len() as f64;
     let h = bottom_of_bars + 52.0;
     let x = |v: f64| left + (v.clamp(-1.0, 1.0) + 1.0) / 2.0 * (w - left - right);
-    let mut svg =
-        format!(r#"<svg width="{w}" height="{h}" role="img" aria-label="lift per case">"#);
+    let mut svg = format!(
+        r#"<svg {} role="img" aria-label="lift per case">"#,
+        scaled(w, h)
+    );
     // Grid and ticks at every half, the zero line dashed.
     for t in [-1.0, -0.5, 0.0, 0.5, 1.0] {
         let dash = if t == 0.0 {
@@ -83,7 +79,8 @@ pub(super) fn lift_per_case_svg(rows: &[Vec<Option<String>>]) -> String {
     );
     for (i, r) in rows.iter().enumerate() {
         let y = top + 4.0 + row_h * i as f64;
-        let label = r[1].as_deref().unwrap_or("").to_string();
+        let case_id = r[1].as_deref().unwrap_or("");
+        let label = case_label(r);
         let lift = num(&r[2]).unwrap_or(0.0);
         let color = if lift > 0.0 {
             "#2f7d32"
@@ -97,7 +94,7 @@ pub(super) fn lift_per_case_svg(rows: &[Vec<Option<String>>]) -> String {
         let target = slug(&[
             r[7].as_deref().unwrap_or(""),
             r[0].as_deref().unwrap_or(""),
-            &label,
+            case_id,
         ]);
         let _ = write!(
             svg,
@@ -142,25 +139,77 @@ pub(super) fn lift_per_case_svg(rows: &[Vec<Option<String>>]) -> String {
     svg
 }
 
-/// Lift (line, left axis) and known cost (bars, right axis) per release,
-/// each axis with ticks, values and its title.
-pub(super) fn releases_svg(rows: &[Vec<Option<String>>]) -> String {
-    let (w, h, left, right, top, bottom) = (960.0, 320.0, 64.0, 96.0, 34.0, 56.0);
+/// A case as the lift chart names it: its id, and its name where the
+/// harness gives one (`6 run-as-non-root`).
+fn case_label(row: &[Option<String>]) -> String {
+    let id = row[1].as_deref().unwrap_or("");
+    match row.get(8).and_then(Option::as_deref) {
+        Some(name) => format!("{id} {name}"),
+        None => id.to_string(),
+    }
+}
+
+/// The size attributes of a chart `w` by `h` that scales to its page: its
+/// drawing in a viewBox, as wide as the page allows up to `w` (a phone
+/// shows the whole chart, smaller; nothing scrolls sideways).
+fn scaled(w: f64, h: f64) -> String {
+    format!(
+        r#"viewBox="0 0 {w} {h}" width="{w}" height="{h}" style="width:100%;max-width:{w}px;height:auto""#
+    )
+}
+
+/// Ticks at round values (1, 2 or 5 × 10^k apart) covering `lo`..`hi`,
+/// about `count` of them: `$0`, `$0.002`, `$0.004` …, never `$0.004096`.
+pub(super) fn round_ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
+    let span = (hi - lo).abs().max(1e-12);
+    let raw = span / count.max(1) as f64;
+    let exponent = raw.log10().floor() as i32;
+    // A tick is a whole number of steps, each (1, 2 or 5) × 10^exponent,
+    // scaled by an exact power of ten: 3 × 0.002 reads 0.006, not 0.006000000000000001.
+    let scale = |units: i64| match exponent < 0 {
+        true => units as f64 / 10f64.powi(-exponent),
+        false => units as f64 * 10f64.powi(exponent),
+    };
+    let mult = [1, 2, 5, 10]
+        .into_iter()
+        .find(|m| scale(*m) >= raw)
+        .unwrap_or(10);
+    let first = (lo / scale(mult)).floor() as i64;
+    let last = (hi / scale(mult)).ceil() as i64;
+    (first..=last).map(|i| scale(i * mult)).collect()
+}
+
+/// A money tick at a round value: its significant digits only.
+fn money_tick(v: f64) -> String {
+    let sign = if v < 0.0 { "−" } else { "" };
+    let a = v.abs();
+    if a < 1e-15 {
+        return "$0".to_string();
+    }
+    // Enough places for a round step: 0.002 needs 3, 0.25 needs 2.
+    let places = (0..=12)
+        .find(|p| ((a * 10f64.powi(*p)).round() - a * 10f64.powi(*p)).abs() < 1e-6)
+        .unwrap_or(6);
+    // Cents at least: $0.50, $2.00.
+    let places = places.max(2) as usize;
+    format!("{sign}${a:.places$}")
+}
+
+/// Lift per release (a line on −1 … +1, each point's value beside it).
+pub(super) fn lift_across_releases_svg(rows: &[Vec<Option<String>>]) -> String {
+    let (w, h, left, right, top, bottom) = (960.0, 280.0, 64.0, 40.0, 34.0, 56.0);
     let n = rows.len().max(1) as f64;
-    let max_cost = rows.iter().filter_map(|r| num(&r[2])).fold(0.0, f64::max);
-    let cost_top = if max_cost > 0.0 { max_cost * 1.1 } else { 1.0 };
     let plot_w = w - left - right;
     let x = |i: usize| left + (i as f64 + 0.5) * plot_w / n;
     let y_lift = |v: f64| h - bottom - (v.clamp(-1.0, 1.0) + 1.0) / 2.0 * (h - top - bottom);
-    let y_cost = |v: f64| h - bottom - v / cost_top * (h - top - bottom);
     let mut svg = format!(
-        r#"<svg width="{w}" height="{h}" role="img" aria-label="lift and cost across releases">"#
+        r#"<svg {} role="img" aria-label="lift across releases">"#,
+        scaled(w, h)
     );
-    // Left axis: lift, gridlines at every half.
     for t in [-1.0, -0.5, 0.0, 0.5, 1.0] {
         let _ = write!(
             svg,
-            r##"<line x1="{left}" x2="{1}" y1="{0}" y2="{0}" stroke="{2}"/><text x="{3}" y="{4}" font-size="11" text-anchor="end" fill="#2f5fa7">{5}</text>"##,
+            r##"<line x1="{left}" x2="{1}" y1="{0}" y2="{0}" stroke="{2}"/><text x="{3}" y="{4}" font-size="12" text-anchor="end" fill="#2f5fa7">{5}</text>"##,
             y_lift(t),
             w - right,
             if t == 0.0 { "#bbb" } else { "#f0f0f0" },
@@ -173,44 +222,17 @@ pub(super) fn releases_svg(rows: &[Vec<Option<String>>]) -> String {
             }
         );
     }
-    // Right axis: known cost, three ticks.
-    if max_cost > 0.0 {
-        for t in [0.0, cost_top / 2.0, cost_top] {
-            let _ = write!(
-                svg,
-                r##"<line x1="{0}" x2="{1}" y1="{2}" y2="{2}" stroke="#b26a00"/><text x="{3}" y="{4}" font-size="11" fill="#b26a00">{5}</text>"##,
-                w - right,
-                w - right + 4.0,
-                y_cost(t),
-                w - right + 7.0,
-                y_cost(t) + 4.0,
-                esc(&money(t))
-            );
-        }
-    }
     let _ = write!(
         svg,
-        r##"<line x1="{left}" x2="{left}" y1="{top}" y2="{0}" stroke="#555"/><line x1="{1}" x2="{1}" y1="{top}" y2="{0}" stroke="#555"/><text x="{left}" y="{2}" font-size="11" text-anchor="middle" fill="#2f5fa7">lift</text><text x="{1}" y="{2}" font-size="11" text-anchor="middle" fill="#b26a00">known cost (USD)</text><text x="{3}" y="{4}" font-size="11" text-anchor="middle" fill="#333">release, in the order first ingested</text>"##,
+        r##"<line x1="{left}" x2="{left}" y1="{top}" y2="{0}" stroke="#555"/><text x="{left}" y="{1}" font-size="12" text-anchor="middle" fill="#2f5fa7">lift</text><text x="{2}" y="{3}" font-size="12" text-anchor="middle" fill="#333">release, in order</text>"##,
         h - bottom,
-        w - right,
         top - 14.0,
         left + plot_w / 2.0,
         h - 8.0
     );
-    let bar_w = (plot_w / n * 0.35).min(60.0);
-    // Release names share the axis: each is cut (in the middle) to its slot.
-    let slot_chars = ((plot_w / n) / (0.62 * 11.0)).floor().max(3.0) as usize;
+    let slot_chars = ((plot_w / n) / (0.62 * 12.0)).floor().max(3.0) as usize;
     let mut points = Vec::new();
     for (i, r) in rows.iter().enumerate() {
-        if let Some(c) = num(&r[2]) {
-            let _ = write!(
-                svg,
-                r##"<rect x="{}" y="{}" width="{bar_w}" height="{}" fill="#f0a830" opacity="0.6"><title>known cost ${c:.6}</title></rect>"##,
-                x(i) - bar_w / 2.0,
-                y_cost(c),
-                h - bottom - y_cost(c)
-            );
-        }
         if let Some(l) = num(&r[1]) {
             points.push(format!("{},{}", x(i), y_lift(l)));
             let _ = write!(
@@ -219,26 +241,17 @@ pub(super) fn releases_svg(rows: &[Vec<Option<String>>]) -> String {
                 x(i),
                 y_lift(l)
             );
-            // The value beside its point, below it when the point is at the top.
             let ty = match y_lift(l) - 9.0 < top + 4.0 {
                 true => y_lift(l) + 18.0,
                 false => y_lift(l) - 9.0,
             };
             let _ = write!(
                 svg,
-                r##"<text x="{}" y="{ty}" font-size="11" text-anchor="middle">{l:+.3}</text>"##,
-                x(i) + 14.0,
+                r##"<text x="{}" y="{ty}" font-size="12" text-anchor="middle">{l:+.3}</text>"##,
+                x(i) + 16.0,
             );
         }
-        let name = r[0].as_deref().unwrap_or("");
-        let _ = write!(
-            svg,
-            r##"<text x="{}" y="{}" font-size="11" text-anchor="middle">{}<title>{}</title></text>"##,
-            x(i),
-            h - bottom + 18.0,
-            esc(&middle_cut(name, slot_chars)),
-            esc(name)
-        );
+        release_label(&mut svg, r, x(i), h - bottom + 18.0, slot_chars);
     }
     if points.len() > 1 {
         let _ = write!(
@@ -249,6 +262,77 @@ pub(super) fn releases_svg(rows: &[Vec<Option<String>>]) -> String {
     }
     svg.push_str("</svg>");
     svg
+}
+
+/// A release's name under its slot (cut in the middle to fit), whole in its title.
+fn release_label(svg: &mut String, row: &[Option<String>], x: f64, y: f64, chars: usize) {
+    let name = row[0].as_deref().unwrap_or("");
+    let _ = write!(
+        svg,
+        r##"<text x="{x}" y="{y}" font-size="12" text-anchor="middle">{}<title>{}</title></text>"##,
+        esc(&middle_cut(name, chars)),
+        esc(name)
+    );
+}
+
+/// Known cost per release: bars from $0 on their own axis (round ticks),
+/// each labelled with its amount; None when no release has a priced run
+/// (an empty chart would say $0, which nobody spent).
+pub(super) fn cost_across_releases_svg(rows: &[Vec<Option<String>>]) -> Option<String> {
+    let max_cost = rows.iter().filter_map(|r| num(&r[2])).fold(0.0, f64::max);
+    if max_cost <= 0.0 {
+        return None;
+    }
+    let (w, h, left, right, top, bottom) = (960.0, 260.0, 84.0, 40.0, 34.0, 56.0);
+    let ticks = round_ticks(0.0, max_cost, 4);
+    let cost_top = ticks.last().copied().unwrap_or(max_cost).max(max_cost);
+    let n = rows.len().max(1) as f64;
+    let plot_w = w - left - right;
+    let x = |i: usize| left + (i as f64 + 0.5) * plot_w / n;
+    let y = |v: f64| h - bottom - v / cost_top * (h - top - bottom);
+    let mut svg = format!(
+        r#"<svg {} role="img" aria-label="known cost across releases">"#,
+        scaled(w, h)
+    );
+    for t in &ticks {
+        let _ = write!(
+            svg,
+            r##"<line x1="{left}" x2="{1}" y1="{0}" y2="{0}" stroke="{2}"/><text x="{3}" y="{4}" font-size="12" text-anchor="end" fill="#b26a00">{5}</text>"##,
+            y(*t),
+            w - right,
+            if *t == 0.0 { "#bbb" } else { "#f0f0f0" },
+            left - 6.0,
+            y(*t) + 4.0,
+            esc(&money_tick(*t))
+        );
+    }
+    let _ = write!(
+        svg,
+        r##"<line x1="{left}" x2="{left}" y1="{top}" y2="{0}" stroke="#555"/><text x="{left}" y="{1}" font-size="12" text-anchor="middle" fill="#b26a00">known cost (USD)</text><text x="{2}" y="{3}" font-size="12" text-anchor="middle" fill="#333">release, in order</text>"##,
+        h - bottom,
+        top - 14.0,
+        left + plot_w / 2.0,
+        h - 8.0
+    );
+    let bar_w = (plot_w / n * 0.5).min(80.0);
+    let slot_chars = ((plot_w / n) / (0.62 * 12.0)).floor().max(3.0) as usize;
+    for (i, r) in rows.iter().enumerate() {
+        if let Some(c) = num(&r[2]) {
+            let _ = write!(
+                svg,
+                r##"<rect x="{}" y="{}" width="{bar_w}" height="{}" fill="#f0a830" opacity="0.7"><title>known cost ${c}</title></rect><text x="{}" y="{}" font-size="12" text-anchor="middle" fill="#333">{}</text>"##,
+                x(i) - bar_w / 2.0,
+                y(c),
+                h - bottom - y(c),
+                x(i),
+                (y(c) - 5.0).max(top - 2.0),
+                esc(&money(c))
+            );
+        }
+        release_label(&mut svg, r, x(i), h - bottom + 18.0, slot_chars);
+    }
+    svg.push_str("</svg>");
+    Some(svg)
 }
 
 /// A box on the chart, for label placement.
@@ -282,11 +366,18 @@ pub(super) fn cost_vs_lift_svg(rows: &[Vec<Option<String>>]) -> String {
         .iter()
         .filter_map(|r| Some((r[0].clone().unwrap_or_default(), num(&r[2])?, num(&r[1])?)))
         .collect();
-    let max_x = pts.iter().map(|p| p.1.abs()).fold(0.0, f64::max).max(1e-9);
+    // The axis runs to a round value either side of 0, so its ticks read as money.
+    let widest = pts.iter().map(|p| p.1.abs()).fold(0.0, f64::max).max(1e-9);
+    let max_x = round_ticks(0.0, widest, 2)
+        .last()
+        .copied()
+        .unwrap_or(widest)
+        .max(widest);
     let x = |v: f64| left + (v / max_x + 1.0) / 2.0 * (w - left - right);
     let y = |v: f64| h - bottom - (v.clamp(-1.0, 1.0) + 1.0) / 2.0 * (h - top - bottom);
     let mut svg = format!(
-        r#"<svg width="{w}" height="{h}" role="img" aria-label="cost versus lift per case">"#
+        r#"<svg {} role="img" aria-label="cost versus lift per case">"#,
+        scaled(w, h)
     );
     // What labels must not touch: every axis text, and every point.
     let mut taken = Vec::new();
@@ -333,7 +424,7 @@ pub(super) fn cost_vs_lift_svg(rows: &[Vec<Option<String>>]) -> String {
             if t == 0.0 { "#bbb" } else { "#f0f0f0" },
             h - bottom + 5.0
         );
-        axis_text(&mut svg, x(t), h - bottom + 18.0, "middle", &money(t));
+        axis_text(&mut svg, x(t), h - bottom + 18.0, "middle", &money_tick(t));
     }
     let _ = write!(
         svg,
@@ -446,6 +537,21 @@ mod tests {
             middle_cut("backfill-unbatched-update", 11).chars().count(),
             11
         );
+    }
+
+    #[test]
+    fn ticks_fall_on_round_values() {
+        assert_eq!(
+            round_ticks(0.0, 0.0082, 4),
+            vec![0.0, 0.002, 0.004, 0.006, 0.008, 0.01]
+        );
+        assert_eq!(round_ticks(0.0, 3.7, 4), vec![0.0, 1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(money_tick(0.004), "$0.004");
+        assert_eq!(money_tick(0.0025), "$0.0025");
+        assert_eq!(money_tick(2.0), "$2.00");
+        assert_eq!(money_tick(-0.01), "−$0.01");
+        assert_eq!(money_tick(0.5), "$0.50");
+        assert_eq!(money_tick(0.0), "$0");
     }
 
     #[test]
