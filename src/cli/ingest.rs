@@ -294,10 +294,17 @@ fn print_suspects(suspects: &[liftdb::batch::Suspect]) {
                 let mut releases: Vec<&str> = of_kind.iter().map(|m| m.release.as_str()).collect();
                 releases.sort_unstable();
                 releases.dedup();
+                // The first three named (a query cut to 60 characters).
+                let named: Vec<String> = of_kind
+                    .iter()
+                    .take(3)
+                    .map(|m| liftdb::output::cut(&m.subject, 60))
+                    .collect();
+                let more = if n > 3 { ", …" } else { "" };
                 eprintln!(
-                    "note: {n} × {kind} in release {} ({what}), e.g. {}: {}; all of them: {list}",
+                    "note: {n} × {kind} in release {} ({what}): {}{more}; e.g. {}; all of them: {list}",
                     releases.join(", "),
-                    first.subject,
+                    named.join(", "),
                     first.detail
                 );
             }

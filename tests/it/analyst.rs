@@ -401,6 +401,16 @@ fn releases_are_ordered_and_trend_shows_the_change() {
         .stdout(format!("r\nv1 v2 skill-{}\n", &hash[..12]));
 }
 
+/// `report html --out page` on the store `db`: the page written.
+fn html_page(db: &Path, page: &Path) -> String {
+    liftdb_cmd(db)
+        .args(["report", "html", "--out"])
+        .arg(page)
+        .assert()
+        .success();
+    std::fs::read_to_string(page).unwrap()
+}
+
 /// The Chromium the rendering checks drive (`.ci/run` installs it).
 fn chromium() -> &'static str {
     ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
@@ -430,12 +440,7 @@ fn headless(chromium: &str, profile: &Path) -> std::process::Command {
 fn html_report_is_self_contained_and_renders() {
     let (dir, db) = corpus_db();
     let html = dir.path().join("report.html");
-    liftdb_cmd(&db)
-        .args(["report", "html", "--out"])
-        .arg(&html)
-        .assert()
-        .success();
-    let text = std::fs::read_to_string(&html).unwrap();
+    let text = html_page(&db, &html);
     assert!(text.matches("<svg").count() >= 3, "three charts");
     assert!(
         !text.contains("http://") && !text.contains("https://"),
@@ -858,12 +863,7 @@ print(json.dumps({"rows": len(rows), "money": money, "times": times, "problems":
 fn html_report_reads_on_a_phone_and_a_desktop() {
     let (dir, db) = corpus_db();
     let html = dir.path().join("page.html");
-    liftdb_cmd(&db)
-        .args(["report", "html", "--out"])
-        .arg(&html)
-        .assert()
-        .success();
-    let text = std::fs::read_to_string(&html).unwrap();
+    let text = html_page(&db, &html);
     assert!(
         text.contains(r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#)
     );
@@ -912,12 +912,7 @@ fn html_report_reads_on_a_phone_and_a_desktop() {
         .assert()
         .success();
     let page = dir.path().join("unpriced.html");
-    liftdb_cmd(&unpriced)
-        .args(["report", "html", "--out"])
-        .arg(&page)
-        .assert()
-        .success();
-    let text = std::fs::read_to_string(&page).unwrap();
+    let text = html_page(&unpriced, &page);
     assert!(
         !text.contains("known cost across releases\""),
         "no empty cost chart"

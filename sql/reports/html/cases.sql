@@ -5,8 +5,10 @@ SELECT e.release_label, e.skill_name, e.case_id,
        e.units, e.eligible_pairs,
        liftdb_pyround(e.with_rate, 4) AS with_skill, liftdb_pyround(e.without_rate, 4) AS without_skill,
        liftdb_pyround(e.absolute_delta, 4) AS lift, e.p_value AS p, e.bh_q AS q,
-       e.units_won AS wins, e.units_tied AS ties, e.units_lost AS losses
+       e.units_won AS wins, e.units_tied AS ties, e.units_lost AS losses,
+       n.case_name
 FROM lift_evidence e
+LEFT JOIN case_names n USING (release_label, skill_name, case_id)
 LEFT JOIN (SELECT DISTINCT release_label, skill_name, case_id, split FROM run_total_rows) c
     USING (release_label, skill_name, case_id)
 WHERE e.channel = 'objective' AND e.control_arm = 'without_skill' AND e.split = 'all'

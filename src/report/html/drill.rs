@@ -96,7 +96,10 @@ impl Drill {
             esc(text(c, 8)),
             esc(release),
             esc(split),
-            esc(case),
+            esc(&match c.get(14).and_then(Option::as_deref) {
+                Some(name) => format!("{case} {name}"),
+                None => case.to_string(),
+            }),
             esc(skill),
             esc(release),
             esc(text(c, 8)),
