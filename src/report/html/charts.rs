@@ -541,10 +541,14 @@ mod tests {
 
     #[test]
     fn ticks_fall_on_round_values() {
+        // 0.0078 / 4 = 0.00195: steps of 0.002, each exactly its decimal
+        // (0.006, not 0.006000000000000001).
         assert_eq!(
-            round_ticks(0.0, 0.0082, 4),
-            vec![0.0, 0.002, 0.004, 0.006, 0.008, 0.01]
+            round_ticks(0.0, 0.0078, 4),
+            vec![0.0, 0.002, 0.004, 0.006, 0.008]
         );
+        // 0.0082 / 4 = 0.00205: the next round step, 0.005.
+        assert_eq!(round_ticks(0.0, 0.0082, 4), vec![0.0, 0.005, 0.01]);
         assert_eq!(round_ticks(0.0, 3.7, 4), vec![0.0, 1.0, 2.0, 3.0, 4.0]);
         assert_eq!(money_tick(0.004), "$0.004");
         assert_eq!(money_tick(0.0025), "$0.0025");
