@@ -364,6 +364,16 @@ pub const FILTER_QUERIES: &[(&str, &str)] = &[
     ("split", include_str!("../sql/filters/split.sql")),
 ];
 
+/// What the report presenter says under `report lift`'s sentence:
+/// `sql/present/NAME.sql`.
+pub const PRESENT_QUERIES: &[(&str, &str)] = &[
+    (
+        "not_counted",
+        include_str!("../sql/present/not_counted.sql"),
+    ),
+    ("suspect", include_str!("../sql/present/suspect.sql")),
+];
+
 /// `liftdb release`'s queries: `sql/release/NAME.sql`.
 pub const RELEASE_QUERIES: &[(&str, &str)] = &[("list", include_str!("../sql/release/list.sql"))];
 
@@ -497,6 +507,7 @@ mod tests {
             (super::LAKE_QUERIES, "lake"),
             (super::FILTER_QUERIES, "filters"),
             (super::RELEASE_QUERIES, "release"),
+            (super::PRESENT_QUERIES, "present"),
         ] {
             for ((name, _), file) in queries.iter().zip(listed_in(dir)) {
                 assert_eq!(file, format!("{dir}/{name}.sql"));

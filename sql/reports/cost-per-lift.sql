@@ -30,7 +30,7 @@ SELECT
                                     array_to_string(p.priced_models, ', '))
                         ELSE 'all cases, all models' END
                WHEN 'model' THEN 'all cases'
-               ELSE case_id || coalesce(' ' || n.case_name, '') END AS row_label,
+               ELSE liftdb_case_label(case_id, n.case_name) END AS row_label,
     case_id AS "case",
     model,
     pairs,

@@ -61,7 +61,7 @@ SELECT
     -- What the row is, in one short cell (the compact table's first column).
     CASE WHEN l.row_kind = 'experiment' THEN l.experiment || ': ' ELSE '' END
         || CASE l.scope WHEN 'overall' THEN 'overall' WHEN 'model' THEN 'model ' || l.model
-                        ELSE l.case_id || coalesce(' ' || n.case_name, '') END AS row_label
+                        ELSE liftdb_case_label(l.case_id, n.case_name) END AS row_label
 FROM shown l
 -- A case's name beside its id (skill-creator: `6 run-as-non-root`).
 LEFT JOIN case_names n

@@ -153,6 +153,11 @@ CREATE OR REPLACE MACRO liftdb_pyround(x, d) AS
 
 CREATE OR REPLACE MACRO liftdb_round4(x) AS liftdb_pyround(x, 4);
 
+-- liftdb_case_label(case_id, case_name): a case as a reader is shown it, its
+-- id and, where its harness gives one, its name (`6 run-as-non-root`).
+CREATE OR REPLACE MACRO liftdb_case_label(case_id, case_name) AS
+    case_id || coalesce(' ' || case_name, '');
+
 -- liftdb_sampled_p_upper(p): the upper confidence bound (99.9%) of a sampled
 -- sign-flip p = (hits + 1)/(4096 + 1), skill-eval-harness main's decision
 -- rule for a sampled test (docs/metrics.md §M6): min(1, hits/m +

@@ -2,13 +2,17 @@
 -- experiment, skill, agent, model, polarity), scope 'polarity', and one per query within
 -- it, scope 'query' (docs/metrics.md §M10). Incomplete observations stay in
 -- the denominators, as skill-eval-harness 0.6.0 counts them.
+-- trigger_observations_by_experiment(): the stored observations, each with
+-- its experiment. A trigger report is an experiment: a baseline and an
+-- ablation matrix of one skill are never pooled (rows stored before the
+-- column existed fall back to their report's file name).
+CREATE OR REPLACE MACRO trigger_observations_by_experiment() AS TABLE
+SELECT * REPLACE (coalesce(experiment, regexp_extract(source_path, '[^/]+$')) AS experiment)
+FROM trigger_observation;
+
 CREATE OR REPLACE VIEW trigger_rates AS
 WITH observation AS (
-    -- A trigger report is an experiment: a baseline and an ablation matrix
-    -- of one skill are never pooled (rows stored before the column existed
-    -- fall back to their report's file name).
-    SELECT * REPLACE (coalesce(experiment, regexp_extract(source_path, '[^/]+$')) AS experiment)
-    FROM trigger_observation
+    SELECT * FROM trigger_observations_by_experiment()
 ),
 polarity AS (
     SELECT

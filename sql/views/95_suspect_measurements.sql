@@ -65,8 +65,7 @@ triggers AS (
                   count(*), sum(runs)) AS detail
     -- One trigger eval at a time, as trigger_rates keeps them apart (a
     -- trace folder's observations carry their matrix as experiment).
-    FROM (SELECT * REPLACE (coalesce(experiment, regexp_extract(source_path, '[^/]+$')) AS experiment)
-          FROM trigger_observation)
+    FROM trigger_observations_by_experiment()
     WHERE should_trigger
     GROUP BY release_label, skill_name, experiment, coalesce(query_text, query_id)
     -- Per run (triggered) or per query as skill-creator counts it (triggered_runs).

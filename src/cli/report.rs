@@ -64,10 +64,9 @@ pub fn run(db: &Location, args: &ReportArgs) -> anyhow::Result<i32> {
             );
         }
         if let Some(format) = args.output.format {
+            let format = format!("{format:?}").to_lowercase();
             anyhow::bail!(
-                "report html writes one HTML page, not {}; hint: drop --format, or export a report's rows: liftdb report NAME --format {} (liftdb report --list)",
-                format!("{format:?}").to_lowercase(),
-                format!("{format:?}").to_lowercase()
+                "report html writes one HTML page, not {format}; hint: drop --format, or export a report's rows: liftdb report NAME --format {format} (liftdb report --list)"
             );
         }
         // ./report.html is never replaced unasked: --out names the file to write.

@@ -132,6 +132,18 @@ impl<'a> ColumnText<'a> {
     }
 }
 
+/// The decimal written in `text` from `start` without the trailing zeros
+/// of its fraction, `keep` places kept (`1.500000` → `1.5` at 1, `1.50` at 2).
+pub(super) fn trim_fraction(text: &mut String, start: usize, keep: usize) {
+    let Some(point) = text[start..].find('.') else {
+        return;
+    };
+    let kept = start + point + 1 + keep;
+    while text.len() > kept && text.ends_with('0') {
+        text.pop();
+    }
+}
+
 /// As Arrow displays a float: ryu's shortest text ("1995.0", "0.25",
 /// "NaN", "inf"). A whole number, most of a listing's tokens and times, is
 /// written as its integer and ".0", ryu's text for it below 1e16, in a

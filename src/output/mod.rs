@@ -257,12 +257,7 @@ fn display_text(array: &duckdb::arrow::array::ArrayRef, row: usize) -> Option<St
 
 /// Trailing zeros of a decimal's fraction dropped, two places kept.
 fn trim_decimal(mut text: String) -> String {
-    if let Some(point) = text.find('.') {
-        let keep = point + 3;
-        while text.len() > keep && text.ends_with('0') {
-            text.pop();
-        }
-    }
+    cells::trim_fraction(&mut text, 0, 2);
     text
 }
 

@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 use duckdb::arrow::datatypes::{DataType, SchemaRef};
 use duckdb::arrow::record_batch::RecordBatch;
 
-use super::cells::ColumnText;
+use super::cells::{trim_fraction, ColumnText};
 use super::{cell_json, Format};
 
 /// Rows written as they come: `begin` writes what precedes them, `rows`
@@ -199,7 +199,7 @@ fn delimited_rows(batch: &RecordBatch, sep: char, lines: &mut String) {
             let start = lines.len();
             let written = column.write(i, lines);
             if written && decimal[n] {
-                trim_fraction(lines, start);
+                trim_fraction(lines, start, 1);
             }
             if written && needs_quotes(&lines[start..], sep) {
                 let quoted = delimited_field(&lines[start..], sep).into_owned();
@@ -208,17 +208,6 @@ fn delimited_rows(batch: &RecordBatch, sep: char, lines: &mut String) {
             }
         }
         lines.push('\n');
-    }
-}
-
-/// The decimal written from `start` without trailing zeros in its fraction,
-/// one digit kept (`1.500000` → `1.5`, `2.000` → `2.0`).
-fn trim_fraction(text: &mut String, start: usize) {
-    if !text[start..].contains('.') {
-        return;
-    }
-    while text.ends_with('0') && !text.ends_with(".0") {
-        text.pop();
     }
 }
 

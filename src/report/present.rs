@@ -33,25 +33,10 @@ impl Presentation {
     }
 }
 
-/// Why runs of the releases and skills a lift report shows did not count,
-/// one sentence per release and skill (split and control arm as the lift's).
-const NOT_COUNTED: &str = "SELECT sentence FROM not_counted_summary_rows
-                           WHERE sentence IS NOT NULL
-                             AND ($release IS NULL OR release_label = $release)
-                             AND ($skill IS NULL OR skill_name = $skill)
-                             AND split = coalesce($split, 'all')
-                             AND control_arm = coalesce($arm, 'without_skill')
-                           ORDER BY release_label, skill_name";
-
-/// The suspect measurements of the releases and skills a lift report shows,
-/// one note each (a trigger query that never triggered is no answer lift's).
-const SUSPECT: &str = "SELECT printf('note: release %s of %s measures nothing here: %s (%s): %s',
-                               release_label, skill_name, kind, subject, detail)
-                        FROM suspect_measurements
-                        WHERE ($release IS NULL OR release_label = $release)
-                          AND ($skill IS NULL OR skill_name = $skill)
-                          AND kind <> 'never_triggered'
-                        ORDER BY release_label, skill_name, kind, subject";
+/// One of the presenter's own questions: `sql/present/NAME.sql`.
+fn present_query(name: &str) -> &'static str {
+    crate::sqlfiles::named(crate::sqlfiles::PRESENT_QUERIES, name)
+}
 
 /// A report's result and the sentences that come before its table.
 pub struct Shown {
@@ -83,8 +68,8 @@ pub fn run_shown(
         let rs = run_via(&sentences, &taken, &mut query)?;
         // Then the runs that did not count, and what measures nothing, beside
         // the sentence they would mislead.
-        let not_counted = query(NOT_COUNTED, &taken)?;
-        let suspect = query(SUSPECT, &taken)?;
+        let not_counted = query(present_query("not_counted"), &taken)?;
+        let suspect = query(present_query("suspect"), &taken)?;
         for batch in rs
             .batches
             .iter()

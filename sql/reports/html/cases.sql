@@ -6,7 +6,7 @@ SELECT e.release_label, e.skill_name, e.case_id,
        liftdb_pyround(e.with_rate, 4) AS with_skill, liftdb_pyround(e.without_rate, 4) AS without_skill,
        liftdb_pyround(e.absolute_delta, 4) AS lift, e.p_value AS p, e.bh_q AS q,
        e.units_won AS wins, e.units_tied AS ties, e.units_lost AS losses,
-       n.case_name
+       liftdb_case_label(e.case_id, n.case_name) AS case_label
 FROM lift_evidence e
 LEFT JOIN case_names n USING (release_label, skill_name, case_id)
 LEFT JOIN (SELECT DISTINCT release_label, skill_name, case_id, split FROM run_total_rows) c

@@ -2,7 +2,7 @@
 -- interval, the range of its unit deltas (shown where no interval is bounded).
 SELECT skill_name, case_id, absolute_delta, ci_lower, ci_upper,
        list_min(deltas) AS min_unit, list_max(deltas) AS max_unit, release_label,
-       n.case_name
+       liftdb_case_label(case_id, n.case_name) AS case_label
 FROM lift_evidence
 LEFT JOIN case_names n USING (release_label, skill_name, case_id)
 WHERE channel = 'objective' AND control_arm = 'without_skill' AND split = 'all'

@@ -139,14 +139,10 @@ pub(super) fn lift_per_case_svg(rows: &[Vec<Option<String>>]) -> String {
     svg
 }
 
-/// A case as the lift chart names it: its id, and its name where the
-/// harness gives one (`6 run-as-non-root`).
+/// A case as the lift chart names it (per_case.sql's case_label: its id,
+/// and its name where the harness gives one).
 fn case_label(row: &[Option<String>]) -> String {
-    let id = row[1].as_deref().unwrap_or("");
-    match row.get(8).and_then(Option::as_deref) {
-        Some(name) => format!("{id} {name}"),
-        None => id.to_string(),
-    }
+    row[8].clone().unwrap_or_default()
 }
 
 /// The size attributes of a chart `w` by `h` that scales to its page: its

@@ -96,10 +96,7 @@ impl Drill {
             esc(text(c, 8)),
             esc(release),
             esc(split),
-            esc(&match c.get(14).and_then(Option::as_deref) {
-                Some(name) => format!("{case} {name}"),
-                None => case.to_string(),
-            }),
+            esc(text(c, 14)),
             esc(skill),
             esc(release),
             esc(text(c, 8)),
