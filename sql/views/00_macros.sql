@@ -184,3 +184,15 @@ CREATE OR REPLACE MACRO liftdb_wilson_upper(k, n) AS
          + 1.959963984540054 * sqrt(k / n * (1 - k / n) / n + 1.959963984540054 ^ 2 / (4 * n * n)))
         / (1 + 1.959963984540054 ^ 2 / n)
     END;
+
+-- liftdb_case_key: one text key per (release, skill, case), the unit a batch
+-- refills the case-grained stored aggregates by (src/store/aggregates/mod.rs).
+CREATE OR REPLACE MACRO liftdb_case_key(release_label, skill_name, case_id) AS
+    release_label || chr(31) || coalesce(skill_name, '') || chr(31) || coalesce(case_id, '');
+
+-- liftdb_in_scope: whether a row is among the releases listed (NULL: every
+-- release) or the cases listed (keys made by liftdb_case_key; NULL: none).
+CREATE OR REPLACE MACRO liftdb_in_scope(releases, cases, release_label, skill_name, case_id) AS
+    releases IS NULL
+    OR list_contains(releases, release_label)
+    OR coalesce(list_contains(cases, liftdb_case_key(release_label, skill_name, case_id)), false);

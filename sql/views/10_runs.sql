@@ -1,5 +1,6 @@
 -- stored: run_rows
 -- stored threads: 2
+-- stored grain: case
 -- runs: one row per run with everything an analyst usually needs, no joins.
 -- Rates are recomputed from the assertion rows of the run's grading
 -- (docs/metrics.md §M1); the harness's own per-run figures are kept as peer_*.
@@ -10,9 +11,12 @@
 -- release), each aggregate read only for their runs: the end of an ingest
 -- refills the stored aggregates of the releases it touched through it, and
 -- an analyst may use it the same way (FROM runs_in(['v1.2'])).
-CREATE OR REPLACE MACRO runs_in(releases) AS TABLE
+-- runs_of(releases, cases) adds the runs of the cases listed (keys made by
+-- liftdb_case_key): a batch that touched a few cases of a release refills
+-- their runs only.
+CREATE OR REPLACE MACRO runs_of(releases, cases) AS TABLE
 WITH scope AS (
-    SELECT run_id FROM run WHERE list_contains(releases, release_label)
+    SELECT run_id FROM run WHERE liftdb_in_scope(releases, cases, release_label, skill_name, case_id)
 ),
 gaps AS (
     -- Verdicts liftdb's grader could not give exactly, and the oracles it did
@@ -197,7 +201,9 @@ LEFT JOIN chosen_grading g ON g.run_id = r.run_id
 LEFT JOIN graded gr ON gr.grading_id = g.grading_id
 LEFT JOIN metric m ON m.run_id = r.run_id
 LEFT JOIN activation act ON act.run_id = r.run_id
-WHERE releases IS NULL OR list_contains(releases, r.release_label);
+WHERE liftdb_in_scope(releases, cases, r.release_label, r.skill_name, r.case_id);
+
+CREATE OR REPLACE MACRO runs_in(releases) AS TABLE SELECT * FROM runs_of(releases, NULL);
 
 -- The view adds the reports' names of its columns (release, skill, case …)
 -- after them; its stored table holds the columns once.
@@ -291,6 +297,10 @@ COMMENT ON COLUMN runs.effort IS 'Reasoning effort requested (backend_default: t
 CREATE OR REPLACE TABLE run_rows AS SELECT * FROM runs_in(NULL) LIMIT 0;
 COMMENT ON TABLE run_rows IS 'The runs view stored by every batch for the releases it changed (what the stored aggregates and the runs and ledger reports read); equal to runs (liftdb check verifies).';
 
+-- run_rows_of(releases, cases): the stored runs of the releases listed
+-- (NULL: every release) and of the cases listed (liftdb_case_key).
+CREATE OR REPLACE MACRO run_rows_of(releases, cases) AS TABLE
+SELECT * FROM run_rows WHERE liftdb_in_scope(releases, cases, release_label, skill_name, case_id);
+
 -- run_rows_in(releases): the stored runs of the releases listed (NULL: every release).
-CREATE OR REPLACE MACRO run_rows_in(releases) AS TABLE
-SELECT * FROM run_rows WHERE releases IS NULL OR list_contains(releases, release_label);
+CREATE OR REPLACE MACRO run_rows_in(releases) AS TABLE SELECT * FROM run_rows_of(releases, NULL);

@@ -1,4 +1,5 @@
 -- stored: run_total_rows
+-- stored grain: case
 -- run_totals: the runs view summed per (release, experiment, format, skill,
 -- split, case, arm, model), in sums and counts that add up again: every
 -- report or view that only counts or sums runs reads these instead of every
@@ -6,8 +7,9 @@
 -- reliability counts), far fewer rows than the runs. Money is
 -- exact DECIMAL, means are exact (sums of liftdb_scaled and their counts,
 -- recombined by liftdb_mean_of), unavailable values count as unknown, never 0.
--- run_totals_in(releases): the totals of the releases listed (NULL: every release).
-CREATE OR REPLACE MACRO run_totals_in(releases) AS TABLE
+-- run_totals_of(releases, cases): the totals of the releases listed (NULL:
+-- every release) and of the cases listed (liftdb_case_key).
+CREATE OR REPLACE MACRO run_totals_of(releases, cases) AS TABLE
 SELECT
     release_label,
     experiment,
@@ -38,8 +40,12 @@ SELECT
     count(*) FILTER (WHERE scorable AND population = 'answer'
                      AND objective_pass_rate BETWEEN 0 AND 1
                      AND liftdb_is_success(objective_pass_rate)) AS reliability_c
-FROM run_rows_in(releases)
+FROM run_rows_of(releases, cases)
 GROUP BY ALL;
+
+-- run_totals_in(releases): the totals of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO run_totals_in(releases) AS TABLE
+SELECT * FROM run_totals_of(releases, NULL);
 
 CREATE OR REPLACE VIEW run_totals AS SELECT * FROM run_totals_in(NULL);
 

@@ -4,17 +4,17 @@
 -- arm. A pair is eligible when both arms are scorable and have a numeric
 -- objective_pass_rate in [0, 1]; otherwise blocked_reason names why, with the
 -- harness's reason codes.
--- pairs_over(releases, stored): the pairs of the releases listed (NULL: every
--- release), from the stored runs (run_rows) or, stored false, from the runs
--- worked out anew (runs_in); the branch not taken is a constant false filter,
+-- pairs_over(releases, cases, stored): the pairs of the releases listed (NULL: every
+-- release) and of the cases listed (liftdb_case_key), from the stored runs (run_rows) or,
+-- stored false, from the runs worked out anew (runs_of); the branch not taken is a constant false filter,
 -- pruned before it runs. cost_per_lift reads the pairs worked out anew: on a
 -- large batch its two joins over the measurements ran out of the refill's
 -- memory when the pairs came from the batch's own new run_rows.
-CREATE OR REPLACE MACRO pairs_over(releases, stored) AS TABLE
+CREATE OR REPLACE MACRO pairs_over(releases, cases, stored) AS TABLE
 WITH r AS (
-    SELECT * FROM run_rows_in(releases) WHERE stored AND population = 'answer'
+    SELECT * FROM run_rows_of(releases, cases) WHERE stored AND population = 'answer'
     UNION ALL
-    SELECT * FROM runs_in(releases) WHERE NOT stored AND population = 'answer'
+    SELECT * FROM runs_of(releases, cases) WHERE NOT stored AND population = 'answer'
 ),
 controls AS (
     -- Control arms that were run at all for a case; without_skill is always
@@ -103,9 +103,14 @@ FROM (
     FROM joined
 );
 
+-- pairs_of(releases, cases): the pairs of the releases listed (NULL: every
+-- release) and of the cases listed (liftdb_case_key), from the stored runs.
+CREATE OR REPLACE MACRO pairs_of(releases, cases) AS TABLE
+SELECT * FROM pairs_over(releases, cases, true);
+
 -- pairs_in(releases): the pairs of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO pairs_in(releases) AS TABLE
-SELECT * FROM pairs_over(releases, true);
+SELECT * FROM pairs_of(releases, NULL);
 
 -- The reports' names of its identity columns follow them (release, skill, case …).
 CREATE OR REPLACE VIEW pairs AS

@@ -1,12 +1,18 @@
 -- stored: blocked_pair_rows
+-- stored grain: case
 -- stored comments from: pairs
 -- blocked_pairs: the pairs that could not be compared (pairs where NOT
 -- eligible), with pairs' columns. Few beside the eligible ones, so they are
 -- stored (blocked_pair_rows) and report blocked lists them without pairing
 -- every run of the store again.
+-- blocked_pairs_of(releases, cases): those of the releases listed (NULL: every
+-- release) and of the cases listed (liftdb_case_key).
+CREATE OR REPLACE MACRO blocked_pairs_of(releases, cases) AS TABLE
+SELECT * FROM pairs_of(releases, cases) WHERE NOT eligible;
+
 -- blocked_pairs_in(releases): those of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO blocked_pairs_in(releases) AS TABLE
-SELECT * FROM pairs_in(releases) WHERE NOT eligible;
+SELECT * FROM blocked_pairs_of(releases, NULL);
 
 -- The view adds the reports' names of its columns (release, skill, case …)
 -- after them; its stored table holds the columns once.

@@ -1,14 +1,16 @@
 -- stored: case_flag_rows
+-- stored grain: case
 -- case_flags: the harness's case-level findings (docs/metrics.md §M4, 0.6.0
 -- labels), all models pooled, per experiment (a tool's report holds one). W and N are pair-weighted means over the
 -- case's eligible with_skill/without_skill pairs; cases with no eligible
 -- pair get no row. Flag order follows the harness: saturated, forgettable,
 -- no lift, with-skill failure, then per arm (manifest order) flaky and
 -- critical-failure, then below-reference-floor.
--- case_flags_in(releases): the flags of the releases listed (NULL: every release).
-CREATE OR REPLACE MACRO case_flags_in(releases) AS TABLE
+-- case_flags_of(releases, cases): the flags of the releases listed (NULL:
+-- every release) and of the cases listed (liftdb_case_key).
+CREATE OR REPLACE MACRO case_flags_of(releases, cases) AS TABLE
 WITH paired AS (
-    SELECT * FROM pairs_in(releases) WHERE control_arm = 'without_skill'
+    SELECT * FROM pairs_of(releases, cases) WHERE control_arm = 'without_skill'
 ),
 case_rates AS (
     SELECT
@@ -36,7 +38,7 @@ arm_findings AS (
         liftdb_arm_order(r.arm, coalesce(any_value(o.ablation_ids), [])) AS arm_rank,
         count(r.objective_pass_rate) >= 2 AND count(DISTINCT r.objective_pass_rate) >= 2 AS flaky,
         list_sort(list_distinct(flatten(list(r.critical_failures) FILTER (WHERE r.vetoed)))) AS critical_names
-    FROM run_rows_in(releases) r
+    FROM run_rows_of(releases, cases) r
     LEFT JOIN arm_order o USING (release_label, skill_name)
     WHERE r.scorable AND r.population = 'answer'
     GROUP BY r.release_label, r.experiment, r.skill_name, r.case_id, r.arm
@@ -96,6 +98,10 @@ LEFT JOIN arm_flags af
 LEFT JOIN floor_flags ff
     ON ff.release_label = cr.release_label AND ff.experiment IS NOT DISTINCT FROM cr.experiment
    AND ff.skill_name = cr.skill_name AND ff.case_id = cr.case_id;
+
+-- case_flags_in(releases): the flags of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO case_flags_in(releases) AS TABLE
+SELECT * FROM case_flags_of(releases, NULL);
 
 -- The view adds the reports' names of its columns (release, skill, case …)
 -- after them; its stored table holds the columns once.

@@ -2,13 +2,14 @@
 -- total/input/output tokens), whether the two arms' measurements are
 -- comparable under the harness's rule (docs/metrics.md §M9 compare_cost_pair) and
 -- their delta. Blocked comparisons carry the harness's reason code.
--- cost_measured_in(releases): each run's cost and token measurements (one row
+-- cost_measured_of(releases, cases) (cost_measured_in(releases): no cases):
+-- each run's cost and token measurements (one row
 -- per run and quantity) as the comparability rule below reads them: the
 -- basis fields it tests for presence as flags, the ones it compares as 64-bit
 -- digests (equal fields give equal digests; two different ones share a digest
 -- with odds of about 1 in 1.8e19), which keep the refill of cost_per_lift
 -- far smaller than ten strings a side.
-CREATE OR REPLACE MACRO cost_measured_in(releases) AS TABLE
+CREATE OR REPLACE MACRO cost_measured_of(releases, cases) AS TABLE
 WITH quantities AS (
     -- The measurement basis read once per row (json_extract_string with a list
     -- of paths parses the document once). A JSON null reads as NULL, like a
@@ -21,7 +22,8 @@ WITH quantities AS (
     FROM measurement m
     WHERE m.metric IN ('cost', 'total_tokens', 'input_tokens', 'output_tokens')
       AND (releases IS NULL
-           OR m.run_id IN (SELECT run_id FROM run WHERE list_contains(releases, release_label)))
+           OR m.run_id IN (SELECT run_id FROM run
+                           WHERE liftdb_in_scope(releases, cases, release_label, skill_name, case_id)))
 )
 SELECT run_id, metric,
     struct_pack(availability := availability, value := value, amount := amount,
@@ -36,6 +38,9 @@ SELECT run_id, metric,
         target := hash(b[2], b[3], b[4], b[7], b[8]),
         pricing := hash(b[9], b[10])) AS side
 FROM quantities;
+
+CREATE OR REPLACE MACRO cost_measured_in(releases) AS TABLE
+SELECT * FROM cost_measured_of(releases, NULL);
 
 -- liftdb_cost_blocked_reason(is_cost, both_scorable, l, r): why one quantity
 -- of a pair is not comparable (NULL: comparable), under the harness's rule

@@ -1,18 +1,20 @@
 -- stored: cost_per_lift_rows
+-- stored grain: case
 -- cost_per_lift: per with_skill/without_skill pair, the objective delta beside
 -- the cost and token deltas, with the harness's ratios (docs/metrics.md §M9,
 -- token-overhead): lift per dollar only when the cost delta is positive, lift
 -- per 1k total tokens only when the token delta is positive, and the inverse
 -- cost per unit of lift when the objective delta is positive.
--- cost_per_lift_in(releases): the rows of the releases listed (NULL: every release).
-CREATE OR REPLACE MACRO cost_per_lift_in(releases) AS TABLE
+-- cost_per_lift_of(releases, cases): the rows of the releases listed (NULL:
+-- every release) and of the cases listed (liftdb_case_key).
+CREATE OR REPLACE MACRO cost_per_lift_of(releases, cases) AS TABLE
 -- Each run's four quantities folded into one row, joined once per arm: no
 -- per-pair fold of cost_pairs (keyed by a string per pair and quantity, it
 -- needs far more memory).
 WITH p AS (
     SELECT *, coalesce(with_scorable AND control_scorable, false) AS both_scorable
     -- The pairs worked out anew, not from run_rows (20_pairs.sql says why).
-    FROM pairs_over(releases, false) WHERE control_arm = 'without_skill'
+    FROM pairs_over(releases, cases, false) WHERE control_arm = 'without_skill'
 ),
 per_run AS MATERIALIZED (
     SELECT run_id,
@@ -20,7 +22,7 @@ per_run AS MATERIALIZED (
         any_value(side) FILTER (WHERE metric = 'total_tokens') AS total_tokens,
         any_value(side) FILTER (WHERE metric = 'input_tokens') AS input_tokens,
         any_value(side) FILTER (WHERE metric = 'output_tokens') AS output_tokens
-    FROM cost_measured_in(releases)
+    FROM cost_measured_of(releases, cases)
     GROUP BY run_id
 ),
 judged AS (
@@ -68,6 +70,10 @@ SELECT
     CASE WHEN objective_eligible AND cost_reason IS NULL AND objective_delta > 0
          THEN cost_delta / objective_delta END AS cost_per_unit_lift
 FROM judged;
+
+-- cost_per_lift_in(releases): the rows of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO cost_per_lift_in(releases) AS TABLE
+SELECT * FROM cost_per_lift_of(releases, NULL);
 
 CREATE OR REPLACE VIEW cost_per_lift AS SELECT * FROM cost_per_lift_in(NULL);
 

@@ -1,16 +1,22 @@
 -- stored: failing_assertion_rows
+-- stored grain: case
 -- failing_assertions: per release, each (case, assertion, severity) that some
 -- run failed, as skill-benchmark trend reads a report's failures: any run's
 -- assertion that did not pass (its chosen grading's). Stored
 -- (failing_assertion_rows) so recurring_failures counts releases, not every
 -- assertion of every run again.
--- failing_assertions_in(releases): those of the releases listed (NULL: every release).
-CREATE OR REPLACE MACRO failing_assertions_in(releases) AS TABLE
+-- failing_assertions_of(releases, cases): those of the releases listed (NULL:
+-- every release) and of the cases listed (liftdb_case_key).
+CREATE OR REPLACE MACRO failing_assertions_of(releases, cases) AS TABLE
 SELECT DISTINCT r.release_label, r.skill_name, r.case_id, a.name AS assertion,
        coalesce(a.severity, 'gate') AS severity
-FROM run_rows_in(releases) r
+FROM run_rows_of(releases, cases) r
 JOIN assertion_result a ON a.run_id = r.run_id AND a.grading_id = r.grading_id
 WHERE NOT coalesce(a.passed, false);
+
+-- failing_assertions_in(releases): those of the releases listed (NULL: every release).
+CREATE OR REPLACE MACRO failing_assertions_in(releases) AS TABLE
+SELECT * FROM failing_assertions_of(releases, NULL);
 
 CREATE OR REPLACE VIEW failing_assertions AS SELECT * FROM failing_assertions_in(NULL);
 

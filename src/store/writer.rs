@@ -6,6 +6,7 @@
 
 use duckdb::{params, Connection, Transaction};
 
+use super::aggregates::refill::{Touched, CASES_AT_MOST};
 use super::appenders::Appenders;
 use super::budget::MemoryBudget;
 use crate::model::records::{IngestErrorRec, Records, Row, TableBatch};
@@ -150,6 +151,39 @@ const RELEASES_DELETED: &str = "
           WHERE g.report_path IN (SELECT path FROM liftdb_doomed)
     UNION SELECT release_label FROM case_def_record WHERE source_path IN (SELECT path FROM liftdb_doomed)
     UNION SELECT release_label FROM suite_record WHERE manifest_path IN (SELECT path FROM liftdb_doomed)";
+
+/// The cases of those releases (liftdb_case_key; NULL: the release whole)
+/// whose rows a batch deletes, read before `DELETE_UNITS`: the runs it
+/// deletes and the runs of the gradings it deletes; a replaced case or
+/// suite definition touches its release whole. The case-grained stored
+/// aggregates are refilled for these cases alone (aggregates/refill.rs).
+const CASES_DELETED: &str = "
+    CREATE OR REPLACE TEMP TABLE liftdb_touched_cases AS
+    SELECT release_label, liftdb_case_key(release_label, skill_name, case_id) AS case_key FROM run
+    WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed)
+    UNION SELECT r.release_label, liftdb_case_key(r.release_label, r.skill_name, r.case_id)
+          FROM grading g JOIN run r USING (run_id) WHERE g.report_path IN (SELECT path FROM liftdb_doomed)
+    UNION SELECT release_label, NULL FROM case_def_record WHERE source_path IN (SELECT path FROM liftdb_doomed)
+    UNION SELECT release_label, NULL FROM suite_record WHERE manifest_path IN (SELECT path FROM liftdb_doomed)";
+
+/// The cases of the runs a report defined that run folders now replace.
+const CASES_REPLACED_REPORTED: &str = "
+    INSERT INTO liftdb_touched_cases
+    SELECT release_label, liftdb_case_key(release_label, skill_name, case_id) FROM run
+    WHERE run_id IN (SELECT path FROM liftdb_replaced_reported)";
+
+/// ...and those of the rows it wrote, as `RELEASES_WRITTEN` finds them.
+const CASES_WRITTEN: &str = "
+    INSERT INTO liftdb_touched_cases
+    WITH read_now AS (
+        SELECT path FROM source_file WHERE batch_id = $1
+        UNION SELECT owner_key FROM source_file WHERE batch_id = $1
+    )
+    SELECT release_label, liftdb_case_key(release_label, skill_name, case_id) FROM run WHERE batch_id = $1
+    UNION SELECT r.release_label, liftdb_case_key(r.release_label, r.skill_name, r.case_id)
+          FROM grading g JOIN run r USING (run_id) WHERE g.report_path IN (SELECT path FROM read_now)
+    UNION SELECT release_label, NULL FROM case_def_record WHERE source_path IN (SELECT path FROM read_now)
+    UNION SELECT release_label, NULL FROM suite_record WHERE batch_id = $1";
 
 /// ...then those of the rows it wrote: its runs, the runs its gradings grade
 /// (a report joins the release of the runs it grades), the cases and suites
@@ -343,6 +377,7 @@ impl<'c> BatchWriter<'c> {
         )?;
         fill_key_table(&tx, "liftdb_doomed", replaced_units)?;
         tx.execute_batch(RELEASES_DELETED)?;
+        tx.execute_batch(CASES_DELETED)?;
         for sql in DELETE_DEFINITIONS {
             tx.execute(sql, [&batch.release_label])?;
         }
@@ -455,6 +490,7 @@ impl<'c> BatchWriter<'c> {
         }
         self.appenders.flush()?;
         fill_key_table(&self.tx, "liftdb_replaced_reported", run_ids.into_iter())?;
+        self.tx.execute_batch(CASES_REPLACED_REPORTED)?;
         self.tx.execute_batch(DELETE_REPLACED_REPORTED)?;
         Ok(())
     }
@@ -541,6 +577,7 @@ impl<'c> BatchWriter<'c> {
         let release_dropped = drop_empty_release(tx, self.batch_id, batch.release_label)?;
         clock.mark("errors + mtimes");
         let touched = touched_releases(tx, self.batch_id)?;
+        let touched_cases = touched_cases(tx, self.batch_id)?;
         super::aggregates::refill::mark_waiting(tx, &touched, self.batch_id)?;
         tx.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
@@ -580,16 +617,15 @@ impl<'c> BatchWriter<'c> {
         if !batch.refill {
             return Ok(counts);
         }
-        super::aggregates::refill::run(conn, budget.as_mut(), clock).map_err(|e| {
-            Error::AggregatesWaiting {
+        super::aggregates::refill::run(conn, budget.as_mut(), Some(&touched_cases), clock)
+            .map_err(|e| Error::AggregatesWaiting {
                 batch_id: counts.batch_id,
                 releases: touched.clone(),
                 detail: match e {
                     Error::Db(db) => crate::error::duckdb_text(&db),
                     other => other.to_string(),
                 },
-            }
-        })?;
+            })?;
         Ok(counts)
     }
 }
@@ -603,6 +639,36 @@ fn touched_releases(tx: &Connection, batch_id: i64) -> Result<Vec<String>> {
         .query_map([], |r| r.get::<_, String>(0))?
         .collect::<std::result::Result<Vec<_>, _>>()?;
     Ok(labels)
+}
+
+/// The cases of each release this batch touched (after `touched_releases`,
+/// whose rows it reads the same way): the release whole when a definition
+/// of it changed or more than `CASES_AT_MOST` of its cases did.
+fn touched_cases(tx: &Connection, batch_id: i64) -> Result<Touched> {
+    tx.execute(CASES_WRITTEN, [batch_id])?;
+    let mut stmt = tx.prepare(
+        "SELECT DISTINCT release_label, case_key FROM liftdb_touched_cases
+         ORDER BY release_label, case_key NULLS FIRST",
+    )?;
+    let mut rows = stmt.query([])?;
+    let mut touched = Touched {
+        batch_id,
+        ..Default::default()
+    };
+    while let Some(row) = rows.next()? {
+        let release: String = row.get(0)?;
+        let case: Option<String> = row.get(1)?;
+        let entry = touched
+            .by_release
+            .entry(release)
+            .or_insert_with(|| Some(Vec::new()));
+        match (entry.as_mut(), case) {
+            (Some(cases), Some(case)) if cases.len() < CASES_AT_MOST => cases.push(case),
+            (Some(_), _) => *entry = None,
+            (None, _) => {}
+        }
+    }
+    Ok(touched)
 }
 
 fn update_mtimes(conn: &Connection, touched: &[(String, i64)]) -> Result<()> {

@@ -705,3 +705,125 @@ fn a_refill_on_open_that_fails_keeps_the_runs_and_the_record() {
     assert!(said.contains("its runs are kept"), "{said}");
     assert!(!said.contains("left as it is"), "{said}");
 }
+
+/// Rows of `table` that differ from `view`'s for one case of a release (both ways).
+fn differing_case(db: &std::path::Path, table: &str, view: &str, release: &str, case: &str) -> i64 {
+    let of = |from: &str| {
+        format!("SELECT * FROM {from} WHERE release_label = '{release}' AND case_id = '{case}'")
+    };
+    let view = format!("{view}_in(NULL)");
+    number(
+        db,
+        &format!(
+            "SELECT count(*) FROM (({} EXCEPT ALL {}) UNION ALL ({} EXCEPT ALL {}))",
+            of(table),
+            of(&view),
+            of(&view),
+            of(table)
+        ),
+    )
+}
+
+/// A batch that changes a few cases of a release refills the case-grained
+/// stored aggregates (`-- stored grain: case`) for those cases alone and
+/// every other aggregate for the release whole: rows of another case deleted
+/// by hand stay deleted in the case-grained tables, while the changed case
+/// equals its view again and a release-grained table is whole again. A
+/// changed manifest (the release's case definitions) refills every case.
+/// The live views are the independent computation.
+#[test]
+fn a_batch_refills_only_the_cases_it_changed_where_a_table_is_kept_per_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let (runs, fixture_manifest) = writable_runs(dir.path(), "runs");
+    let manifest = dir.path().join("manifest.json");
+    std::fs::copy(&fixture_manifest, &manifest).unwrap();
+    let db = dir.path().join("s.duckdb");
+    let ingest = |paths: &[&std::path::Path]| {
+        liftdb_cmd(&db)
+            .args(["ingest", "-q", "--release", "a"])
+            .args(paths)
+            .assert()
+            .success();
+    };
+    ingest(&[&runs, &manifest]);
+    // Every case-grained table the view files declare, with its view.
+    let case_grained: Vec<(&str, &str)> = liftdb::store::aggregates::DERIVED
+        .iter()
+        .filter(|d| d.case_grained)
+        .map(|d| (d.table, d.view))
+        .collect();
+    for table in [
+        "run_rows",
+        "case_flag_rows",
+        "cost_per_lift_rows",
+        "blocked_pair_rows",
+    ] {
+        assert!(
+            case_grained.iter().any(|(t, _)| *t == table),
+            "{table} is kept per case"
+        );
+    }
+    let (changed, untouched) = ("enum-add-value", "fk-not-valid");
+    let damage = |case: &str| -> Vec<i64> {
+        case_grained
+            .iter()
+            .map(|(table, _)| {
+                number(
+                    &db,
+                    &format!(
+                        "DELETE FROM {table} WHERE release_label = 'a' AND case_id = '{case}'"
+                    ),
+                )
+            })
+            .collect()
+    };
+    let removed = damage(untouched);
+    assert!(
+        removed.iter().filter(|n| **n > 0).count() >= 4,
+        "{removed:?}"
+    );
+    damage(changed);
+    number(
+        &db,
+        "DELETE FROM lift_rows WHERE release_label = 'a' AND scope = 'case'",
+    );
+
+    change_run(&runs, &format!("{changed}/gpt-5-codex/with_skill/run-1"));
+    ingest(&[&runs, &manifest]);
+    for ((table, view), removed) in case_grained.iter().zip(&removed) {
+        assert_eq!(
+            differing_case(&db, table, view, "a", changed),
+            0,
+            "{table}: the changed case refilled"
+        );
+        let left = number(
+            &db,
+            &format!("SELECT count(*) FROM {table} WHERE release_label = 'a' AND case_id = '{untouched}'"),
+        );
+        assert_eq!(
+            left, 0,
+            "{table}: the untouched case's {removed} rows still gone"
+        );
+    }
+    assert_eq!(
+        differing(&db, "lift_rows", "lift", "a"),
+        0,
+        "lift_rows refilled whole"
+    );
+
+    // The manifest changed (a newline more): its case definitions are
+    // stored anew, and every case of the release refilled.
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    text.push('\n');
+    std::fs::write(&manifest, text).unwrap();
+    ingest(&[&runs, &manifest]);
+    for (table, view) in &case_grained {
+        assert_eq!(
+            differing(&db, table, view, "a"),
+            0,
+            "{table}: refilled whole"
+        );
+    }
+    let (code, listing) = check_listing(&db);
+    assert_eq!(code, Some(0), "{listing}");
+}

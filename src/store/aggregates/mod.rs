@@ -45,6 +45,11 @@ pub struct Derived {
     /// filtered, in the order they were stored (its documentation: SQL
     /// dialect, order preservation). `liftdb check` verifies the order.
     pub listed_in: Option<&'static str>,
+    /// Every row is of one case (release, skill, case) and worked out from
+    /// that case's rows only (`-- stored grain: case`): a batch that touched
+    /// a few cases of a release refills their rows alone, through the
+    /// view's `<view>_of(releases, cases)` macro.
+    pub case_grained: bool,
 }
 
 /// Every stored view, in refill order: the order of the view files (a later
@@ -64,6 +69,7 @@ pub static DERIVED: LazyLock<Vec<Derived>> = LazyLock::new(|| {
 /// -- stored comments from: pairs         whose column comments it takes
 /// -- stored threads: 2                   refilled on two threads under a budget
 /// -- stored order: release_label, ...    the order it is kept in
+/// -- stored grain: case                  refilled per case (release, skill, case)
 /// ```
 fn parse_declaration(file_view: &'static str, sql: &'static str) -> Option<Derived> {
     let value = |key: &str| -> Option<&'static str> {
@@ -84,6 +90,11 @@ fn parse_declaration(file_view: &'static str, sql: &'static str) -> Option<Deriv
             Some(other) => panic!("{file_view}: `-- stored threads: {other}` (1 or 2)"),
         },
         listed_in: value("stored order"),
+        case_grained: match value("stored grain") {
+            None | Some("release") => false,
+            Some("case") => true,
+            Some(other) => panic!("{file_view}: `-- stored grain: {other}` (release or case)"),
+        },
     })
 }
 
@@ -93,22 +104,41 @@ pub enum Scope<'a> {
     Every,
     /// Only these; the rows of every other release stay as they are.
     Releases(&'a [String]),
+    /// `releases` for every table but the case-grained ones, which refill
+    /// the releases of `whole` and the cases of `cases` (liftdb_case_key
+    /// keys) alone: a small batch into a large release.
+    Cases {
+        releases: &'a [String],
+        whole: &'a [String],
+        cases: &'a [String],
+    },
 }
 
 impl Scope<'_> {
     /// `column` among the releases (for a WHERE clause).
     pub fn filter(&self, column: &str) -> String {
-        match self {
-            Scope::Every => "true".into(),
-            Scope::Releases(labels) => format!("list_contains({}, {column})", sql_list(labels)),
+        match self.releases() {
+            None => "true".into(),
+            Some(labels) => format!("list_contains({}, {column})", sql_list(labels)),
         }
     }
 
     /// The argument of a `<view>_in` macro.
     pub fn argument(&self) -> String {
+        match self.releases() {
+            None => "NULL".into(),
+            Some(labels) => sql_list(labels),
+        }
+    }
+
+    /// The releases refilled (None: every one).
+    fn releases(&self) -> Option<&[String]> {
         match self {
-            Scope::Every => "NULL".into(),
-            Scope::Releases(labels) => sql_list(labels),
+            Scope::Every => None,
+            Scope::Releases(labels)
+            | Scope::Cases {
+                releases: labels, ..
+            } => Some(labels),
         }
     }
 }
@@ -133,12 +163,35 @@ impl Derived {
     /// the first of `scope` replaced too, so that they follow it again.
     pub fn refresh(&self, conn: &Connection, scope: Scope) -> Result<()> {
         match (self.listed_in, scope) {
+            (None, Scope::Cases { whole, cases, .. }) if self.case_grained => {
+                self.replace_cases(conn, whole, cases)
+            }
+            (_, Scope::Cases { releases, .. }) => self.refresh(conn, Scope::Releases(releases)),
             (Some(_), Scope::Releases(labels)) => {
                 let following = releases_from(conn, labels)?;
                 self.replace(conn, Scope::Releases(&following))
             }
             _ => self.replace(conn, scope),
         }
+    }
+
+    /// `<view>_of`, the table macro of the view's rows for some releases and cases.
+    pub fn of_cases(&self) -> String {
+        format!("{}_of", self.view)
+    }
+
+    /// The rows of the releases `whole` and of the cases `cases` deleted
+    /// and the view's rows of them inserted (one predicate, liftdb_in_scope,
+    /// picks both).
+    fn replace_cases(&self, conn: &Connection, whole: &[String], cases: &[String]) -> Result<()> {
+        let (whole, cases) = (sql_list(whole), sql_list(cases));
+        conn.execute_batch(&format!(
+            "DELETE FROM {table} WHERE liftdb_in_scope({whole}, {cases}, release_label, skill_name, case_id);
+             INSERT INTO {table} BY NAME SELECT * FROM {macro_}({whole}, {cases});",
+            table = self.table,
+            macro_ = self.of_cases(),
+        ))?;
+        Ok(())
     }
 
     /// The rows of `scope` deleted and its view's inserted after every
@@ -262,6 +315,15 @@ mod declaration_tests {
                 None => assert!(created.is_empty(), "{name} creates {created:?} undeclared"),
                 Some(d) => {
                     assert_eq!(created, [d.table], "{name}: one table, the declared one");
+                    assert!(
+                        !(d.case_grained && d.listed_in.is_some()),
+                        "{name}: a table kept in order is refilled by release"
+                    );
+                    assert!(
+                        !d.case_grained || sql.contains(&format!("MACRO {}(", d.of_cases())),
+                        "{name}: no table macro {}",
+                        d.of_cases()
+                    );
                     assert!(
                         sql.contains(&format!("MACRO {} (", d.of_releases()))
                             || sql.contains(&format!("MACRO {}(", d.of_releases())),

@@ -11,6 +11,8 @@
 //! a refill left waiting (the ingest was killed, or the refill failed) is
 //! finished: no report reads aggregates that lack part of a batch.
 
+use std::collections::BTreeMap;
+
 use duckdb::Connection;
 
 use super::{Derived, Scope, DERIVED};
@@ -116,21 +118,88 @@ pub fn finish_waiting(conn: &Connection) -> Result<bool> {
     Ok(true)
 }
 
+/// What one batch touched, release by release: some of its cases (their
+/// liftdb_case_key keys), or the release whole (None: its cases or suites
+/// were defined anew, or more cases than `CASES_AT_MOST` changed).
+#[derive(Debug, Default)]
+pub struct Touched {
+    pub batch_id: i64,
+    pub by_release: BTreeMap<String, Option<Vec<String>>>,
+}
+
+/// Past this many cases of one release a batch refills the release whole:
+/// a long list of keys costs more to match than the release's rows.
+pub const CASES_AT_MOST: usize = 256;
+
+impl Touched {
+    /// The refill of `labels` narrowed to the cases this batch touched,
+    /// where only this batch's marks ask for a release (a release another
+    /// batch or an open left waiting is refilled whole). None when no
+    /// release narrows.
+    fn narrow(&self, labels: &[String], marks: &Marks) -> Option<Narrowed> {
+        let mut narrowed = Narrowed {
+            releases: labels.to_vec(),
+            ..Default::default()
+        };
+        for label in labels {
+            let only_ours = marks
+                .marks
+                .iter()
+                .filter(|(l, _)| l.as_deref() == Some(label.as_str()))
+                .all(|(_, id)| *id == self.batch_id);
+            match self.by_release.get(label) {
+                Some(Some(cases)) if only_ours => narrowed.cases.extend(cases.iter().cloned()),
+                _ => narrowed.whole.push(label.clone()),
+            }
+        }
+        (!narrowed.cases.is_empty()).then_some(narrowed)
+    }
+}
+
+/// A refill narrowed to cases (Scope::Cases), owned.
+#[derive(Debug, Default)]
+struct Narrowed {
+    releases: Vec<String>,
+    whole: Vec<String>,
+    cases: Vec<String>,
+}
+
+impl Narrowed {
+    fn scope(&self) -> Scope<'_> {
+        Scope::Cases {
+            releases: &self.releases,
+            whole: &self.whole,
+            cases: &self.cases,
+        }
+    }
+}
+
 /// Refill what waits after a batch committed (its own releases, and any
 /// another batch or an open left waiting), under the batch's budget (none:
-/// DuckDB's own limits and threads), then record those marks done.
+/// DuckDB's own limits and threads), then record those marks done. With
+/// what the batch `touched`, on a file store, the case-grained tables of a
+/// release only this batch asks for are refilled for its cases alone (on a
+/// lake every writer refills whole releases: two writers' case rows of one
+/// release are not told apart by the turn a refill takes).
 pub fn run(
     conn: &Connection,
     budget: Option<&mut MemoryBudget>,
+    touched: Option<&Touched>,
     clock: &mut Timings,
 ) -> Result<()> {
     let marks = marks(conn)?;
-    let scope = match &marks.waiting {
-        Waiting::Nothing => return Ok(()),
-        Waiting::Releases(labels) => Scope::Releases(labels),
-        Waiting::Every => Scope::Every,
+    let narrowed = match (&marks.waiting, touched) {
+        (Waiting::Releases(labels), Some(touched)) if !crate::store::lake::on_lake(conn)? => {
+            touched.narrow(labels, &marks)
+        }
+        _ => None,
     };
-    let scope = widest(conn, scope)?;
+    let scope = match (&marks.waiting, &narrowed) {
+        (Waiting::Nothing, _) => return Ok(()),
+        (_, Some(narrowed)) => narrowed.scope(),
+        (Waiting::Releases(labels), None) => widest(conn, Scope::Releases(labels))?,
+        (Waiting::Every, None) => Scope::Every,
+    };
     match budget {
         Some(budget) if budget.refill_share().is_some() => {
             budget.refill(conn, || steps(conn, scope, &marks, true, clock))
@@ -307,7 +376,7 @@ fn tries(two_threads: bool, scope: Scope) -> Vec<Try> {
             scope,
         });
     }
-    if let Scope::Releases(_) = scope {
+    if let Scope::Releases(_) | Scope::Cases { .. } = scope {
         tries.push(Try {
             two_threads: false,
             scope: Scope::Every,

@@ -55,7 +55,9 @@ fn follows_another(conn: &Connection, scope: Scope) -> Result<bool> {
 pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
     let wider = match scope {
         Scope::Every => None,
-        Scope::Releases(releases) => Some(with_neighbours(conn, releases)?),
+        Scope::Releases(releases) | Scope::Cases { releases, .. } => {
+            Some(with_neighbours(conn, releases)?)
+        }
     };
     let scope = wider.as_deref().map_or(Scope::Every, Scope::Releases);
     conn.execute_batch(&format!(
