@@ -23,7 +23,8 @@ WITH quantities AS (
     WHERE m.metric IN ('cost', 'total_tokens', 'input_tokens', 'output_tokens')
       AND (releases IS NULL
            OR m.run_id IN (SELECT run_id FROM run
-                           WHERE liftdb_in_scope(releases, cases, release_label, skill_name, case_id)))
+                           WHERE releases IS NOT NULL
+                             AND liftdb_in_scope(releases, cases, release_label, skill_name, case_id)))
 )
 SELECT run_id, metric,
     struct_pack(availability := availability, value := value, amount := amount,
