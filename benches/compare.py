@@ -15,6 +15,7 @@ gen-runs, warms the page cache, then measures in alternating order:
   e2  the same re-ingest again at once: the tree's directories and inodes cached
   s   the floor of e2: every file of the tree listed and stat'ed
   i   liftdb ingest of 1% more runs (another runs root) into that store
+  i2  the same 1% as a shard job of the store's own release (`--shard`): a few of its cases changed
   f   the physical floor: every byte of the tree read from the page cache (cat through xargs)
   f'  the same bytes read by read-tree: folders walked in parallel, each file opened once and
       read whole, no process per file batch (the leaner floor, closer to the hardware's)
@@ -89,6 +90,29 @@ def duckdb_cmd(python, db, query):
 
 # Requests in flight while the floor reads the tree: liftdb's reading threads (readers.rs).
 FLOOR_READERS = 16
+
+
+def store_release(liftdb, store):
+    """The first release of a store (the one its first ingest derived)."""
+    out = subprocess.run([liftdb, "--db", str(store), "--format", "csv", "sql",
+                          "SELECT release_label FROM releases ORDER BY ordinal LIMIT 1"],
+                         check=True, capture_output=True, text=True).stdout
+    return out.splitlines()[1].strip()
+
+
+def shard_addition_cmd(liftdb, store, addition):
+    """(i2): the addition as a shard job of the store's own release. gen-runs names cases
+    by number, so the seed-8 tree's runs are runs of the release's cases; the shard keeps
+    their identities apart."""
+    return [liftdb, "--db", str(store), "ingest", "--quiet", "--release", store_release(liftdb, store),
+            "--shard", "bench-addition", str(addition / "eval-runs"), str(addition / "manifest.json")]
+
+
+def release_addition_cmd(liftdb, store, addition):
+    """(i): the addition as a release of its own (without a shard its run identities would
+    repeat the store's release's, refused as identity errors)."""
+    return [liftdb, "--db", str(store), "ingest", "--quiet", "--release", "bench-addition",
+            str(addition / "eval-runs"), str(addition / "manifest.json")]
 
 
 def floor_cmd(tree):
@@ -198,6 +222,9 @@ def bench_size(args, runs, work):
                                       str(tree / "eval-runs"), str(tree / "manifest.json")]))
                 if not alone:
                     record("d0", measure([args.baseline, "--db", str(store), "--format", "csv", "report", "lift"]))
+                # (i2) and (i) by the baseline build, on its own store.
+                record("i20", measure(shard_addition_cmd(args.baseline, store, addition)))
+                record("i0", measure(release_addition_cmd(args.baseline, store, addition)))
                 store.unlink(missing_ok=True)
             elif step == "b1" and runs > args.b1_max_runs:
                 continue  # see --b1-max-runs
@@ -248,11 +275,9 @@ def bench_size(args, runs, work):
         record("s", measure(stat_floor_cmd(tree / "eval-runs")))
         if not alone:
             record("g", measure([args.liftdb, "--db", str(store), "ingest", "--quiet", str(grades)]))
-        # Its own release: gen-runs names cases by number, so the seed-8 tree
-        # repeats run identities of the store's release (refused as identity errors).
-        record("i", measure([args.liftdb, "--db", str(store), "ingest", "--quiet",
-                             "--release", "bench-addition",
-                             str(addition / "eval-runs"), str(addition / "manifest.json")]))
+        # A shard job of the store's release: the same cases, more runs.
+        record("i2", measure(shard_addition_cmd(args.liftdb, store, addition)))
+        record("i", measure(release_addition_cmd(args.liftdb, store, addition)))
         if rnd + 1 < rounds:
             store.unlink(missing_ok=True)
     slowest_names = results.pop("r_name")
@@ -316,6 +341,9 @@ LABELS = {
     "e": "(e) liftdb re-ingest, unchanged tree (the page cache as the ingest and the reports left it)",
     "e2": "(e2) the same re-ingest again at once (the tree's directories and inodes in the page cache)",
     "i": "(i) liftdb ingest of 1% more runs into that store, as a release of their own",
+    "i2": "(i2) the same 1% as a shard job of the store's own release (a few of its cases changed)",
+    "i0": "(i0) the baseline build's (i), on its store of (a0)",
+    "i20": "(i20) the baseline build's (i2), on its store of (a0)",
     "f": f"(f) physical floor: every byte of the tree read, {FLOOR_READERS} files at a time (from the page cache where the tree fits it)",
     "f2": f"(f') the same bytes read by `read-tree`: folders walked in parallel, each file opened once and read whole, {FLOOR_READERS} at a time",
     "r": "(r) slowest canned report",
@@ -348,7 +376,7 @@ def write_markdown(args, sizes, path):
     out.append(f"Rerun: `bash benches/compare.sh {' '.join(str(s['runs']) for s in sizes)}`\n")
     for s in sizes:
         b = s["best"]
-        steps = ("f", "f2", "a", "a2", "a0", "b1", "b2", "c", "g", "d", "d0", "e", "e2", "s", "i", "r", "k")
+        steps = ("f", "f2", "a", "a2", "a0", "b1", "b2", "c", "g", "d", "d0", "e", "e2", "s", "i", "i0", "i2", "i20", "r", "k")
         sec = {k: (b[k][0] if k in b else None) for k in steps}
         f, a, a2, b1, b2, c, g, d, e, i = (sec[k] for k in ("f", "a", "a2", "b1", "b2", "c", "g", "d", "e", "i"))
 
@@ -366,7 +394,7 @@ def write_markdown(args, sizes, path):
         out.append("|---|---:|---:|---:|---:|---:|---:|")
         for k in steps:
             if k not in b:
-                if k in ("a0", "d0"):
+                if k in ("a0", "d0", "i0", "i20"):
                     continue
                 if not s["alone"] or k not in ("a", "b1", "b2", "c", "g"):
                     out.append(f"| {LABELS[k]} | not run (see below) | | | | | |")
@@ -408,7 +436,11 @@ def write_markdown(args, sizes, path):
         out.append(f"- (e) unchanged re-ingest ≤ 5% of (a'): e/a' = {e / a2:.3f} — {verdict(e <= 0.05 * a2)}; "
                    f"at once again (e2): e2/a' = {ratio(sec['e2'], a2, '.3f')} — {verdict(sec['e2'] is not None and sec['e2'] <= 0.05 * a2)}; "
                    f"its floor (s) alone is s/a' = {ratio(sec['s'], a2, '.3f')}, e2/s = {ratio(sec['e2'], sec['s'], '.2f')}")
-        out.append(f"- (i) 1% more runs ≤ 5% of (a'): i/a' = {i / a2:.3f} — {verdict(i <= 0.05 * a2)}")
+        out.append(f"- (i) 1% more runs ≤ 5% of (a'): i/a' = {i / a2:.3f} — {verdict(i <= 0.05 * a2)}"
+                   + (f"; against the baseline build i/i0 = {ratio(i, sec['i0'], '.3f')}" if sec.get("i0") else ""))
+        out.append(f"- (i2) the same 1% as a shard job of the store's release: i2/a' = {ratio(sec['i2'], a2, '.3f')}, "
+                   f"i2/i = {ratio(sec['i2'], i, '.2f')}"
+                   + (f"; against the baseline build i2/i20 = {ratio(sec['i2'], sec['i20'], '.3f')}" if sec.get("i20") else ""))
         out.append(f"- every canned report ≤ 0.5 s: slowest {b['r'][0]:.2f} s ({', '.join(sorted(set(b['r_name'])))}) — "
                    f"{verdict(b['r'][0] <= 0.5)}; DuckDB's own COPY of its rows (k) {ratio(sec['k'], 1, '.2f')} s, "
                    f"r/k = {ratio(b['r'][0], sec['k'], '.2f')}; the slowest first run "
