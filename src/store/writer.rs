@@ -643,7 +643,7 @@ fn touched_releases(tx: &Connection, batch_id: i64) -> Result<Vec<String>> {
 
 /// The cases of each release this batch touched (after `touched_releases`,
 /// whose rows it reads the same way): the release whole when a definition
-/// of it changed or more than `CASES_AT_MOST` of its cases did.
+/// of it changed, more than `CASES_AT_MOST` of its cases did, or it is new.
 fn touched_cases(tx: &Connection, batch_id: i64) -> Result<Touched> {
     tx.execute(CASES_WRITTEN, [batch_id])?;
     let mut stmt = tx.prepare(
@@ -666,6 +666,15 @@ fn touched_cases(tx: &Connection, batch_id: i64) -> Result<Touched> {
             (Some(cases), Some(case)) if cases.len() < CASES_AT_MOST => cases.push(case),
             (Some(_), _) => *entry = None,
             (None, _) => {}
+        }
+    }
+    // A release the store held no runs of before (its stored runs are not
+    // refilled yet) is new: all its cases are the batch's, and its label
+    // picks them with no key built per row.
+    let mut held = tx.prepare("SELECT EXISTS (SELECT 1 FROM run_rows WHERE release_label = ?)")?;
+    for (release, cases) in touched.by_release.iter_mut() {
+        if cases.is_some() && !held.query_row([release], |r| r.get::<_, bool>(0))? {
+            *cases = None;
         }
     }
     Ok(touched)
