@@ -195,4 +195,5 @@ CREATE OR REPLACE MACRO liftdb_case_key(release_label, skill_name, case_id) AS
 CREATE OR REPLACE MACRO liftdb_in_scope(releases, cases, release_label, skill_name, case_id) AS
     releases IS NULL
     OR list_contains(releases, release_label)
-    OR coalesce(list_contains(cases, liftdb_case_key(release_label, skill_name, case_id)), false);
+    -- (cases NULL: folded away before any key is built)
+    OR (cases IS NOT NULL AND list_contains(cases, liftdb_case_key(release_label, skill_name, case_id)));

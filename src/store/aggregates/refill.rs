@@ -542,6 +542,44 @@ mod tests {
             .unwrap()
     }
 
+    /// A batch's refill narrows to its cases only the releases it alone
+    /// asks for and touched by case; a release another mark also asks for
+    /// (a refill left waiting), or one the batch touched whole, is refilled
+    /// whole; with no case to refill nothing narrows.
+    #[test]
+    fn a_refill_narrows_to_the_cases_of_releases_only_its_batch_asks_for() {
+        let labels: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        let marks = Marks {
+            waiting: Waiting::Releases(labels.clone()),
+            marks: vec![
+                (Some("a".into()), 7),
+                (Some("b".into()), 7),
+                (Some("b".into()), 3),
+                (Some("c".into()), 7),
+                (Some("d".into()), 7),
+            ],
+        };
+        let touched = Touched {
+            batch_id: 7,
+            by_release: [
+                ("a".to_string(), Some(vec!["a\u{1f}s\u{1f}1".to_string()])),
+                ("b".to_string(), Some(vec!["b\u{1f}s\u{1f}1".to_string()])),
+                ("c".to_string(), None),
+            ]
+            .into_iter()
+            .collect(),
+        };
+        let narrowed = touched.narrow(&labels, &marks).expect("a narrows");
+        assert_eq!(narrowed.releases, labels);
+        assert_eq!(narrowed.cases, ["a\u{1f}s\u{1f}1"]);
+        assert_eq!(narrowed.whole, ["b", "c", "d"]);
+        let only_whole = Touched {
+            batch_id: 7,
+            by_release: [("c".to_string(), None)].into_iter().collect(),
+        };
+        assert!(only_whole.narrow(&labels, &marks).is_none());
+    }
+
     /// A list naming every release of the store is refilled as every
     /// release; a list leaving one out stays as asked.
     #[test]
