@@ -292,25 +292,26 @@ fn append_rows(conn: &Connection, table: &str, columns: &[Column], rows: Vec<Row
 }
 
 /// Paths into one of liftdb's temporary key tables, replacing what it held:
-/// appended a record batch at a time, never all held at once.
+/// appended a record batch at a time, never all held at once. How many.
 fn fill_key_table(
     conn: &Connection,
     table: &str,
     paths: impl Iterator<Item = String>,
-) -> Result<()> {
+) -> Result<u64> {
     conn.execute_batch(&format!(
         "CREATE TEMP TABLE IF NOT EXISTS {table} (path VARCHAR); DELETE FROM {table};"
     ))?;
     let mut paths = paths.peekable();
+    let mut filled = 0;
     while paths.peek().is_some() {
         let rows = paths
             .by_ref()
             .take(APPEND_BATCH_ROWS)
             .map(|p| vec![duckdb::types::Value::Text(p)])
             .collect();
-        append_rows(conn, table, TEXT_KEY, rows)?;
+        filled += append_rows(conn, table, TEXT_KEY, rows)?;
     }
-    Ok(())
+    Ok(filled)
 }
 
 /// Rows per record batch: bounds the Arrow copy of a chunk's largest table.
@@ -335,6 +336,8 @@ pub struct BatchWriter<'c> {
     /// The staging tables of reported runs exist, and the run ids staged.
     staged_any: bool,
     staged: std::collections::HashSet<String>,
+    /// The cases the batch touches are recorded (a file store; see `touched_cases`).
+    by_case: bool,
 }
 
 impl<'c> BatchWriter<'c> {
@@ -375,14 +378,22 @@ impl<'c> BatchWriter<'c> {
                 batch.release_label
             ],
         )?;
-        fill_key_table(&tx, "liftdb_doomed", replaced_units)?;
+        let replaced = fill_key_table(&tx, "liftdb_doomed", replaced_units)?;
         tx.execute_batch(RELEASES_DELETED)?;
-        tx.execute_batch(CASES_DELETED)?;
-        for sql in DELETE_DEFINITIONS {
-            tx.execute(sql, [&batch.release_label])?;
+        // A lake's refill takes whole releases (refill::run): its cases are not asked.
+        let by_case = !super::lake::on_lake(&tx)?;
+        if by_case {
+            tx.execute_batch(CASES_DELETED)?;
         }
-        for sql in DELETE_UNITS {
-            tx.execute_batch(sql)?;
+        // A batch of new units only (a CI job's) replaces nothing: its
+        // thirteen deletes would each still scan their table.
+        if replaced > 0 {
+            for sql in DELETE_DEFINITIONS {
+                tx.execute(sql, [&batch.release_label])?;
+            }
+            for sql in DELETE_UNITS {
+                tx.execute_batch(sql)?;
+            }
         }
         Ok(BatchWriter {
             appenders: Appenders::new(conn),
@@ -394,6 +405,7 @@ impl<'c> BatchWriter<'c> {
             budget: None,
             staged_any: false,
             staged: Default::default(),
+            by_case,
         })
     }
 
@@ -490,7 +502,9 @@ impl<'c> BatchWriter<'c> {
         }
         self.appenders.flush()?;
         fill_key_table(&self.tx, "liftdb_replaced_reported", run_ids.into_iter())?;
-        self.tx.execute_batch(CASES_REPLACED_REPORTED)?;
+        if self.by_case {
+            self.tx.execute_batch(CASES_REPLACED_REPORTED)?;
+        }
         self.tx.execute_batch(DELETE_REPLACED_REPORTED)?;
         Ok(())
     }
@@ -577,7 +591,10 @@ impl<'c> BatchWriter<'c> {
         let release_dropped = drop_empty_release(tx, self.batch_id, batch.release_label)?;
         clock.mark("errors + mtimes");
         let touched = touched_releases(tx, self.batch_id)?;
-        let touched_cases = touched_cases(tx, self.batch_id)?;
+        let touched_cases = match self.by_case {
+            true => Some(touched_cases(tx, self.batch_id)?),
+            false => None,
+        };
         super::aggregates::refill::mark_waiting(tx, &touched, self.batch_id)?;
         tx.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
@@ -617,7 +634,7 @@ impl<'c> BatchWriter<'c> {
         if !batch.refill {
             return Ok(counts);
         }
-        super::aggregates::refill::run(conn, budget.as_mut(), Some(&touched_cases), clock)
+        super::aggregates::refill::run(conn, budget.as_mut(), touched_cases.as_ref(), clock)
             .map_err(|e| Error::AggregatesWaiting {
                 batch_id: counts.batch_id,
                 releases: touched.clone(),
