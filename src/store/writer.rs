@@ -141,24 +141,14 @@ const DELETE_DEFINITIONS: &[&str] = &[
        AND (release_label = ? OR manifest_path NOT IN (SELECT path FROM source_file WHERE kind = 'manifest'))",
 ];
 
-/// The releases whose stored aggregates a batch must refill (their rows are
-/// the only ones that can change): first those of the rows it deletes, read
-/// before `DELETE_UNITS`...
-const RELEASES_DELETED: &str = "
+/// What a batch touched, for its refill (aggregates/refill.rs): the
+/// release and case (liftdb_case_key; NULL: the release whole) of each row
+/// whose stored aggregates can change. First those of the rows it deletes,
+/// read before `DELETE_UNITS`: the runs it deletes, the runs of the
+/// gradings it deletes; a replaced case or suite definition touches its
+/// release whole...
+const TOUCHED_BY_DELETES: &str = "
     CREATE OR REPLACE TEMP TABLE liftdb_touched AS
-    SELECT release_label FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed)
-    UNION SELECT r.release_label FROM grading g JOIN run r USING (run_id)
-          WHERE g.report_path IN (SELECT path FROM liftdb_doomed)
-    UNION SELECT release_label FROM case_def_record WHERE source_path IN (SELECT path FROM liftdb_doomed)
-    UNION SELECT release_label FROM suite_record WHERE manifest_path IN (SELECT path FROM liftdb_doomed)";
-
-/// The cases of those releases (liftdb_case_key; NULL: the release whole)
-/// whose rows a batch deletes, read before `DELETE_UNITS`: the runs it
-/// deletes and the runs of the gradings it deletes; a replaced case or
-/// suite definition touches its release whole. The case-grained stored
-/// aggregates are refilled for these cases alone (aggregates/refill.rs).
-const CASES_DELETED: &str = "
-    CREATE OR REPLACE TEMP TABLE liftdb_touched_cases AS
     SELECT release_label, liftdb_case_key(release_label, skill_name, case_id) AS case_key FROM run
     WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed)
     UNION SELECT r.release_label, liftdb_case_key(r.release_label, r.skill_name, r.case_id)
@@ -166,15 +156,18 @@ const CASES_DELETED: &str = "
     UNION SELECT release_label, NULL FROM case_def_record WHERE source_path IN (SELECT path FROM liftdb_doomed)
     UNION SELECT release_label, NULL FROM suite_record WHERE manifest_path IN (SELECT path FROM liftdb_doomed)";
 
-/// The cases of the runs a report defined that run folders now replace.
-const CASES_REPLACED_REPORTED: &str = "
-    INSERT INTO liftdb_touched_cases
+/// ...those of the runs a report defined that run folders now replace...
+const TOUCHED_BY_REPLACED_REPORTED: &str = "
+    INSERT INTO liftdb_touched
     SELECT release_label, liftdb_case_key(release_label, skill_name, case_id) FROM run
     WHERE run_id IN (SELECT path FROM liftdb_replaced_reported)";
 
-/// ...and those of the rows it wrote, as `RELEASES_WRITTEN` finds them.
-const CASES_WRITTEN: &str = "
-    INSERT INTO liftdb_touched_cases
+/// ...then those of the rows it wrote: its runs, the runs its gradings
+/// grade (a report joins the release of the runs it grades), the cases and
+/// suites it defined. Every other table the derived views read is written
+/// with its run.
+const TOUCHED_BY_WRITES: &str = "
+    INSERT INTO liftdb_touched
     WITH read_now AS (
         SELECT path FROM source_file WHERE batch_id = $1
         UNION SELECT owner_key FROM source_file WHERE batch_id = $1
@@ -184,21 +177,6 @@ const CASES_WRITTEN: &str = "
           FROM grading g JOIN run r USING (run_id) WHERE g.report_path IN (SELECT path FROM read_now)
     UNION SELECT release_label, NULL FROM case_def_record WHERE source_path IN (SELECT path FROM read_now)
     UNION SELECT release_label, NULL FROM suite_record WHERE batch_id = $1";
-
-/// ...then those of the rows it wrote: its runs, the runs its gradings grade
-/// (a report joins the release of the runs it grades), the cases and suites
-/// it defined. Every other table the derived views read is written with its run.
-const RELEASES_WRITTEN: &str = "
-    INSERT INTO liftdb_touched
-    WITH read_now AS (
-        SELECT path FROM source_file WHERE batch_id = $1
-        UNION SELECT owner_key FROM source_file WHERE batch_id = $1
-    )
-    SELECT release_label FROM run WHERE batch_id = $1
-    UNION SELECT r.release_label FROM grading g JOIN run r USING (run_id)
-          WHERE g.report_path IN (SELECT path FROM read_now)
-    UNION SELECT release_label FROM case_def_record WHERE source_path IN (SELECT path FROM read_now)
-    UNION SELECT release_label FROM suite_record WHERE batch_id = $1";
 
 /// Keys of run and grading are unique by construction, with no index to
 /// enforce it (migration 0013): before committing, the batch looks for a key
@@ -336,8 +314,6 @@ pub struct BatchWriter<'c> {
     /// The staging tables of reported runs exist, and the run ids staged.
     staged_any: bool,
     staged: std::collections::HashSet<String>,
-    /// The cases the batch touches are recorded (a file store; see `touched_cases`).
-    by_case: bool,
 }
 
 impl<'c> BatchWriter<'c> {
@@ -379,12 +355,7 @@ impl<'c> BatchWriter<'c> {
             ],
         )?;
         let replaced = fill_key_table(&tx, "liftdb_doomed", replaced_units)?;
-        tx.execute_batch(RELEASES_DELETED)?;
-        // A lake's refill takes whole releases (refill::run): its cases are not asked.
-        let by_case = !super::lake::on_lake(&tx)?;
-        if by_case {
-            tx.execute_batch(CASES_DELETED)?;
-        }
+        tx.execute_batch(TOUCHED_BY_DELETES)?;
         // A batch of new units only (a CI job's) replaces nothing: its
         // thirteen deletes would each still scan their table.
         if replaced > 0 {
@@ -405,7 +376,6 @@ impl<'c> BatchWriter<'c> {
             budget: None,
             staged_any: false,
             staged: Default::default(),
-            by_case,
         })
     }
 
@@ -502,9 +472,7 @@ impl<'c> BatchWriter<'c> {
         }
         self.appenders.flush()?;
         fill_key_table(&self.tx, "liftdb_replaced_reported", run_ids.into_iter())?;
-        if self.by_case {
-            self.tx.execute_batch(CASES_REPLACED_REPORTED)?;
-        }
+        self.tx.execute_batch(TOUCHED_BY_REPLACED_REPORTED)?;
         self.tx.execute_batch(DELETE_REPLACED_REPORTED)?;
         Ok(())
     }
@@ -590,12 +558,14 @@ impl<'c> BatchWriter<'c> {
         register_run_releases(tx, self.batch_id)?;
         let release_dropped = drop_empty_release(tx, self.batch_id, batch.release_label)?;
         clock.mark("errors + mtimes");
-        let touched = touched_releases(tx, self.batch_id)?;
-        let touched_cases = match self.by_case {
-            true => Some(touched_cases(tx, self.batch_id)?),
-            false => None,
+        let touched = touched_by_batch(tx, self.batch_id)?;
+        let releases: Vec<String> = touched.by_release.keys().cloned().collect();
+        // A lake's refill takes whole releases (refill::run): its cases are not given.
+        let by_case = match super::lake::on_lake(tx)? {
+            true => None,
+            false => Some(whole_when_new(tx, touched)?),
         };
-        super::aggregates::refill::mark_waiting(tx, &touched, self.batch_id)?;
+        super::aggregates::refill::mark_waiting(tx, &releases, self.batch_id)?;
         tx.execute(
             "UPDATE ingest_batch SET finished_at = now()::TIMESTAMP, files_seen = ?, files_changed = ?,
                     files_unchanged = ?, runs_written = ?, errors = ? WHERE batch_id = ?",
@@ -634,10 +604,10 @@ impl<'c> BatchWriter<'c> {
         if !batch.refill {
             return Ok(counts);
         }
-        super::aggregates::refill::run(conn, budget.as_mut(), touched_cases.as_ref(), clock)
+        super::aggregates::refill::run(conn, budget.as_mut(), by_case.as_ref(), clock)
             .map_err(|e| Error::AggregatesWaiting {
                 batch_id: counts.batch_id,
-                releases: touched.clone(),
+                releases,
                 detail: match e {
                     Error::Db(db) => crate::error::duckdb_text(&db),
                     other => other.to_string(),
@@ -647,24 +617,13 @@ impl<'c> BatchWriter<'c> {
     }
 }
 
-/// Every release whose rows this batch deleted or wrote, sorted.
-fn touched_releases(tx: &Connection, batch_id: i64) -> Result<Vec<String>> {
-    tx.execute(RELEASES_WRITTEN, [batch_id])?;
-    let mut stmt =
-        tx.prepare("SELECT DISTINCT release_label FROM liftdb_touched ORDER BY release_label")?;
-    let labels = stmt
-        .query_map([], |r| r.get::<_, String>(0))?
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    Ok(labels)
-}
-
-/// The cases of each release this batch touched (after `touched_releases`,
-/// whose rows it reads the same way): the release whole when a definition
-/// of it changed, more than `CASES_AT_MOST` of its cases did, or it is new.
-fn touched_cases(tx: &Connection, batch_id: i64) -> Result<Touched> {
-    tx.execute(CASES_WRITTEN, [batch_id])?;
+/// Every release whose rows this batch deleted or wrote, with the cases it
+/// touched of each: the release whole when a definition of it changed or
+/// more than `CASES_AT_MOST` of its cases did.
+fn touched_by_batch(tx: &Connection, batch_id: i64) -> Result<Touched> {
+    tx.execute(TOUCHED_BY_WRITES, [batch_id])?;
     let mut stmt = tx.prepare(
-        "SELECT DISTINCT release_label, case_key FROM liftdb_touched_cases
+        "SELECT DISTINCT release_label, case_key FROM liftdb_touched
          ORDER BY release_label, case_key NULLS FIRST",
     )?;
     let mut rows = stmt.query([])?;
@@ -685,9 +644,13 @@ fn touched_cases(tx: &Connection, batch_id: i64) -> Result<Touched> {
             (None, _) => {}
         }
     }
-    // A release the store held no runs of before (its stored runs are not
-    // refilled yet) is new: all its cases are the batch's, and its label
-    // picks them with no key built per row.
+    Ok(touched)
+}
+
+/// `touched`, with each release the store held no runs of before (its
+/// stored runs are not refilled yet) taken whole: all its cases are the
+/// batch's, and its label picks them with no key built per row.
+fn whole_when_new(tx: &Connection, mut touched: Touched) -> Result<Touched> {
     let mut held = tx.prepare("SELECT EXISTS (SELECT 1 FROM run_rows WHERE release_label = ?)")?;
     for (release, cases) in touched.by_release.iter_mut() {
         if cases.is_some() && !held.query_row([release], |r| r.get::<_, bool>(0))? {

@@ -177,10 +177,10 @@ impl Narrowed {
 /// Refill what waits after a batch committed (its own releases, and any
 /// another batch or an open left waiting), under the batch's budget (none:
 /// DuckDB's own limits and threads), then record those marks done. With
-/// what the batch `touched`, on a file store, the case-grained tables of a
-/// release only this batch asks for are refilled for its cases alone (on a
-/// lake every writer refills whole releases: two writers' case rows of one
-/// release are not told apart by the turn a refill takes).
+/// what the batch `touched` (a file store's writer gives it; on a lake every
+/// writer refills whole releases: two writers' case rows of one release are
+/// not told apart by the turn a refill takes), the case-grained tables of a
+/// release only this batch asks for are refilled for its cases alone.
 pub fn run(
     conn: &Connection,
     budget: Option<&mut MemoryBudget>,
@@ -189,9 +189,7 @@ pub fn run(
 ) -> Result<()> {
     let marks = marks(conn)?;
     let narrowed = match (&marks.waiting, touched) {
-        (Waiting::Releases(labels), Some(touched)) if !crate::store::lake::on_lake(conn)? => {
-            touched.narrow(labels, &marks)
-        }
+        (Waiting::Releases(labels), Some(touched)) => touched.narrow(labels, &marks),
         _ => None,
     };
     let scope = match (&marks.waiting, &narrowed) {
