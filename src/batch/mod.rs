@@ -168,10 +168,12 @@ fn ingest_batch(
     };
     let mut batch = match opts.dry_run {
         true => None,
+        // Only units the store holds have rows to delete: a batch of new
+        // runs (a CI job's) deletes nothing.
         false => Some(BatchWriter::begin(
             &store.conn,
             &batch_info,
-            doomed(),
+            doomed().filter(|unit| known.holds(unit)),
             !opts.no_redact,
         )?),
     };

@@ -504,6 +504,12 @@ pub struct StoredState {
 }
 
 impl StoredState {
+    /// Whether the store holds rows of `unit` (an owner of stored files, or
+    /// a phantom run): a unit it does not hold is new, with nothing to replace.
+    pub fn holds(&self, unit: &str) -> bool {
+        self.owners.contains(unit) || self.phantoms.contains(unit)
+    }
+
     /// `scope`: the canonical paths given to the ingest; the stored files
     /// are loaded only for owners under them (None: every owner): adding a
     /// tree beside a large store must not load the store's files.

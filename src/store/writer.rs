@@ -356,8 +356,8 @@ impl<'c> BatchWriter<'c> {
         )?;
         let replaced = fill_key_table(&tx, "liftdb_doomed", replaced_units)?;
         tx.execute_batch(TOUCHED_BY_DELETES)?;
-        // A batch of new units only (a CI job's) replaces nothing: its
-        // thirteen deletes would each still scan their table.
+        // A batch that replaces nothing (new units only) skips the thirteen
+        // deletes: each would still scan its table.
         if replaced > 0 {
             for sql in DELETE_DEFINITIONS {
                 tx.execute(sql, [&batch.release_label])?;
