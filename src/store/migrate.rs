@@ -29,9 +29,14 @@ pub fn checksum(sql: &str) -> String {
     crate::sys::hash::sha256_hex(sql.as_bytes())
 }
 
+/// Whether the store has a migrations ledger. Asked of its NOT NULL
+/// constraints (both ledgers' columns have them), not of duckdb_tables():
+/// that computes every table's size, which on a lake is a query of the
+/// catalog per table, and every open asks this.
 pub(crate) fn has_ledger(conn: &Connection) -> Result<bool> {
     let n: i64 = conn.query_row(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_migrations' AND database_name = current_database() AND schema_name = 'main'",
+        "SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'schema_migrations' AND constraint_type = 'NOT NULL'
+           AND database_name = current_database() AND schema_name = 'main'",
         [],
         |r| r.get(0),
     )?;
