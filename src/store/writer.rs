@@ -604,15 +604,16 @@ impl<'c> BatchWriter<'c> {
         if !batch.refill {
             return Ok(counts);
         }
-        super::aggregates::refill::run(conn, budget.as_mut(), by_case.as_ref(), clock)
-            .map_err(|e| Error::AggregatesWaiting {
+        super::aggregates::refill::run(conn, budget.as_mut(), by_case.as_ref(), clock).map_err(
+            |e| Error::AggregatesWaiting {
                 batch_id: counts.batch_id,
                 releases,
                 detail: match e {
                     Error::Db(db) => crate::error::duckdb_text(&db),
                     other => other.to_string(),
                 },
-            })?;
+            },
+        )?;
         Ok(counts)
     }
 }
