@@ -139,6 +139,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "run_start",
         sql: include_str!("../sql/migrations/0026_run_start.sql"),
     },
+    Migration {
+        version: 27,
+        name: "file_scope",
+        sql: include_str!("../sql/migrations/0027_file_scope.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
@@ -383,6 +388,19 @@ pub const PLAN_QUERIES: &[(&str, &str)] = &[
     ("cost", include_str!("../sql/plan/cost.sql")),
 ];
 
+/// `liftdb check`'s questions of what the rows mean (beside its reads of
+/// every table and view): `sql/check/NAME.sql`, each listing what is wrong.
+pub const CHECK_QUERIES: &[(&str, &str)] = &[
+    (
+        "doubled_runs",
+        include_str!("../sql/check/doubled_runs.sql"),
+    ),
+    (
+        "emptied_releases",
+        include_str!("../sql/check/emptied_releases.sql"),
+    ),
+];
+
 /// A lake's own questions (`liftdb lake`, a reader's last refilled
 /// snapshot): `sql/lake/NAME.sql`.
 pub const LAKE_QUERIES: &[(&str, &str)] = &[
@@ -422,22 +440,39 @@ mod tests {
             .collect()
     }
 
+    /// Every folder under sql/ that holds a `.sql` file, relative to sql/,
+    /// found by walking it (a new folder is checked without being named).
+    fn sql_folders() -> Vec<String> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sql");
+        let mut found = Vec::new();
+        let mut pending = vec![root.clone()];
+        while let Some(dir) = pending.pop() {
+            let mut has_sql = false;
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                match path.is_dir() {
+                    true => pending.push(path),
+                    false => has_sql |= path.extension().is_some_and(|e| e == "sql"),
+                }
+            }
+            if has_sql {
+                let rel = dir.strip_prefix(&root).unwrap();
+                found.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+        found.sort();
+        found
+    }
+
     /// Every SQL file the repository ships is embedded exactly once, and
-    /// nothing embedded is missing: a new file fails here until it is listed.
+    /// nothing embedded is missing: a new file, or a new folder, fails here
+    /// until it is listed.
     #[test]
     fn every_sql_file_is_listed_once() {
-        for dir in [
-            "migrations",
-            "views",
-            "reports",
-            "reports/html",
-            "show",
-            "gate",
-            "plan",
-            "lake",
-            "filters",
-            "release",
-        ] {
+        let folders = sql_folders();
+        assert!(folders.len() >= 12, "{folders:?}");
+        for dir in &folders {
+            let dir = dir.as_str();
             let listed = listed_in(dir);
             let unique: BTreeSet<String> = listed.iter().cloned().collect();
             assert_eq!(unique.len(), listed.len(), "{dir}: a file listed twice");
@@ -508,6 +543,7 @@ mod tests {
             (super::FILTER_QUERIES, "filters"),
             (super::RELEASE_QUERIES, "release"),
             (super::PRESENT_QUERIES, "present"),
+            (super::CHECK_QUERIES, "check"),
         ] {
             for ((name, _), file) in queries.iter().zip(listed_in(dir)) {
                 assert_eq!(file, format!("{dir}/{name}.sql"));

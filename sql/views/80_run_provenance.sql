@@ -22,7 +22,10 @@ SELECT
     any_value(g.report_path) AS graded_by
 FROM run r
 LEFT JOIN suite s ON s.release_label = r.release_label AND s.skill_name = r.skill_name
+-- the files read for the run's release: a folder re-used for the next
+-- release holds another release's files at the same paths
 LEFT JOIN source_file f ON f.owner_key = split_part(r.run_dir, '#', 1)
+    AND f.release_label IS NOT DISTINCT FROM r.release_label
 LEFT JOIN runs v ON v.run_id = r.run_id
 LEFT JOIN grading g ON g.grading_id = v.grading_id
 GROUP BY r.run_id, r.release_label, r.source_format, r.native_batch, r.run_dir;

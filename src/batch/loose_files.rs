@@ -29,7 +29,9 @@ pub(super) struct LooseFiles {
 
 /// Each file's bytes are released once parsed: a large report's bytes and
 /// its parsed tree are never held together with the next file's.
-pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
+/// Each file's row names the batch's release and `shard`.
+pub(super) fn parse(plan: &mut Plan, forced: Option<Format>, shard: Option<&str>) -> LooseFiles {
+    let plan_shard = shard.map(str::to_string);
     let mut out = LooseFiles {
         parsed: Vec::new(),
         skipped: Vec::new(),
@@ -93,6 +95,8 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
             kind: parse.kind.label().to_string(),
             source_format: parse.source_format.into(),
             owner_key: path.clone(),
+            release_label: release.clone(),
+            shard: plan_shard.clone(),
         }];
         files.extend(parse.declared.iter().map(|d| {
             let declared = d.path.display().to_string();
@@ -105,6 +109,8 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
                 kind: "declared".into(),
                 source_format: parse.source_format.into(),
                 owner_key: path.clone(),
+                release_label: release.clone(),
+                shard: plan_shard.clone(),
             }
         }));
         out.parsed.push(ParsedLoose { path, files, parse });

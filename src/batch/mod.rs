@@ -97,17 +97,22 @@ fn ingest_batch(
     // Read first: a batch another job commits from here on is met at the commit.
     let planned_after = lake::committed_batches(&store.conn)?;
     let mut budget = MemoryBudget::start(&store.conn, opts.memory_mb)?;
+    let files = state::FileScope {
+        release: opts.release.as_deref(),
+        shard: opts.shard.as_deref(),
+    };
     let known = state::StoredState::load(
         &store.conn,
         owner_scope(paths).as_deref(),
         &opts.host,
+        &files,
         &budget,
     )?;
     clock.mark("load state");
 
     let mut plan = plan::plan(paths, &known, &store.conn, opts, &mut clock)?;
     *batch_bytes = Some(plan.changed_bytes());
-    let loose = loose_files::parse(&mut plan, opts.format);
+    let loose = loose_files::parse(&mut plan, opts.format, opts.shard.as_deref());
     clock.mark("loose files");
     let grade_options = crate::grade::GradeOptions {
         allow_scripts: opts.allow_scripts,
@@ -161,6 +166,7 @@ fn ingest_batch(
 
     let batch_info = BatchInfo {
         refill: !opts.defer_refill,
+        define_reported: opts.define_reported,
         host: &opts.host,
         shard: opts.shard.as_deref(),
         planned_after: &planned_after,
@@ -173,7 +179,7 @@ fn ingest_batch(
         false => Some(BatchWriter::begin(
             &store.conn,
             &batch_info,
-            doomed().filter(|unit| known.holds(unit)),
+            doomed().filter_map(|(kind, path)| known.replaced(kind, path, opts.release.as_deref())),
             !opts.no_redact,
         )?),
     };
@@ -259,6 +265,8 @@ fn ingest_batch(
         summary.batch_id = Some(counts.batch_id);
         summary.runs_written = counts.runs_written;
         summary.runs_reported = counts.runs_reported;
+        summary.runs_reported_not_in_tree = counts.runs_reported_not_in_tree;
+        summary.reported_replaced += counts.reported_replaced;
         summary.release_recorded = !counts.release_dropped;
         summary.rows_written = counts.rows_written;
     }

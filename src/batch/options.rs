@@ -25,6 +25,9 @@ pub struct IngestOptions {
     pub memory_mb: Option<u64>,
     /// Leave the stored aggregates waiting after the commit (a lake's fan-out).
     pub defer_refill: bool,
+    /// Reports define the runs they list that no folder holds even beside
+    /// runs read from folders (`ingest --define-reported`).
+    pub define_reported: bool,
     /// `--shard NAME`: this job's part of a release split across jobs; part
     /// of each run's identity.
     pub shard: Option<String>,

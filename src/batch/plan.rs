@@ -36,6 +36,20 @@ impl Release {
     }
 }
 
+/// What a unit the batch replaces is: its rows of which release go
+/// depends on it (`StoredState::replaced`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Doomed {
+    /// A manifest or report parsed again.
+    Loose,
+    /// A run folder found changed.
+    RunDir,
+    /// A stored phantom run whose variant now has a folder or is no longer requested.
+    Phantom,
+    /// A unit gone from disk (`--prune`).
+    Missing,
+}
+
 /// Counts of the change check, for the summary.
 #[derive(Default)]
 pub(crate) struct UnitCounts {
@@ -74,8 +88,8 @@ pub(crate) struct Plan {
     pub(crate) counts: UnitCounts,
     /// Previously ingested units under the given paths that are gone from disk.
     pub(crate) units_missing: Vec<String>,
-    /// Unchanged files whose mtime moved.
-    pub(crate) touched: Vec<(String, i64)>,
+    /// Unchanged files whose mtime moved: path, mtime, sha256.
+    pub(crate) touched: Vec<(String, i64, String)>,
     /// Files neither in a run directory nor JSON (READMEs, HTML views, ...).
     pub(crate) skipped_files: Vec<String>,
     pub(crate) errors: Vec<IngestErrorRec>,
@@ -245,7 +259,7 @@ struct Found {
     /// Changed run directories (every run at a first ingest).
     runs: Vec<ChangedRun>,
     unchanged_runs: Vec<UnchangedRun>,
-    touched: Vec<(String, i64)>,
+    touched: Vec<(String, i64, String)>,
     counts: UnitCounts,
     ignored: Vec<(usize, PathBuf)>,
     walk_errors: Vec<(usize, IngestErrorRec)>,
@@ -278,7 +292,12 @@ impl Found {
             .filter(|owner| known.owners.contains(owner))
             .collect();
         if !loose_owners.is_empty() {
-            let loose_stored = state::owner_files(checker.conn, &loose_owners)?;
+            let loose_stored = state::owner_files(
+                checker.conn,
+                &loose_owners,
+                &known.owners,
+                checker.opts.shard.as_deref(),
+            )?;
             for unit in discovery
                 .units
                 .iter_mut()
@@ -302,11 +321,16 @@ impl Found {
         self.counts.files_seen += discovery.units.iter().map(|u| u.files.len()).sum::<usize>();
         checker.bar.inc_length(discovery.units.len() as u64);
 
-        for Checked { check, stored } in check_units(discovery.units, checker)? {
+        for Checked {
+            check,
+            stored,
+            replaces,
+        } in check_units(discovery.units, checker)?
+        {
             self.owners_found += usize::from(stored);
             match check {
                 ChangeCheck::Changed(read) => {
-                    match stored {
+                    match replaces {
                         true => self.counts.replaced += 1,
                         false => self.counts.added += 1,
                     }
@@ -339,11 +363,14 @@ impl Found {
     }
 }
 
-/// A unit's change check, and whether the store holds it: looked up once
-/// (each lookup hashes the unit's path).
+/// A unit's change check, whether the store holds files of its path, and
+/// whether a change replaces them: looked up once (each lookup hashes the
+/// unit's path). A run folder stored for another release than the one
+/// `--release` names is not replaced: its new runs are that release's own.
 struct Checked {
     check: ChangeCheck,
     stored: bool,
+    replaces: bool,
 }
 
 /// Each unit's change check, in the units' order.
@@ -406,7 +433,7 @@ fn check_units(units: Vec<Unit>, checker: &Checker) -> Result<Vec<Checked>> {
             .filter(|(at, _)| stored[*at])
             .map(|(_, unit)| unit.path.display().to_string())
             .collect();
-        let stored = state::owner_files(conn, &owners)?;
+        let stored = state::owner_files(conn, &owners, &known.owners, opts.shard.as_deref())?;
         let done: Vec<(usize, ChangeCheck)> = share
             .into_par_iter()
             .map(|(at, unit)| {
@@ -425,7 +452,15 @@ fn check_units(units: Vec<Unit>, checker: &Checker) -> Result<Vec<Checked>> {
     let checks = checks.into_iter().zip(stored);
     Ok(checks
         .filter_map(|(check, stored)| match check {
-            Some(Ok(check)) => Some(Checked { check, stored }),
+            Some(Ok(check)) => {
+                let owner = check.unit().path.to_string_lossy();
+                let replaces = known.owners.replaced_by_batch(&owner);
+                Some(Checked {
+                    check,
+                    stored,
+                    replaces,
+                })
+            }
             _ => None,
         })
         .collect())
@@ -440,17 +475,20 @@ impl Plan {
         runs: &'a [ChangedRun],
         replaced_loose: &'a [String],
         prune: bool,
-    ) -> impl Iterator<Item = String> + 'a {
+    ) -> impl Iterator<Item = (Doomed, String)> + 'a {
         let missing = match prune {
             true => &self.units_missing[..],
             false => &[],
         };
-        replaced_loose
-            .iter()
-            .cloned()
-            .chain(runs.iter().map(|run| run.path().display().to_string()))
-            .chain(self.stale_phantoms.iter().cloned())
-            .chain(missing.iter().cloned())
+        let tagged =
+            |kind: Doomed, paths: &'a [String]| paths.iter().map(move |p| (kind, p.clone()));
+        tagged(Doomed::Loose, replaced_loose)
+            .chain(
+                runs.iter()
+                    .map(|run| (Doomed::RunDir, run.path().display().to_string())),
+            )
+            .chain(tagged(Doomed::Phantom, &self.stale_phantoms))
+            .chain(tagged(Doomed::Missing, missing))
     }
 
     pub(crate) fn batch_info(&self) -> BatchInfo<'_> {
@@ -462,6 +500,7 @@ impl Plan {
             files_changed: 0,
             files_unchanged: self.counts.files_unchanged as i64,
             refill: true,
+            define_reported: false,
             host: "",
             shard: None,
             planned_after: &[],
@@ -523,6 +562,15 @@ fn print_of(unit: &Unit) -> FilesPrint {
     print
 }
 
+impl ChangeCheck {
+    fn unit(&self) -> &Unit {
+        match self {
+            ChangeCheck::Changed(read) => &read.unit,
+            ChangeCheck::Unchanged { unit, .. } => unit,
+        }
+    }
+}
+
 /// The outcome of change detection for one unit.
 enum ChangeCheck {
     /// The unit may have changed: a loose file's files read and hashed.
@@ -530,7 +578,7 @@ enum ChangeCheck {
     Unchanged {
         unit: Unit,
         /// Files whose mtime moved (their content did not).
-        touched: Vec<(String, i64)>,
+        touched: Vec<(String, i64, String)>,
     },
 }
 
@@ -613,7 +661,7 @@ fn read_if_changed(
     if content_same && !force {
         let touched = contents
             .iter()
-            .map(|(f, _, _)| (f.path().display().to_string(), f.mtime_ns))
+            .map(|(f, _, sha)| (f.path().display().to_string(), f.mtime_ns, sha.clone()))
             .collect();
         return ChangeCheck::Unchanged { unit, touched };
     }

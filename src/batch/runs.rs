@@ -297,7 +297,7 @@ pub(super) fn parse_and_append(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             pending = spawn_next();
             clock.mark("parse run dirs (not overlapped)");
-            let (rows, files) = collect_chunk(&chunk, parsed, &mut owners, &mut out)?;
+            let (rows, files) = collect_chunk(&chunk, parsed, ctx, &mut owners, &mut out)?;
             out.files_parsed += files.len();
             chunks_done += 1;
             if chunks_done.is_multiple_of(GIVE_BACK_EVERY) {
@@ -630,9 +630,12 @@ fn each_stored_run(
 
 /// A parsed chunk's rows and source files, in directory order; errors,
 /// trigger-trace directories and runs counted into `out`.
+/// A folder's files are recorded for its run's release (a trigger trace
+/// folder's: the batch's) and the batch's shard.
 fn collect_chunk(
     chunk: &[Unit],
     parsed: Vec<ParsedRun>,
+    ctx: &RunContext,
     owners: &mut IdentityOwners,
     out: &mut RunDirs,
 ) -> Result<(TableRows, Vec<SourceFileRec>)> {
@@ -641,11 +644,11 @@ fn collect_chunk(
     for (unit, p) in chunk.iter().zip(parsed) {
         out.errors.extend(p.read_errors);
         let dir = unit.path.display().to_string();
-        let unit_format = match p.outcome {
+        let (unit_format, release) = match p.outcome {
             Parsed::TriggerTrace(errors) => {
                 out.trigger_trace_dirs += 1;
                 out.errors.extend(errors);
-                formats::SEH.to_string()
+                (formats::SEH.to_string(), ctx.release.to_string())
             }
             Parsed::Rejected(errors) => {
                 out.errors.extend(errors);
@@ -676,10 +679,15 @@ fn collect_chunk(
                     }
                 }
                 out.runs_written += facts.releases.len() as u64;
+                let release = facts
+                    .releases
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| ctx.release.to_string());
                 out.releases.extend(facts.releases);
                 out.layout.add(&facts.layout);
                 out.grading.add(&facts.grading);
-                facts.unit_format
+                (facts.unit_format, release)
             }
         };
         merge_rows(&mut rows, p.rows);
@@ -700,6 +708,8 @@ fn collect_chunk(
                 kind: run_files::kind_of(&name).to_string(),
                 source_format: unit_format.clone(),
                 owner_key: dir.clone(),
+                release_label: release.clone(),
+                shard: ctx.shard.map(str::to_string),
             });
         }
     }

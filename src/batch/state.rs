@@ -10,6 +10,7 @@ use duckdb::arrow::datatypes::{Int64Type, UInt64Type};
 use duckdb::Connection;
 
 use crate::store::budget::MemoryBudget;
+use crate::store::writer::DoomedUnit;
 use crate::Result;
 
 /// A stored file as the change check compares it. A re-ingest of a large
@@ -142,16 +143,34 @@ impl FilesPrint {
     }
 }
 
-/// Each owner's `FilesPrint` (its files' stored prints) and the release of
-/// the last batch that read it (`OWNER_RELEASES`), in one pass over its
-/// files. Only the owners this host read last (or read before hosts were
-/// recorded): a folder at the same path on another machine is another
-/// tree, never this one changed in place.
-const STORED_PRINTS: &str = "SELECT f.owner_key AS owner, count(*)::UBIGINT AS files, bit_xor(f.print) AS print,
-            arg_max(b.release_label, f.batch_id) FILTER (WHERE b.release_label IS NOT NULL) AS release
-     FROM source_file f LEFT JOIN ingest_batch b USING (batch_id)
-     WHERE {scope} GROUP BY ALL
-     HAVING coalesce(arg_max(b.host, f.batch_id) = {host}, true)";
+/// Each owner's `FilesPrint` (its files' stored prints) and the release
+/// its files were read for, in one pass over its files. A unit is an owner
+/// read for one release and shard (#69): a folder re-used for the next
+/// release, or read by another shard's job at the same path, holds a group
+/// of files for each. Only this batch's shard, and of run folders only the
+/// groups this host read last (or read before hosts were recorded): a
+/// folder at the same path on another machine is another tree, never this
+/// one changed in place (its runs meet the stored ones by identity). A
+/// loose file (its own owner) is one file wherever it is read: a retried
+/// job's manifest is the one stored. Of an owner's groups, the one of the release `--release` names
+/// comes first, else the latest (`other_release` says it is another's).
+const STORED_PRINTS: &str = "SELECT owner, files, print, release, other_release FROM (
+         SELECT f.owner_key AS owner, f.release_label AS release, count(*)::UBIGINT AS files,
+                bit_xor(f.print) AS print, max(f.batch_id) AS last_batch,
+                ({release} IS NOT NULL AND f.release_label IS DISTINCT FROM {release}) AS other_release
+         FROM source_file f LEFT JOIN ingest_batch b USING (batch_id)
+         WHERE {scope} AND f.shard IS NOT DISTINCT FROM {shard}
+         GROUP BY f.owner_key, f.release_label
+         HAVING coalesce(arg_max(b.host, f.batch_id) = {host}, true) OR bool_or(f.path = f.owner_key))
+     QUALIFY row_number() OVER (PARTITION BY owner ORDER BY other_release, last_batch DESC) = 1";
+
+/// The group of an owner's stored files a change check compares with: the
+/// release they were read for (None: recorded without one), and the shard
+/// of the batch (`IngestOptions::shard`).
+pub struct FileScope<'a> {
+    pub release: Option<&'a str>,
+    pub shard: Option<&'a str>,
+}
 
 /// Owners per query of `owner_files`: their files are held at once.
 const OWNERS_PER_QUERY: usize = 65_536;
@@ -159,23 +178,32 @@ const OWNERS_PER_QUERY: usize = 65_536;
 /// The stored files of `owners`, for the exact change check of the owners
 /// whose print moved (and of loose files, whose parse reads declared files).
 /// Owners the store does not hold are absent.
-pub fn owner_files(conn: &Connection, owners: &[String]) -> Result<HashMap<Arc<str>, OwnerFiles>> {
+/// `known`: each owner's group (`StoredOwners::release`), `shard` the batch's.
+pub fn owner_files(
+    conn: &Connection,
+    owners: &[String],
+    known: &StoredOwners,
+    shard: Option<&str>,
+) -> Result<HashMap<Arc<str>, OwnerFiles>> {
     let mut files_by_owner = OwnerFilesBuilder::default();
     let (mut owners_held, mut keys) = (Interner::default(), Interner::default());
     for chunk in owners.chunks(OWNERS_PER_QUERY) {
-        conn.execute_batch("CREATE OR REPLACE TEMP TABLE change_check_owner (owner VARCHAR)")?;
+        conn.execute_batch(
+            "CREATE OR REPLACE TEMP TABLE change_check_owner (owner VARCHAR, release VARCHAR)",
+        )?;
         let mut appender = conn.appender("change_check_owner")?;
         for owner in chunk {
-            appender.append_row([owner])?;
+            appender.append_row(duckdb::params![owner, known.release(owner)])?;
         }
         appender.flush()?;
         drop(appender);
         let mut stmt = conn.prepare(
             "SELECT f.path, f.sha256, f.size_bytes::BIGINT, coalesce(f.mtime_ns, 0)::BIGINT, f.owner_key
-             FROM source_file f
-             WHERE f.owner_key IN (SELECT owner FROM change_check_owner)",
+             FROM source_file f JOIN change_check_owner o
+               ON o.owner = f.owner_key AND o.release IS NOT DISTINCT FROM f.release_label
+             WHERE f.shard IS NOT DISTINCT FROM ?",
         )?;
-        for batch in stmt.stream_arrow([])? {
+        for batch in stmt.stream_arrow([shard])? {
             let text = |i: usize| batch.column(i).as_string::<i32>().clone();
             let int = |i: usize| batch.column(i).as_primitive::<Int64Type>().clone();
             let (paths, shas, owners) = (text(0), text(1), text(4));
@@ -197,10 +225,10 @@ pub fn owner_files(conn: &Connection, owners: &[String]) -> Result<HashMap<Arc<s
     Ok(files_by_owner.finish())
 }
 
-/// Each owner's release: that of the last batch that read it.
-const OWNER_RELEASES: &str = "SELECT f.owner_key, arg_max(b.release_label, f.batch_id)
-     FROM source_file f JOIN ingest_batch b USING (batch_id)
-     WHERE b.release_label IS NOT NULL";
+/// Each owner's release: the one its files were last read for.
+const OWNER_RELEASES: &str = "SELECT f.owner_key, arg_max(f.release_label, f.batch_id)
+     FROM source_file f
+     WHERE f.release_label IS NOT NULL";
 
 /// The release of the first of `owners` the store holds, in their order.
 pub fn first_owner_release(conn: &Connection, owners: &[String]) -> Result<Option<String>> {
@@ -355,6 +383,9 @@ struct StoredOwner {
     print: FilesPrint,
     /// Into `labels`; `NO_RELEASE` when no batch that read it had one.
     release: u32,
+    /// The group is another release's than the one `--release` names: a
+    /// change of it is a new unit of this release, never a replacement.
+    other_release: bool,
 }
 
 const NO_RELEASE: u32 = u32::MAX;
@@ -404,10 +435,16 @@ impl StoredOwners {
         self.find(owner).map(|o| o.print)
     }
 
-    /// The release of the last batch that read the owner.
+    /// The release the owner's stored group was read for.
     pub fn release(&self, owner: &str) -> Option<&str> {
         let release = self.find(owner)?.release;
         self.labels.get(release as usize).map(|l| &**l)
+    }
+
+    /// Whether this batch replaces the owner's stored group: it holds one
+    /// of the release `--release` names (any, without it).
+    pub fn replaced_by_batch(&self, owner: &str) -> bool {
+        self.find(owner).is_some_and(|o| !o.other_release)
     }
 }
 
@@ -419,7 +456,7 @@ struct StoredOwnersBuilder {
 }
 
 impl StoredOwnersBuilder {
-    fn push(&mut self, owner: &str, print: FilesPrint, release: Option<&str>) {
+    fn push(&mut self, owner: &str, print: FilesPrint, release: Option<&str>, other_release: bool) {
         let release = match release {
             None => NO_RELEASE,
             Some(label) => match self.label_at.get(label) {
@@ -437,6 +474,7 @@ impl StoredOwnersBuilder {
             key: StoredOwners::key(owner),
             print,
             release,
+            other_release,
         });
     }
 
@@ -446,6 +484,11 @@ impl StoredOwnersBuilder {
         owners.shrink_to_fit();
         self.owners
     }
+}
+
+/// A text as a SQL literal, or NULL.
+fn literal_or_null(text: Option<&str>) -> String {
+    text.map_or_else(|| "NULL".to_string(), crate::store::literal::quoted)
 }
 
 /// SQL true when `column` starts with one of `roots` parameters (`?`).
@@ -495,7 +538,8 @@ pub struct StoredState {
     /// (judge_task_id, the stored judge result row, its file) for merging
     /// judge assertions when grading.
     pub judge_rows: Vec<(String, String, String)>,
-    /// The run directories of stored phantom runs (requested variants with no directory).
+    /// The run directories of stored phantom runs (requested variants with
+    /// no directory) of the batch's shard and, with `--release`, its release.
     pub phantoms: std::collections::HashSet<String>,
     /// (variants as JSON, manifest path) of every stored manifest's suite.
     pub manifest_variants: Vec<(String, String)>,
@@ -504,10 +548,34 @@ pub struct StoredState {
 }
 
 impl StoredState {
-    /// Whether the store holds rows of `unit` (an owner of stored files, or
-    /// a phantom run): a unit it does not hold is new, with nothing to replace.
-    pub fn holds(&self, unit: &str) -> bool {
-        self.owners.contains(unit) || self.phantoms.contains(unit)
+    /// The stored rows a batch replaces of a unit it wrote again, or None
+    /// when the store holds none: a unit it does not hold is new, with
+    /// nothing to replace. A run folder gives up its stored group's rows
+    /// (its release and the batch's shard), never another release's: the
+    /// folder a harness re-uses for the next release keeps the runs of the
+    /// one before. A manifest or report, a phantom or a unit gone from disk
+    /// gives up the rows of the release `--release` names, or of every
+    /// release when liftdb derives it (a report's rows may be of several).
+    pub fn replaced(
+        &self,
+        kind: super::plan::Doomed,
+        path: String,
+        named_release: Option<&str>,
+    ) -> Option<DoomedUnit> {
+        use super::plan::Doomed;
+        let held = match kind {
+            Doomed::RunDir => self.owners.replaced_by_batch(&path),
+            Doomed::Loose | Doomed::Missing => self.owners.contains(&path),
+            Doomed::Phantom => self.phantoms.contains(&path),
+        };
+        if !held {
+            return None;
+        }
+        let release = match kind {
+            Doomed::RunDir => self.owners.release(&path).map(str::to_string),
+            _ => named_release.map(str::to_string),
+        };
+        Some(DoomedUnit { path, release })
     }
 
     /// `scope`: the canonical paths given to the ingest; the stored files
@@ -518,6 +586,7 @@ impl StoredState {
         conn: &Connection,
         scope: Option<&[String]>,
         host: &str,
+        files: &FileScope,
         budget: &MemoryBudget,
     ) -> Result<Self> {
         // `column` under one of the scope's roots (every row without a scope).
@@ -532,7 +601,9 @@ impl StoredState {
         let mut stmt = conn.prepare(
             &STORED_PRINTS
                 .replace("{scope}", &under_scope("f.owner_key"))
-                .replace("{host}", &crate::store::literal::quoted(host)),
+                .replace("{host}", &crate::store::literal::quoted(host))
+                .replace("{shard}", &literal_or_null(files.shard))
+                .replace("{release}", &literal_or_null(files.release)),
         )?;
         for batch in stmt.stream_arrow(duckdb::params_from_iter(roots))? {
             let (paths, releases) = (
@@ -549,7 +620,8 @@ impl StoredState {
                     xor: if xors.is_valid(i) { xors.value(i) } else { 0 },
                 };
                 let release = (!releases.is_null(i)).then(|| releases.value(i));
-                owners.push(paths.value(i), print, release);
+                let other = batch.column(4).as_boolean().value(i);
+                owners.push(paths.value(i), print, release, other);
             }
         }
         drop(stmt);
@@ -594,9 +666,13 @@ impl StoredState {
             judge_rows.push((r.get(0)?, r.get(1)?, r.get(2)?));
         }
         let mut phantoms = std::collections::HashSet::new();
-        let mut stmt =
-            conn.prepare("SELECT run_dir FROM run WHERE repetition_source = 'phantom'")?;
-        let mut rows = stmt.query([])?;
+        // This batch's: another release's phantom at the same path (a
+        // re-used folder) is that release's own.
+        let mut stmt = conn.prepare(
+            "SELECT run_dir FROM run WHERE repetition_source = 'phantom'
+               AND ($1 IS NULL OR release_label = $1) AND shard IS NOT DISTINCT FROM $2",
+        )?;
+        let mut rows = stmt.query(duckdb::params![files.release, files.shard])?;
         while let Some(r) = rows.next()? {
             phantoms.insert(r.get::<_, String>(0)?);
         }
@@ -746,8 +822,10 @@ mod tests {
     fn the_stored_print_is_the_print_of_the_files_found() {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(
-            "CREATE TABLE ingest_batch (batch_id BIGINT, release_label VARCHAR, host VARCHAR);
-             INSERT INTO ingest_batch VALUES (1, 'v1', NULL), (2, 'v2', 'here'), (3, NULL, 'here');
+            "CREATE TABLE ingest_batch (batch_id BIGINT, release_label VARCHAR, host VARCHAR, shard VARCHAR);
+             INSERT INTO ingest_batch VALUES (1, 'v2', NULL, NULL), (2, 'v2', 'here', NULL),
+                 (3, 'v2', 'here', NULL), (4, NULL, 'here', NULL);
+             CREATE TABLE run (run_dir VARCHAR, release_label VARCHAR);
              -- source_file as migration 0013 left it
              CREATE TABLE source_file (path VARCHAR NOT NULL, sha256 VARCHAR NOT NULL, size_bytes BIGINT NOT NULL, mtime_ns BIGINT, kind VARCHAR NOT NULL, source_format VARCHAR NOT NULL, owner_key VARCHAR NOT NULL, batch_id BIGINT NOT NULL);
              INSERT INTO source_file (path, owner_key, size_bytes, mtime_ns, batch_id, sha256, kind, source_format)
@@ -755,16 +833,22 @@ mod tests {
                ('/t/run-1/outputs/ré''sumé.md', '/t/run-1', 12, 1700000000123456789, 2),
                ('/t/run-1/metadata.json', '/t/run-1', 0, NULL, 1),
                ('/t/case.json', '/t/run-1', 4096, -5, 3),
-               ('/t/report.json', '/t/report.json', 7, 3, 3));",
+               ('/t/report.json', '/t/report.json', 7, 3, 4));",
         )
         .unwrap();
-        conn.execute_batch(include_str!("../../sql/migrations/0014_file_prints.sql"))
-            .unwrap();
+        for migration in [
+            include_str!("../../sql/migrations/0014_file_prints.sql"),
+            include_str!("../../sql/migrations/0027_file_scope.sql"),
+        ] {
+            conn.execute_batch(migration).unwrap();
+        }
         let stored: HashMap<String, (FilesPrint, Option<String>)> = conn
             .prepare(
                 &STORED_PRINTS
                     .replace("{scope}", "true")
-                    .replace("{host}", "'here'"),
+                    .replace("{host}", "'here'")
+                    .replace("{shard}", "NULL")
+                    .replace("{release}", "NULL"),
             )
             .unwrap()
             .query_map([], |r| {
@@ -777,7 +861,7 @@ mod tests {
             .unwrap()
             .collect::<duckdb::Result<_>>()
             .unwrap();
-        // The release of the last batch with one that read the owner.
+        // The release its files were read for (migration 0027: its batches').
         assert_eq!(stored["/t/run-1"].1.as_deref(), Some("v2"));
         assert_eq!(stored["/t/report.json"].1, None);
         let prints: HashMap<&str, FilesPrint> =
@@ -817,7 +901,7 @@ mod tests {
                 files: i as u64,
                 xor: i as u64,
             };
-            builder.push(owner, print, None);
+            builder.push(owner, print, None, false);
         }
         let stored = builder.finish();
         assert_eq!(stored.len(), owners.len());
@@ -847,7 +931,7 @@ mod tests {
             ("/t/run-3", 3, Some("v1")),
         ];
         for (owner, files, release) in rows {
-            builder.push(owner, print(files), release);
+            builder.push(owner, print(files), release, false);
         }
         let owners = builder.finish();
         assert_eq!(owners.len(), 4);

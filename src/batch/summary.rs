@@ -27,7 +27,8 @@ pub struct IngestSummary {
     pub files_changed: usize,
     pub files_unchanged: usize,
     pub units_changed: usize,
-    /// Run directories and report files seen for the first time.
+    /// Run directories and report files seen for the first time and stored
+    /// (not those whose runs were `already_stored`).
     pub units_added: usize,
     /// Previously ingested ones whose files changed (their rows were replaced).
     pub units_replaced: usize,
@@ -73,6 +74,10 @@ pub struct IngestSummary {
     pub runs_reported: u64,
     /// Runs a report had defined, replaced by their folders read now.
     pub reported_replaced: u64,
+    /// Runs the reports list that no folder of their release holds, left
+    /// undefined: the release holds runs read from folders, so the report
+    /// is a reference (`ingest --define-reported` defines them).
+    pub runs_reported_not_in_tree: u64,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -122,7 +127,12 @@ pub(super) fn assemble(
         files_changed: runs.map_or(0, |r| resolved.source_files.len() + r.files_parsed),
         files_unchanged: plan.counts.files_unchanged,
         units_changed,
-        units_added: plan.counts.added,
+        // A folder new to this place whose runs the store held (another
+        // runner's, the same content) was not added: it is already stored.
+        units_added: plan
+            .counts
+            .added
+            .saturating_sub(runs.map_or(0, |r| r.already_stored as usize)),
         units_replaced: plan.counts.replaced,
         units_unchanged: plan.counts.unchanged,
         units_regraded: plan.counts.regraded,
@@ -147,5 +157,6 @@ pub(super) fn assemble(
         runs_stored_in: Vec::new(),
         runs_reported: 0,
         reported_replaced: runs.map_or(0, |r| r.reported_replaced),
+        runs_reported_not_in_tree: 0,
     }
 }

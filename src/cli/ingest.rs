@@ -63,6 +63,12 @@ pub struct IngestArgs {
     /// one lake, followed by one `liftdb lake refresh` (else the next reader refills them).
     #[arg(long)]
     pub defer_refill: bool,
+    /// Let the reports given define the runs they list that no folder of their release holds,
+    /// even where the release holds runs read from folders (a tree trimmed or partly lost). By
+    /// default a report beside its runs is a reference, and the runs it lists that the tree
+    /// lacks are named in a note; a report alone (archived history) defines its runs.
+    #[arg(long)]
+    pub define_reported: bool,
     /// This job's part of a release split across jobs (by case, or by repetition with each job
     /// numbering its runs from run-1): part of each run's identity, so shards never collide and
     /// land as one release. Pairs stay within their shard.
@@ -109,6 +115,7 @@ pub fn run(db: &Location, args: &IngestArgs) -> anyhow::Result<i32> {
         },
         memory_mb: (args.memory_mb > 0).then_some(args.memory_mb),
         defer_refill: args.defer_refill,
+        define_reported: args.define_reported,
         shard: args.shard.clone(),
         host: liftdb::sys::host::host_name(),
     };
@@ -171,8 +178,12 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
             0 => String::new(),
             n => format!(", {n} regraded (manifest case or grading flags changed)"),
         };
+        let already = match s.already_stored {
+            0 => String::new(),
+            n => format!(", {n} already stored"),
+        };
         eprintln!(
-            "  {} added, {} replaced{regraded}, {} unchanged, {} failed; {} files parsed, {} unchanged",
+            "  {} added, {} replaced{regraded}{already}, {} unchanged, {} failed; {} files parsed, {} unchanged",
             s.units_added,
             s.units_replaced,
             s.units_unchanged,
@@ -185,6 +196,12 @@ pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {
         eprintln!(
             "  {} runs defined by the reports given (the store held no run of their identity): what a report carries of each — its grading, tokens, cost, time — without output, trace or files; their folders, ingested later, replace them (runs.defined_by)",
             s.runs_reported
+        );
+    }
+    if s.runs_reported_not_in_tree > 0 {
+        eprintln!(
+            "note: the reports given list {} runs no folder of their release holds; the release holds runs read from folders, so the reports are references beside them and define none (a trimmed or partly lost tree: --define-reported defines them)",
+            s.runs_reported_not_in_tree
         );
     }
     if s.reported_replaced > 0 {

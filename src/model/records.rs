@@ -404,6 +404,10 @@ table! {
         @batch_id,
         /// `state::file_print` of path, size and mtime.
         print: u64 => "UBIGINT",
+        /// The release it was read for (a run folder's: its run's).
+        release_label: String => "VARCHAR",
+        /// The batch's `--shard`.
+        shard: Option<String> => "VARCHAR",
     }
 }
 

@@ -42,6 +42,28 @@ pub const TEXT_KEY: &[Column] = &[Column {
     nullable: true,
 }];
 
+/// The units a batch replaces: path, release (NULL: every release's), shard.
+pub const DOOMED_KEY: &[Column] = &[
+    Column {
+        name: "path",
+        sql_type: "VARCHAR",
+        kind: Kind::Text,
+        nullable: true,
+    },
+    Column {
+        name: "release",
+        sql_type: "VARCHAR",
+        kind: Kind::Text,
+        nullable: true,
+    },
+    Column {
+        name: "shard",
+        sql_type: "VARCHAR",
+        kind: Kind::Text,
+        nullable: true,
+    },
+];
+
 /// A Rust field type that can be a column: its kind, whether it can be
 /// NULL, and its value (NULL for absent or non-finite).
 pub trait Cell {

@@ -73,6 +73,7 @@ fn check_all(conn: &Connection) -> Result<Vec<Checked>> {
             format!("{twice} keys held by more than one row; hint: `liftdb rebuild` writes the store again from its sources")
         }));
     }
+    out.extend(identity_checks(conn));
     for d in DERIVED.iter() {
         let (table, view) = (d.table, d.view);
         // The view's rows as the table holds them: its macro's columns (the
@@ -118,6 +119,61 @@ fn check_all(conn: &Connection) -> Result<Vec<Checked>> {
     Ok(out)
 }
 
+/// What the runs mean (`sql/check/`): no release emptied by a later batch,
+/// no run held twice under two identities. Each is named with what to do.
+fn identity_checks(conn: &Connection) -> Vec<Checked> {
+    let ask = |name: &str| -> duckdb::Result<Vec<(String, String, i64)>> {
+        let sql = crate::sqlfiles::named(crate::sqlfiles::CHECK_QUERIES, name);
+        let mut stmt = conn.prepare(sql)?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        rows.collect()
+    };
+    let mut out = Vec::new();
+    let emptied = ask("emptied_releases").map(|rows| {
+        let named: Vec<String> = rows
+            .iter()
+            .map(|(release, batches, runs)| {
+                format!("'{release}' ({runs} runs stored by batch {batches})")
+            })
+            .collect();
+        (rows.len() as i64, named.join(", "))
+    });
+    out.push(found_wrong("identity", "emptied releases", emptied, |listed| {
+        format!("releases whose runs a later batch replaced: {listed}; a folder re-used for the next release was taken for the same runs by an earlier liftdb; hint: ingest that release's tree again with --release NAME if it was kept, else `liftdb release drop NAME`")
+    }));
+    let doubled = ask("doubled_runs").map(|rows| {
+        let runs: i64 = rows.iter().map(|(_, _, n)| n).sum();
+        let named: Vec<String> = rows
+            .iter()
+            .map(|(release, report, n)| format!("{n} of {report} in '{release}'"))
+            .collect();
+        (runs, named.join(", "))
+    });
+    out.push(found_wrong("identity", "runs held twice", doubled, |listed| {
+        format!("runs an Anthropic-format report defined that a run read from a folder holds: {listed}; hint: `liftdb rebuild` writes the store anew, taking such a report for the folders' runs")
+    }));
+    out
+}
+
+/// A count of what is wrong and its listing: sound at 0.
+fn found_wrong(
+    kind: &'static str,
+    name: &str,
+    found: duckdb::Result<(i64, String)>,
+    problem: impl FnOnce(&str) -> String,
+) -> Checked {
+    match found {
+        Ok((0, _)) => checked(kind, name.to_string(), Ok(0)),
+        Ok((n, listed)) => Checked {
+            kind,
+            name: name.to_string(),
+            rows: Some(n),
+            problem: Some(problem(&listed)),
+        },
+        Err(e) => checked(kind, name.to_string(), Err(e)),
+    }
+}
+
 /// Keys unique by construction, not by an index (an index over them was
 /// most of a large ingest's memory).
 const UNINDEXED_KEYS: &[(&str, &str)] = &[
@@ -127,7 +183,7 @@ const UNINDEXED_KEYS: &[(&str, &str)] = &[
     ("trace_event", "run_id, seq"),
     ("trace_line", "run_id, line_no"),
     ("assertion_result", "grading_id, seq"),
-    ("source_file", "path, owner_key"),
+    ("source_file", "path, owner_key, release_label, shard"),
 ];
 
 /// A count of offending rows: sound at 0, else damaged as `problem` says.

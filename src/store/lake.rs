@@ -216,8 +216,11 @@ pub fn committed_batches(conn: &Connection) -> Result<Vec<i64>> {
 /// batch another writer committed since this one planned (`planned`: the
 /// batches committed then, sorted). DuckLake lets two
 /// transactions insert the same rows (it has no keys), so two jobs storing
-/// the same tree at once would both commit it; the second is refused here
+/// the same runs at once would both commit them; the second is refused here
 /// (`Error::StoredMeanwhile`) and tried again, when it finds them stored.
+/// Files overlap only by their whole key (path, owner, release, shard) with
+/// other content: jobs at one checkout path reading other shards or
+/// releases never do, and a file both read alike is kept once.
 /// None: not a PostgreSQL lake (one writer at a time).
 pub fn guard_commit(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<Option<WriterLock>> {
     let Some(catalog) = Catalog::attached(tx)? else {
@@ -250,7 +253,7 @@ pub fn guard_commit(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<O
         .join(", ");
     tx.execute_batch(
         "CREATE OR REPLACE TEMP TABLE liftdb_meanwhile_runs (batch_id BIGINT, run_id VARCHAR);
-         CREATE OR REPLACE TEMP TABLE liftdb_meanwhile_files (batch_id BIGINT, path VARCHAR, owner_key VARCHAR);",
+         CREATE OR REPLACE TEMP TABLE liftdb_meanwhile_files (batch_id BIGINT, path VARCHAR, owner_key VARCHAR, release_label VARCHAR, shard VARCHAR, sha256 VARCHAR);",
     )?;
     for (table, sql) in [
         (
@@ -259,7 +262,7 @@ pub fn guard_commit(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<O
         ),
         (
             "liftdb_meanwhile_files",
-            format!("SELECT batch_id, path, owner_key FROM source_file WHERE batch_id IN ({list})"),
+            format!("SELECT batch_id, path, owner_key, release_label, shard, sha256 FROM source_file WHERE batch_id IN ({list})"),
         ),
     ] {
         let mut stmt = now.prepare(&sql)?;
@@ -276,11 +279,25 @@ pub fn guard_commit(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<O
              UNION
              SELECT DISTINCT m.batch_id FROM liftdb_meanwhile_files m
                JOIN source_file f ON f.path = m.path AND f.owner_key = m.owner_key AND f.batch_id = $1
+                AND f.release_label IS NOT DISTINCT FROM m.release_label
+                AND f.shard IS NOT DISTINCT FROM m.shard AND f.sha256 <> m.sha256
              ORDER BY 1",
         )?;
         let ids = stmt.query_map([batch_id], |r| r.get::<_, i64>(0))?;
         ids.collect::<std::result::Result<Vec<_>, _>>()?
     };
+    // A file both read alike (the manifest every job of a release names)
+    // is no overlap: its row is kept once, the other writer's.
+    if overlapping.is_empty() {
+        tx.execute(
+            "DELETE FROM source_file WHERE batch_id = $1 AND EXISTS (
+                 SELECT 1 FROM liftdb_meanwhile_files m
+                 WHERE m.path = source_file.path AND m.owner_key = source_file.owner_key
+                   AND m.release_label IS NOT DISTINCT FROM source_file.release_label
+                   AND m.shard IS NOT DISTINCT FROM source_file.shard AND m.sha256 = source_file.sha256)",
+            [batch_id],
+        )?;
+    }
     tx.execute_batch(
         "DROP TABLE IF EXISTS temp.liftdb_meanwhile_runs; DROP TABLE IF EXISTS temp.liftdb_meanwhile_files;",
     )?;

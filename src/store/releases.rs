@@ -17,6 +17,7 @@ const LABELLED: &[&str] = &[
     "suite_record",
     "trigger_observation",
     "peer_metric",
+    "source_file",
     "release_record",
     "release_position",
     "ingest_batch",
@@ -40,29 +41,11 @@ const DROP: &[&str] = &[
     "DELETE FROM release_position WHERE release_label = $1",
 ];
 
-/// The files the release was read from: each run's folder, and the reports
-/// and manifests its rows came from (read before the rows go).
-const DROPPED_SOURCES: &str = "
-    CREATE OR REPLACE TEMP TABLE liftdb_dropped_sources AS
-    SELECT run_dir AS path FROM liftdb_dropped_runs
-    UNION SELECT report_path FROM grading WHERE run_id IN (SELECT run_id FROM liftdb_dropped_runs)
-    UNION SELECT source_path FROM peer_metric WHERE release_label = $1
-    UNION SELECT source_path FROM trigger_observation WHERE release_label = $1
-    UNION SELECT source_path FROM case_def_record WHERE release_label = $1
-    UNION SELECT manifest_path FROM suite_record WHERE release_label = $1";
-
-/// Their files are forgotten (so the next ingest naming them reads them
-/// again), except a source other releases still hold rows of: a manifest
-/// defining their cases too, a report grading their runs.
-const FORGET_SOURCES: &str = "
-    DELETE FROM source_file WHERE owner_key IN (
-        SELECT path FROM liftdb_dropped_sources WHERE path IS NOT NULL
-        EXCEPT (SELECT run_dir FROM run
-                UNION SELECT report_path FROM grading
-                UNION SELECT source_path FROM peer_metric
-                UNION SELECT source_path FROM trigger_observation
-                UNION SELECT source_path FROM case_def_record
-                UNION SELECT manifest_path FROM suite_record))";
+/// Its files are forgotten (so the next ingest naming them reads them
+/// again): each file's row names the release it was read for, so other
+/// releases keep theirs (a manifest defining their cases too, the folder a
+/// harness re-used for the next release).
+const FORGET_SOURCES: &str = "DELETE FROM source_file WHERE release_label = $1";
 
 /// What a change did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,14 +113,13 @@ pub fn drop(conn: &Connection, label: &str) -> Result<Changed> {
          SELECT run_id, run_dir FROM run WHERE release_label = $1",
         [label],
     )?;
-    tx.execute(DROPPED_SOURCES, [label])?;
     for sql in DROP {
         match sql.contains("$1") {
             true => tx.execute(sql, [label])?,
             false => tx.execute(sql, params![])?,
         };
     }
-    tx.execute_batch(FORGET_SOURCES)?;
+    tx.execute(FORGET_SOURCES, [label])?;
     record(&tx, "drop", label, None, runs)?;
     refill::mark_every_waiting(&tx)?;
     tx.commit()?;

@@ -10,7 +10,7 @@ use super::aggregates::refill::{Touched, CASES_AT_MOST};
 use super::appenders::Appenders;
 use super::budget::MemoryBudget;
 use crate::model::records::{IngestErrorRec, Records, Row, TableBatch};
-use crate::model::table::{Column, TEXT_KEY};
+use crate::model::table::{Column, DOOMED_KEY, TEXT_KEY};
 use crate::{Error, Result};
 
 pub use crate::model::records::{SourceFileRec, TableRows};
@@ -28,6 +28,9 @@ pub struct BatchInfo<'a> {
     /// not each refill a shared release; `liftdb lake refresh` or the next
     /// reader does it once.
     pub refill: bool,
+    /// Reports define the runs they list that no folder holds even where
+    /// their release holds runs read from folders (`DEFINE_REPORTED`).
+    pub define_reported: bool,
     /// The machine that read the trees, and the shard they are of.
     pub host: &'a str,
     pub shard: Option<&'a str>,
@@ -52,24 +55,56 @@ pub struct WriteCounts {
     pub runs_written: u64,
     /// Runs the batch's reports defined (their identity held by no run).
     pub runs_reported: u64,
+    /// Runs the batch's reports list that no folder of their release
+    /// holds, left undefined because the release holds runs read from
+    /// folders (`BatchInfo::define_reported` defines them).
+    pub runs_reported_not_in_tree: u64,
+    /// Runs an Anthropic-format report had defined that a folder of this
+    /// batch holds by what the report carries (`CARRIED_BY_FOLDERS`).
+    pub reported_replaced: u64,
     /// The batch's release was taken back: nothing of it was stored.
     pub release_dropped: bool,
 }
 
+/// The stored rows of the units a batch replaces, named before they go
+/// (`liftdb_doomed`: path, release, shard; a NULL release is every
+/// release's). A run's rows are its folder's of that release and the
+/// batch's shard, or those a replaced report defined; a report's gradings
+/// are those of its runs of that release (and those of no stored run).
+const DOOMED_ROWS: &str = "
+    CREATE OR REPLACE TEMP TABLE liftdb_doomed_runs AS
+    SELECT r.run_id, r.release_label, r.skill_name, r.case_id
+    FROM run r JOIN liftdb_doomed d ON r.run_dir = d.path
+    WHERE (d.release IS NULL OR r.release_label = d.release) AND r.shard IS NOT DISTINCT FROM d.shard
+    UNION
+    SELECT r.run_id, r.release_label, r.skill_name, r.case_id
+    FROM run r JOIN liftdb_doomed d ON r.defined_by = d.path
+    WHERE d.release IS NULL OR r.release_label = d.release;
+    CREATE OR REPLACE TEMP TABLE liftdb_doomed_gradings AS
+    SELECT g.grading_id, r.release_label, r.skill_name, r.case_id
+    FROM grading g JOIN liftdb_doomed d ON g.report_path = d.path
+    LEFT JOIN run r ON r.run_id = g.run_id
+    WHERE d.release IS NULL OR r.run_id IS NULL OR r.release_label = d.release;";
+
 const DELETE_UNITS: &[&str] = &[
-    "DELETE FROM trace_event WHERE run_id IN (SELECT run_id FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed))",
-    "DELETE FROM trace_line WHERE run_id IN (SELECT run_id FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed))",
-    "DELETE FROM skill_activation WHERE run_id IN (SELECT run_id FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed))",
-    "DELETE FROM measurement WHERE run_id IN (SELECT run_id FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed))",
+    "DELETE FROM trace_event WHERE run_id IN (SELECT run_id FROM liftdb_doomed_runs)",
+    "DELETE FROM trace_line WHERE run_id IN (SELECT run_id FROM liftdb_doomed_runs)",
+    "DELETE FROM skill_activation WHERE run_id IN (SELECT run_id FROM liftdb_doomed_runs)",
+    "DELETE FROM measurement WHERE run_id IN (SELECT run_id FROM liftdb_doomed_runs)",
     // A run a replaced report defined goes with it (its folder, read
     // since, replaced it and is not the report's).
-    "DELETE FROM run WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed)",
-    "DELETE FROM assertion_result WHERE grading_id IN (SELECT grading_id FROM grading WHERE report_path IN (SELECT path FROM liftdb_doomed))",
-    "DELETE FROM grading WHERE report_path IN (SELECT path FROM liftdb_doomed)",
-    "DELETE FROM peer_metric WHERE source_path IN (SELECT path FROM liftdb_doomed)",
-    "DELETE FROM trigger_observation WHERE source_path IN (SELECT path FROM liftdb_doomed)",
+    "DELETE FROM run WHERE run_id IN (SELECT run_id FROM liftdb_doomed_runs)",
+    "DELETE FROM assertion_result WHERE grading_id IN (SELECT grading_id FROM liftdb_doomed_gradings)",
+    "DELETE FROM grading WHERE grading_id IN (SELECT grading_id FROM liftdb_doomed_gradings)",
+    "DELETE FROM peer_metric WHERE EXISTS (SELECT 1 FROM liftdb_doomed d
+         WHERE d.path = peer_metric.source_path AND (d.release IS NULL OR d.release = peer_metric.release_label))",
+    "DELETE FROM trigger_observation WHERE EXISTS (SELECT 1 FROM liftdb_doomed d
+         WHERE d.path = trigger_observation.source_path AND (d.release IS NULL OR d.release = trigger_observation.release_label))",
+    // Keyed by (file, task) alone: a judge file is replaced whole.
     "DELETE FROM judge_verdict WHERE source_path IN (SELECT path FROM liftdb_doomed)",
-    "DELETE FROM source_file WHERE owner_key IN (SELECT path FROM liftdb_doomed)",
+    "DELETE FROM source_file WHERE EXISTS (SELECT 1 FROM liftdb_doomed d
+         WHERE d.path = source_file.owner_key AND (d.release IS NULL OR d.release = source_file.release_label)
+           AND d.shard IS NOT DISTINCT FROM source_file.shard)",
 ];
 
 /// The temporary tables the runs reports define are staged in.
@@ -92,11 +127,44 @@ fn staged_table(table: &str) -> Option<&'static str> {
     }
 }
 
-/// The staged runs whose identity the store holds no run of once the
-/// batch's folders are written: defined, with their rows.
+/// What becomes of each run a report of the batch lists, once the batch's
+/// folders are written: `held`, a run of its identity is stored; `carried`,
+/// the report is in Anthropic's format, which names no model and no runs
+/// root (an export), and a run read from a folder of its release, skill,
+/// case, arm and repetition is stored: it describes that run; `beside`, its release holds runs of its skill read from
+/// folders, so the report sits beside its runs and the tree lacks this one
+/// (defined only with `$1`, `ingest --define-reported`); else `defined`, a
+/// report alone (archived history) defines it.
+const REPORTED_FATE: &str = "
+    CREATE OR REPLACE TEMP TABLE liftdb_reported_fate AS
+    SELECT s.run_id, CASE
+        WHEN s.run_id IN (SELECT run_id FROM run) THEN 'held'
+        WHEN s.source_format = 'D_skill_creator' AND EXISTS (
+            SELECT 1 FROM run f WHERE f.defined_by IS NULL AND f.release_label = s.release_label
+              AND f.skill_name = s.skill_name AND f.case_id = s.case_id AND f.arm = s.arm
+              AND f.repetition = s.repetition) THEN 'carried'
+        WHEN NOT $1 AND EXISTS (
+            SELECT 1 FROM run f WHERE f.defined_by IS NULL AND f.release_label = s.release_label
+              AND f.skill_name = s.skill_name) THEN 'beside'
+        ELSE 'defined' END AS fate
+    FROM liftdb_reported_run s";
+
+/// Runs an Anthropic-format report defined (it names no model and no runs
+/// root) that a folder of this batch holds by release, skill, case, arm and
+/// repetition: the folder's run replaces them, as a folder of their own
+/// identity does (`DELETE_REPLACED_REPORTED`).
+const CARRIED_BY_FOLDERS: &str = "
+    CREATE OR REPLACE TEMP TABLE liftdb_replaced_reported AS
+    SELECT DISTINCT d.run_id AS path FROM run d JOIN run f
+      ON f.release_label = d.release_label AND f.skill_name = d.skill_name
+     AND f.case_id = d.case_id AND f.arm = d.arm AND f.repetition = d.repetition
+    WHERE f.batch_id = $1 AND f.defined_by IS NULL
+      AND d.defined_by IS NOT NULL AND d.source_format = 'D_skill_creator'";
+
+/// The staged runs whose fate is `defined`: written, with their rows.
 const DEFINE_REPORTED: &str = "
     CREATE OR REPLACE TEMP TABLE liftdb_reported_defined AS
-    SELECT run_id FROM liftdb_reported_run WHERE run_id NOT IN (SELECT run_id FROM run);
+    SELECT run_id FROM liftdb_reported_fate WHERE fate = 'defined';
     INSERT INTO run SELECT * FROM liftdb_reported_run
     WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);
     INSERT INTO measurement SELECT * FROM liftdb_reported_measurement
@@ -133,28 +201,35 @@ const DELETE_REPLACED_REPORTED: &str = "
 
 /// A replaced manifest gives up its cases and suites of the batch's release
 /// only: the releases it defined before keep theirs. Any other replaced
-/// file gives up all of them. Run before DELETE_UNITS (it reads source_file).
+/// file gives up those of the release it is replaced in (every release's,
+/// when liftdb derives it). Run before DELETE_UNITS (it reads source_file).
 const DELETE_DEFINITIONS: &[&str] = &[
-    "DELETE FROM case_def_record WHERE source_path IN (SELECT path FROM liftdb_doomed)
+    "DELETE FROM case_def_record WHERE EXISTS (SELECT 1 FROM liftdb_doomed d
+         WHERE d.path = case_def_record.source_path AND (d.release IS NULL OR d.release = case_def_record.release_label))
        AND (release_label = ? OR source_path NOT IN (SELECT path FROM source_file WHERE kind = 'manifest'))",
-    "DELETE FROM suite_record WHERE manifest_path IN (SELECT path FROM liftdb_doomed)
+    "DELETE FROM suite_record WHERE EXISTS (SELECT 1 FROM liftdb_doomed d
+         WHERE d.path = suite_record.manifest_path AND (d.release IS NULL OR d.release = suite_record.release_label))
        AND (release_label = ? OR manifest_path NOT IN (SELECT path FROM source_file WHERE kind = 'manifest'))",
 ];
 
 /// What a batch touched, for its refill (aggregates/refill.rs): the
 /// release and case (liftdb_case_key; NULL: the release whole) of each row
-/// whose stored aggregates can change. First those of the rows it deletes,
-/// read before `DELETE_UNITS`: the runs it deletes, the runs of the
-/// gradings it deletes; a replaced case or suite definition touches its
-/// release whole...
+/// whose stored aggregates can change. First those of the rows it deletes
+/// (`DOOMED_ROWS`): its runs, the runs of its gradings; a replaced case or
+/// suite definition touches its release whole...
 const TOUCHED_BY_DELETES: &str = "
     CREATE OR REPLACE TEMP TABLE liftdb_touched AS
-    SELECT release_label, liftdb_case_key(release_label, skill_name, case_id) AS case_key FROM run
-    WHERE run_dir IN (SELECT path FROM liftdb_doomed) OR defined_by IN (SELECT path FROM liftdb_doomed)
-    UNION SELECT r.release_label, liftdb_case_key(r.release_label, r.skill_name, r.case_id)
-          FROM grading g JOIN run r USING (run_id) WHERE g.report_path IN (SELECT path FROM liftdb_doomed)
-    UNION SELECT release_label, NULL FROM case_def_record WHERE source_path IN (SELECT path FROM liftdb_doomed)
-    UNION SELECT release_label, NULL FROM suite_record WHERE manifest_path IN (SELECT path FROM liftdb_doomed)";
+    SELECT release_label, liftdb_case_key(release_label, skill_name, case_id) AS case_key FROM liftdb_doomed_runs
+    UNION SELECT release_label, liftdb_case_key(release_label, skill_name, case_id)
+          FROM liftdb_doomed_gradings WHERE release_label IS NOT NULL
+    UNION SELECT c.release_label, NULL FROM case_def_record c JOIN liftdb_doomed d ON d.path = c.source_path
+          WHERE d.release IS NULL OR d.release = c.release_label
+    UNION SELECT s.release_label, NULL FROM suite_record s JOIN liftdb_doomed d ON d.path = s.manifest_path
+          WHERE d.release IS NULL OR d.release = s.release_label";
+
+/// A batch that replaces nothing touched nothing yet.
+const TOUCHED_NOTHING: &str =
+    "CREATE OR REPLACE TEMP TABLE liftdb_touched (release_label VARCHAR, case_key VARCHAR)";
 
 /// ...those of the runs a report defined that run folders now replace...
 const TOUCHED_BY_REPLACED_REPORTED: &str = "
@@ -292,6 +367,45 @@ fn fill_key_table(
     Ok(filled)
 }
 
+/// A unit whose stored rows a batch replaces: its path (a run folder, a
+/// loose file) and the release whose rows of it go (None: every release's).
+/// The batch's shard completes the scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DoomedUnit {
+    pub path: String,
+    pub release: Option<String>,
+}
+
+/// The units a batch replaces into `liftdb_doomed` (path, release, shard),
+/// a record batch at a time. How many.
+fn fill_doomed(
+    conn: &Connection,
+    units: impl Iterator<Item = DoomedUnit>,
+    shard: Option<&str>,
+) -> Result<u64> {
+    conn.execute_batch(
+        "CREATE OR REPLACE TEMP TABLE liftdb_doomed (path VARCHAR, release VARCHAR, shard VARCHAR)",
+    )?;
+    let text = |t: Option<String>| t.map_or(duckdb::types::Value::Null, duckdb::types::Value::Text);
+    let mut units = units.peekable();
+    let mut filled = 0;
+    while units.peek().is_some() {
+        let rows = units
+            .by_ref()
+            .take(APPEND_BATCH_ROWS)
+            .map(|u| {
+                vec![
+                    duckdb::types::Value::Text(u.path),
+                    text(u.release),
+                    text(shard.map(str::to_string)),
+                ]
+            })
+            .collect();
+        filled += append_rows(conn, "liftdb_doomed", DOOMED_KEY, rows)?;
+    }
+    Ok(filled)
+}
+
 /// Rows per record batch: bounds the Arrow copy of a chunk's largest table.
 const APPEND_BATCH_ROWS: usize = 8192;
 
@@ -322,7 +436,7 @@ impl<'c> BatchWriter<'c> {
     pub fn begin(
         conn: &'c Connection,
         batch: &BatchInfo,
-        replaced_units: impl Iterator<Item = String>,
+        replaced_units: impl Iterator<Item = DoomedUnit>,
         redact: bool,
     ) -> Result<Self> {
         let tx = conn.unchecked_transaction()?;
@@ -354,10 +468,13 @@ impl<'c> BatchWriter<'c> {
                 batch.release_label
             ],
         )?;
-        let replaced = fill_key_table(&tx, "liftdb_doomed", replaced_units)?;
-        tx.execute_batch(TOUCHED_BY_DELETES)?;
+        let replaced = fill_doomed(&tx, replaced_units, batch.shard)?;
         // A batch that replaces nothing (new units only) skips the thirteen
         // deletes: each would still scan its table.
+        match replaced > 0 {
+            true => tx.execute_batch(&format!("{DOOMED_ROWS}{TOUCHED_BY_DELETES}"))?,
+            false => tx.execute_batch(TOUCHED_NOTHING)?,
+        }
         if replaced > 0 {
             for sql in DELETE_DEFINITIONS {
                 tx.execute(sql, [&batch.release_label])?;
@@ -519,7 +636,7 @@ impl<'c> BatchWriter<'c> {
         mut self,
         batch: &BatchInfo,
         errors: &[IngestErrorRec],
-        touched: &[(String, i64)],
+        touched: &[(String, i64, String)],
         clock: &mut crate::sys::timings::Timings,
     ) -> Result<WriteCounts> {
         self.appenders.flush()?;
@@ -540,12 +657,26 @@ impl<'c> BatchWriter<'c> {
                 ])?;
             }
         }
+        tx.execute(CARRIED_BY_FOLDERS, [self.batch_id])?;
+        let carried: i64 =
+            tx.query_row("SELECT count(*) FROM liftdb_replaced_reported", [], |r| {
+                r.get(0)
+            })?;
+        if carried > 0 {
+            tx.execute_batch(TOUCHED_BY_REPLACED_REPORTED)?;
+            tx.execute_batch(DELETE_REPLACED_REPORTED)?;
+            self.counts.reported_replaced = carried as u64;
+        }
         if self.staged_any {
+            tx.execute(REPORTED_FATE, [batch.define_reported])?;
             tx.execute_batch(DEFINE_REPORTED)?;
-            let defined: i64 =
-                tx.query_row("SELECT count(*) FROM liftdb_reported_defined", [], |r| {
-                    r.get(0)
-                })?;
+            let (defined, beside): (i64, i64) = tx.query_row(
+                "SELECT count(*) FILTER (WHERE fate = 'defined'), count(*) FILTER (WHERE fate = 'beside')
+                 FROM liftdb_reported_fate",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            self.counts.runs_reported_not_in_tree = beside as u64;
             self.counts.runs_reported = defined as u64;
             self.counts.runs_written += defined as u64;
             tx.execute(
@@ -661,20 +792,25 @@ fn whole_when_new(tx: &Connection, mut touched: Touched) -> Result<Touched> {
     Ok(touched)
 }
 
-fn update_mtimes(conn: &Connection, touched: &[(String, i64)]) -> Result<()> {
+fn update_mtimes(conn: &Connection, touched: &[(String, i64, String)]) -> Result<()> {
     // The print moves with the mtime (its row's size and path are as stored).
     let mut stmt = conn.prepare(
-        "UPDATE source_file SET mtime_ns = $1, print = liftdb_file_print(size_bytes, $1, path) WHERE path = $2",
+        "UPDATE source_file SET mtime_ns = $1, print = liftdb_file_print(size_bytes, $1, path)
+         WHERE path = $2 AND sha256 = $3",
     )?;
-    for (path, mtime) in touched {
-        stmt.execute(params![mtime, path])?;
+    // Only the rows of the content on disk: the same path read for another
+    // release with other content keeps its own mtime (its change check
+    // must still find it changed).
+    for (path, mtime, sha) in touched {
+        stmt.execute(params![mtime, path, sha])?;
     }
     Ok(())
 }
 
-/// Files whose content is unchanged but whose mtime moved: remember the new
-/// mtime so the next ingest skips them without reading.
-pub fn touch(conn: &Connection, touched: &[(String, i64)]) -> Result<()> {
+/// Files whose content is unchanged but whose mtime moved (path, mtime,
+/// sha256): remember the new mtime so the next ingest skips them without
+/// reading.
+pub fn touch(conn: &Connection, touched: &[(String, i64, String)]) -> Result<()> {
     if touched.is_empty() {
         return Ok(());
     }

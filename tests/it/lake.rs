@@ -384,7 +384,7 @@ pub fn held_once(lake: &TestLake) -> [(i64, i64); 4] {
         pair("run", "run_id"),
         pair("measurement", "(run_id, metric)"),
         pair("trace_event", "(run_id, seq)"),
-        pair("source_file", "(path, owner_key)"),
+        pair("source_file", "(path, owner_key, release_label, shard)"),
     ]
 }
 

@@ -21,6 +21,7 @@ mod plan;
 mod releases;
 mod repl_tmux;
 mod rounding;
+mod run_identity;
 mod schema_columns;
 mod secrets;
 mod seh_reference;

@@ -182,10 +182,14 @@ fn the_same_tree_from_another_runner_is_already_stored() {
     let again: serde_json::Value = serde_json::from_str(&ok(again, "second runner")).unwrap();
     assert_eq!(again["already_stored"].as_i64(), Some(runs));
     assert_eq!(again["already_stored_by"][0], first["batch_id"]);
+    // The counts add up: nothing added, nothing written.
+    assert_eq!(again["units_added"].as_i64(), Some(0), "{again}");
+    assert_eq!(again["runs_written"].as_i64(), Some(0), "{again}");
     assert_eq!(lake.count("SELECT count(*) FROM run"), runs);
     for (all, distinct) in held_once(&lake) {
         assert_eq!(all, distinct);
     }
+    ok(lake.liftdb().arg("check").output().unwrap(), "check");
     // A run changed in place and ingested again from its own tree still
     // replaces the stored one.
     let metrics = first_run_dir(&t.join("rerun")).join("metrics.json");
