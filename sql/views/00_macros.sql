@@ -185,6 +185,13 @@ CREATE OR REPLACE MACRO liftdb_wilson_upper(k, n) AS
         / (1 + 1.959963984540054 ^ 2 / n)
     END;
 
+-- liftdb_same_skill: two runs' skills agree, or one is a skill nothing
+-- named (a run folder ingested without its manifest, a report without
+-- metadata.skill_name): how an Anthropic-format report's row finds the
+-- folder's run it describes.
+CREATE OR REPLACE MACRO liftdb_same_skill(a, b) AS
+    a = b OR a = '(unknown skill)' OR b = '(unknown skill)';
+
 -- liftdb_case_key: one text key per (release, skill, case), the unit a batch
 -- refills the case-grained stored aggregates by (src/store/aggregates/mod.rs).
 CREATE OR REPLACE MACRO liftdb_case_key(release_label, skill_name, case_id) AS

@@ -29,9 +29,9 @@ pub(super) struct LooseFiles {
 
 /// Each file's bytes are released once parsed: a large report's bytes and
 /// its parsed tree are never held together with the next file's.
-/// Each file's row names the batch's release and `shard`.
-pub(super) fn parse(plan: &mut Plan, forced: Option<Format>, shard: Option<&str>) -> LooseFiles {
-    let plan_shard = shard.map(str::to_string);
+/// Each file's row names the batch's release, and no shard: a manifest or
+/// report is shared by the shards of its release.
+pub(super) fn parse(plan: &mut Plan, forced: Option<Format>) -> LooseFiles {
     let mut out = LooseFiles {
         parsed: Vec::new(),
         skipped: Vec::new(),
@@ -96,7 +96,7 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>, shard: Option<&str>
             source_format: parse.source_format.into(),
             owner_key: path.clone(),
             release_label: release.clone(),
-            shard: plan_shard.clone(),
+            shard: None,
         }];
         files.extend(parse.declared.iter().map(|d| {
             let declared = d.path.display().to_string();
@@ -110,7 +110,7 @@ pub(super) fn parse(plan: &mut Plan, forced: Option<Format>, shard: Option<&str>
                 source_format: parse.source_format.into(),
                 owner_key: path.clone(),
                 release_label: release.clone(),
-                shard: plan_shard.clone(),
+                shard: None,
             }
         }));
         out.parsed.push(ParsedLoose { path, files, parse });

@@ -112,7 +112,7 @@ fn ingest_batch(
 
     let mut plan = plan::plan(paths, &known, &store.conn, opts, &mut clock)?;
     *batch_bytes = Some(plan.changed_bytes());
-    let loose = loose_files::parse(&mut plan, opts.format, opts.shard.as_deref());
+    let loose = loose_files::parse(&mut plan, opts.format);
     clock.mark("loose files");
     let grade_options = crate::grade::GradeOptions {
         allow_scripts: opts.allow_scripts,
@@ -138,18 +138,30 @@ fn ingest_batch(
     // Unchanged run directories have served (release, regrades, phantoms):
     // their paths are not held through the write.
     plan.unchanged_runs = Vec::new();
+    // A new label (--release, a release the store does not hold) over runs
+    // already stored, with at most their manifest changed: recorded, the
+    // label would be a copy of another release — and "the latest". Nothing
+    // is written; the summary names where the runs are and `release rename`.
+    let relabel_only = plan.release.explicit()
+        && !known.release_named_exists
+        && plan.runs.is_empty()
+        && !stored_in.is_empty()
+        && resolved.source_files.iter().all(|f| f.kind == "manifest");
     // Taken from the plan: each chunk's units are freed once written.
-    let changed_runs = std::mem::take(&mut plan.runs);
+    let mut changed_runs = std::mem::take(&mut plan.runs);
+    // Otherwise every folder given is of the release named, those stored
+    // unchanged for another release too (each keeps its own copy).
+    let elsewhere = std::mem::take(&mut plan.unchanged_elsewhere);
+    if !relabel_only && !elsewhere.is_empty() {
+        plan.counts.unchanged -= elsewhere.len();
+        plan.counts.added += elsewhere.len();
+        changed_runs.extend(elsewhere);
+        changed_runs.sort_by(|a, b| a.path().cmp(b.path()));
+    }
     // Every changed unit is replaced whole: named as the batch begins, a
     // path at a time, never as a list of them.
     let doomed = || plan.doomed_units(&changed_runs, &resolved.replaced_units, opts.prune);
     let units_changed = doomed().count();
-    // A new label over runs already stored, with at most their manifest
-    // changed: recorded, the label would be an empty release — and "the
-    // latest". Nothing is written; the summary names where the runs are.
-    let relabel_only = changed_runs.is_empty()
-        && !stored_in.is_empty()
-        && resolved.source_files.iter().all(|f| f.kind == "manifest");
     if relabel_only && resolved.errors.is_empty() && !opts.dry_run {
         writer::touch(&store.conn, &plan.touched)?;
         clock.report();
@@ -179,7 +191,9 @@ fn ingest_batch(
         false => Some(BatchWriter::begin(
             &store.conn,
             &batch_info,
-            doomed().filter_map(|(kind, path)| known.replaced(kind, path, opts.release.as_deref())),
+            doomed().filter_map(|(kind, path)| {
+                known.replaced(kind, path, &plan.release, opts.shard.as_deref())
+            }),
             !opts.no_redact,
         )?),
     };

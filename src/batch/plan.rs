@@ -82,6 +82,10 @@ pub(crate) struct Plan {
     pub(crate) runs: Vec<ChangedRun>,
     /// Run directories unchanged on disk (they may still need grading again).
     pub(crate) unchanged_runs: Vec<UnchangedRun>,
+    /// Of them, those stored for another release than the one `--release`
+    /// names: written as this release's too, unless nothing else of it is
+    /// (the relabel case, batch/mod.rs).
+    pub(crate) unchanged_elsewhere: Vec<ChangedRun>,
     /// Stored phantom runs whose variant now has a directory or is no longer requested.
     pub(crate) stale_phantoms: Vec<String>,
     pub(crate) release: Release,
@@ -146,6 +150,7 @@ pub(crate) fn plan(
         mut ignored,
         mut walk_errors,
         owners_found,
+        unchanged_elsewhere,
     } = found;
     // In the order one walk of the whole tree gives: loose files and what
     // the walk met by root, then path; run directories by path.
@@ -191,7 +196,7 @@ pub(crate) fn plan(
         .filter(|root| run_paths().any(|p| p.starts_with(root)))
         .cloned()
         .collect();
-    let units_missing = match owners_found == known.owners.len() {
+    let mut units_missing = match owners_found == known.owners.len() {
         // A re-ingest finds every stored owner: none is missing.
         true => Vec::new(),
         false => {
@@ -199,6 +204,9 @@ pub(crate) fn plan(
             missing_units(found_paths, &roots.dir_roots, conn)?
         }
     };
+    // Only those this batch would replace: a folder re-used for another
+    // release keeps that release's runs, gone from disk or not.
+    units_missing.retain(|m| known.owners.replaced_by_batch(m));
     // The file lists were made on the reading threads: they take back
     // what this one freed only when asked.
     crate::sys::memory::give_back_now();
@@ -217,6 +225,32 @@ pub(crate) fn plan(
             let (label, source) = release::derive(&given, known, conn);
             Release { label, source }
         }
+    };
+    // Changed run folders: a replacement of this release's stored run, or
+    // a new one (another release's folder at the same path is not replaced).
+    let mut counts = counts;
+    for run in &runs {
+        let doomed = known.replaced(
+            Doomed::RunDir,
+            run.path().display().to_string(),
+            &release,
+            opts.shard.as_deref(),
+        );
+        match doomed {
+            Some(_) => counts.replaced += 1,
+            None => counts.added += 1,
+        }
+    }
+    // Unchanged folders of another release: stored as this one's too when
+    // --release names it (a folder on disk belongs to the release it is
+    // ingested as); the relabel case decides first (batch/mod.rs).
+    let unchanged_elsewhere = match release.explicit() {
+        true => unchanged_elsewhere
+            .into_iter()
+            .filter(|(stored, _)| stored.as_deref() != Some(release.label.as_str()))
+            .map(|(_, run)| run)
+            .collect(),
+        false => Vec::new(),
     };
     // A loose file that could not be read stays out, with an error row (run
     // directories are read again, and reported, when parsed).
@@ -237,6 +271,7 @@ pub(crate) fn plan(
         loose,
         runs,
         unchanged_runs,
+        unchanged_elsewhere,
         stale_phantoms: Vec::new(),
         release,
         counts,
@@ -265,6 +300,9 @@ struct Found {
     walk_errors: Vec<(usize, IngestErrorRec)>,
     /// Units found that the store holds: all of them, when none went missing.
     owners_found: usize,
+    /// Unchanged run folders whose stored files are another release's or
+    /// shard's (that release with each).
+    unchanged_elsewhere: Vec<(Option<Arc<str>>, ChangedRun)>,
 }
 
 /// What a slice's change check reads from.
@@ -329,23 +367,36 @@ impl Found {
         {
             self.owners_found += usize::from(stored);
             match check {
-                ChangeCheck::Changed(read) => {
-                    match replaces {
-                        true => self.counts.replaced += 1,
-                        false => self.counts.added += 1,
+                ChangeCheck::Changed(read) => match read.unit.kind {
+                    UnitKind::LooseFile => {
+                        match replaces {
+                            true => self.counts.replaced += 1,
+                            false => self.counts.added += 1,
+                        }
+                        self.loose.push((root, read));
                     }
-                    match read.unit.kind {
-                        UnitKind::LooseFile => self.loose.push((root, read)),
-                        // Its list let go: made again a chunk ahead of its parse.
-                        _ => self.runs.push(ChangedRun::from(read.unit)),
-                    }
-                }
+                    // Its list let go: made again a chunk ahead of its
+                    // parse; counted once the release is known (`plan`).
+                    _ => self.runs.push(ChangedRun::from(read.unit)),
+                },
                 ChangeCheck::Unchanged {
                     unit,
                     touched: moved,
                 } => {
                     self.counts.unchanged += 1;
                     self.counts.files_unchanged += unit.files.len();
+                    let owner = unit.path.to_string_lossy();
+                    if unit.kind == UnitKind::RunDir && known.owners.of_other_release(&owner) {
+                        let release = known.owners.release(&owner).map(Arc::<str>::from);
+                        self.unchanged_elsewhere.push((
+                            release,
+                            ChangedRun::Found {
+                                path: unit.path.clone(),
+                                bytes: unit.files.iter().map(|f| f.size).sum(),
+                                largest: unit.files.iter().map(|f| f.size).max().unwrap_or(0),
+                            },
+                        ));
+                    }
                     if unit.kind == UnitKind::RunDir {
                         self.unchanged_runs.push(UnchangedRun {
                             files: unit.files.len(),
@@ -385,13 +436,16 @@ fn check_units(units: Vec<Unit>, checker: &Checker) -> Result<Vec<Checked>> {
     // A manifest ingested before, for other releases than the one
     // --release names now, defines this release's cases too: read it again
     // (its rows of the other releases stay).
-    let new_release = |owner: &str| {
-        opts.release.as_deref().is_some_and(|r| {
-            known
-                .manifest_releases
-                .get(owner)
-                .is_some_and(|releases| !releases.contains(r))
-        })
+    // `--define-reported` reads every report again: one ingested before
+    // beside its runs defined none of them.
+    let new_release = |unit: &Unit, owner: &str| {
+        (opts.define_reported && unit.kind == UnitKind::LooseFile)
+            || opts.release.as_deref().is_some_and(|r| {
+                known
+                    .manifest_releases
+                    .get(owner)
+                    .is_some_and(|releases| !releases.contains(r))
+            })
     };
     // The quick check: a unit whose files print as the stored ones is
     // unchanged, with nothing per file held or looked up.
@@ -403,7 +457,7 @@ fn check_units(units: Vec<Unit>, checker: &Checker) -> Result<Vec<Checked>> {
         .map(|unit| {
             let owner = unit.path.to_string_lossy();
             let print = known.owners.print(&owner);
-            if new_release(&owner) || print != Some(print_of(&unit)) {
+            if new_release(&unit, &owner) || print != Some(print_of(&unit)) {
                 return (Some(Err(unit)), print.is_some());
             }
             bar.inc(1);
@@ -438,7 +492,7 @@ fn check_units(units: Vec<Unit>, checker: &Checker) -> Result<Vec<Checked>> {
             .into_par_iter()
             .map(|(at, unit)| {
                 let owner = unit.path.display().to_string();
-                let force = new_release(&owner);
+                let force = new_release(&unit, &owner);
                 let check =
                     read_if_changed(unit, stored.get(owner.as_str()), force, &opts.limits, held);
                 bar.inc(1);

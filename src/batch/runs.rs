@@ -532,10 +532,14 @@ impl IdentityOwners<'_> {
                     return Ok(Claim::AlreadyStored(held.batch_id));
                 }
                 Some(_) => {
+                    let mut other = self.stored_dir(bits, release)?;
+                    if other == dir {
+                        other = format!("{other} as another host read it");
+                    }
                     return Ok(Claim::HeldElsewhere(HeldElsewhere {
                         dir,
                         release: release.to_string(),
-                        other: self.stored_dir(bits, release)?,
+                        other,
                     }));
                 }
                 None => None,

@@ -147,22 +147,25 @@ impl FilesPrint {
 /// its files were read for, in one pass over its files. A unit is an owner
 /// read for one release and shard (#69): a folder re-used for the next
 /// release, or read by another shard's job at the same path, holds a group
-/// of files for each. Only this batch's shard, and of run folders only the
-/// groups this host read last (or read before hosts were recorded): a
-/// folder at the same path on another machine is another tree, never this
-/// one changed in place (its runs meet the stored ones by identity). A
-/// loose file (its own owner) is one file wherever it is read: a retried
-/// job's manifest is the one stored. Of an owner's groups, the one of the release `--release` names
-/// comes first, else the latest (`other_release` says it is another's).
-const STORED_PRINTS: &str = "SELECT owner, files, print, release, other_release FROM (
-         SELECT f.owner_key AS owner, f.release_label AS release, count(*)::UBIGINT AS files,
-                bit_xor(f.print) AS print, max(f.batch_id) AS last_batch,
-                ({release} IS NOT NULL AND f.release_label IS DISTINCT FROM {release}) AS other_release
-         FROM source_file f LEFT JOIN ingest_batch b USING (batch_id)
-         WHERE {scope} AND f.shard IS NOT DISTINCT FROM {shard}
-         GROUP BY f.owner_key, f.release_label
-         HAVING coalesce(arg_max(b.host, f.batch_id) = {host}, true) OR bool_or(f.path = f.owner_key))
-     QUALIFY row_number() OVER (PARTITION BY owner ORDER BY other_release, last_batch DESC) = 1";
+/// of files for each (a manifest or report, shared by a release's shards,
+/// is recorded without one). Of an owner's groups, the one this batch would
+/// replace comes first: of the release `--release` names and this batch's
+/// shard (`other_release` says when none is), read on this host last (or
+/// before hosts were recorded: `here`), else the latest. A group another
+/// host read is another tree at the same path, never this one changed in
+/// place: it is compared (unchanged, it is already stored) but never
+/// replaced; its runs meet the stored ones by identity.
+const STORED_PRINTS: &str = "SELECT owner, files, print, release, other_release, here FROM (
+         SELECT *, ({release} IS NOT NULL AND release IS DISTINCT FROM {release})
+                   OR (NOT loose AND shard IS DISTINCT FROM {shard}) AS other_release
+         FROM (SELECT f.owner_key AS owner, f.release_label AS release, f.shard,
+                      count(*)::UBIGINT AS files, bit_xor(f.print) AS print, max(f.batch_id) AS last_batch,
+                      bool_or(f.path = f.owner_key) AS loose,
+                      coalesce(arg_max(b.host, f.batch_id) = {host}, true) OR bool_or(f.path = f.owner_key) AS here
+               FROM source_file f LEFT JOIN ingest_batch b USING (batch_id)
+               WHERE {scope} AND (f.shard IS NOT DISTINCT FROM {shard} OR f.shard IS NULL)
+               GROUP BY f.owner_key, f.release_label, f.shard))
+     QUALIFY row_number() OVER (PARTITION BY owner ORDER BY other_release, here DESC, last_batch DESC) = 1";
 
 /// The group of an owner's stored files a change check compares with: the
 /// release they were read for (None: recorded without one), and the shard
@@ -201,7 +204,7 @@ pub fn owner_files(
             "SELECT f.path, f.sha256, f.size_bytes::BIGINT, coalesce(f.mtime_ns, 0)::BIGINT, f.owner_key
              FROM source_file f JOIN change_check_owner o
                ON o.owner = f.owner_key AND o.release IS NOT DISTINCT FROM f.release_label
-             WHERE f.shard IS NOT DISTINCT FROM ?",
+             WHERE f.shard IS NOT DISTINCT FROM ? OR f.shard IS NULL",
         )?;
         for batch in stmt.stream_arrow([shard])? {
             let text = |i: usize| batch.column(i).as_string::<i32>().clone();
@@ -383,9 +386,13 @@ struct StoredOwner {
     print: FilesPrint,
     /// Into `labels`; `NO_RELEASE` when no batch that read it had one.
     release: u32,
-    /// The group is another release's than the one `--release` names: a
-    /// change of it is a new unit of this release, never a replacement.
+    /// The group is another release's than the one `--release` names (or
+    /// another shard's): a change of it is a new unit of this release,
+    /// never a replacement.
     other_release: bool,
+    /// Read on this host last (a loose file is one file wherever it is
+    /// read): only such a group is replaced in place.
+    here: bool,
 }
 
 const NO_RELEASE: u32 = u32::MAX;
@@ -441,11 +448,24 @@ impl StoredOwners {
         self.labels.get(release as usize).map(|l| &**l)
     }
 
-    /// Whether this batch replaces the owner's stored group: it holds one
-    /// of the release `--release` names (any, without it).
+    /// Whether this batch replaces the owner's stored group when it
+    /// changed: one of the release `--release` names (any, without it) and
+    /// of this batch's shard, read on this host.
     pub fn replaced_by_batch(&self, owner: &str) -> bool {
-        self.find(owner).is_some_and(|o| !o.other_release)
+        self.find(owner).is_some_and(|o| !o.other_release && o.here)
     }
+
+    /// Whether the owner's stored group is another release's (or shard's).
+    pub fn of_other_release(&self, owner: &str) -> bool {
+        self.find(owner).is_some_and(|o| o.other_release)
+    }
+}
+
+/// How an owner's chosen group stands to this batch (`STORED_PRINTS`).
+#[derive(Clone, Copy)]
+struct GroupFlags {
+    other_release: bool,
+    here: bool,
 }
 
 /// `StoredOwners` gathered row by row.
@@ -456,7 +476,7 @@ struct StoredOwnersBuilder {
 }
 
 impl StoredOwnersBuilder {
-    fn push(&mut self, owner: &str, print: FilesPrint, release: Option<&str>, other_release: bool) {
+    fn push(&mut self, owner: &str, print: FilesPrint, release: Option<&str>, flags: GroupFlags) {
         let release = match release {
             None => NO_RELEASE,
             Some(label) => match self.label_at.get(label) {
@@ -474,7 +494,8 @@ impl StoredOwnersBuilder {
             key: StoredOwners::key(owner),
             print,
             release,
-            other_release,
+            other_release: flags.other_release,
+            here: flags.here,
         });
     }
 
@@ -545,37 +566,74 @@ pub struct StoredState {
     pub manifest_variants: Vec<(String, String)>,
     /// manifest path -> the releases its suites are stored under.
     pub manifest_releases: HashMap<String, std::collections::HashSet<String>>,
+    /// The store holds the release `--release` names (false without one).
+    pub release_named_exists: bool,
 }
 
 impl StoredState {
     /// The stored rows a batch replaces of a unit it wrote again, or None
     /// when the store holds none: a unit it does not hold is new, with
     /// nothing to replace. A run folder gives up its stored group's rows
-    /// (its release and the batch's shard), never another release's: the
-    /// folder a harness re-uses for the next release keeps the runs of the
-    /// one before. A manifest or report, a phantom or a unit gone from disk
-    /// gives up the rows of the release `--release` names, or of every
-    /// release when liftdb derives it (a report's rows may be of several).
+    /// only when that group is of the release its runs are now written
+    /// under (`batch`, or a skill-creator iteration's own), of the batch's
+    /// shard, read on this host: the folder a harness re-uses for the next
+    /// release keeps the runs of the one before, whether the release is
+    /// named or derived. A manifest or report (shared by a release's
+    /// shards) gives up the rows of the release `--release` names, or of
+    /// every release when liftdb derives it (a report's rows may be of
+    /// several). A phantom gives up the batch's release's; a unit gone from
+    /// disk (`--prune`) its stored group's.
     pub fn replaced(
         &self,
         kind: super::plan::Doomed,
         path: String,
-        named_release: Option<&str>,
+        batch: &super::plan::Release,
+        shard: Option<&str>,
     ) -> Option<DoomedUnit> {
         use super::plan::Doomed;
-        let held = match kind {
-            Doomed::RunDir => self.owners.replaced_by_batch(&path),
-            Doomed::Loose | Doomed::Missing => self.owners.contains(&path),
-            Doomed::Phantom => self.phantoms.contains(&path),
+        let shard = shard.map(str::to_string);
+        let group_release = || self.owners.release(&path).map(str::to_string);
+        let (release, shard) = match kind {
+            Doomed::RunDir => {
+                // The batch's release, or the iteration-N a skill-creator
+                // folder is its own release of (the handbook's layout looks
+                // alike: its folders are the batch's).
+                let iteration = crate::ingest::formats::skill_creator::folder_release(
+                    std::path::Path::new(&path),
+                    &batch.label,
+                    batch.explicit(),
+                );
+                let stored = self.owners.release(&path)?;
+                let written_as = stored == batch.label || stored == iteration;
+                if !(written_as && self.owners.replaced_by_batch(&path)) {
+                    return None;
+                }
+                (Some(stored.to_string()), shard)
+            }
+            Doomed::Loose => {
+                if !self.owners.contains(&path) {
+                    return None;
+                }
+                (batch.explicit().then(|| batch.label.clone()), None)
+            }
+            Doomed::Phantom => {
+                if !self.phantoms.contains(&path) {
+                    return None;
+                }
+                (Some(batch.label.clone()), shard)
+            }
+            Doomed::Missing => {
+                if !self.owners.replaced_by_batch(&path) {
+                    return None;
+                }
+                (group_release(), shard)
+            }
         };
-        if !held {
-            return None;
-        }
-        let release = match kind {
-            Doomed::RunDir => self.owners.release(&path).map(str::to_string),
-            _ => named_release.map(str::to_string),
-        };
-        Some(DoomedUnit { path, release })
+        Some(DoomedUnit {
+            path,
+            release,
+            shard,
+        })
     }
 
     /// `scope`: the canonical paths given to the ingest; the stored files
@@ -620,8 +678,11 @@ impl StoredState {
                     xor: if xors.is_valid(i) { xors.value(i) } else { 0 },
                 };
                 let release = (!releases.is_null(i)).then(|| releases.value(i));
-                let other = batch.column(4).as_boolean().value(i);
-                owners.push(paths.value(i), print, release, other);
+                let flags = GroupFlags {
+                    other_release: batch.column(4).as_boolean().value(i),
+                    here: batch.column(5).as_boolean().value(i),
+                };
+                owners.push(paths.value(i), print, release, flags);
             }
         }
         drop(stmt);
@@ -700,7 +761,16 @@ impl StoredState {
                 .or_default()
                 .insert(r.get(1)?);
         }
+        let release_named_exists = match files.release {
+            Some(label) => conn.query_row(
+                "SELECT count(*) > 0 FROM release_record WHERE release_label = ?",
+                [label],
+                |r| r.get(0),
+            )?,
+            None => false,
+        };
         Ok(StoredState {
+            release_named_exists,
             phantoms,
             manifest_variants,
             manifest_releases,
@@ -716,6 +786,11 @@ impl StoredState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const HERE: GroupFlags = GroupFlags {
+        other_release: false,
+        here: true,
+    };
 
     #[test]
     fn a_file_key_finds_its_file_again() {
@@ -901,7 +976,7 @@ mod tests {
                 files: i as u64,
                 xor: i as u64,
             };
-            builder.push(owner, print, None, false);
+            builder.push(owner, print, None, HERE);
         }
         let stored = builder.finish();
         assert_eq!(stored.len(), owners.len());
@@ -931,7 +1006,7 @@ mod tests {
             ("/t/run-3", 3, Some("v1")),
         ];
         for (owner, files, release) in rows {
-            builder.push(owner, print(files), release, false);
+            builder.push(owner, print(files), release, HERE);
         }
         let owners = builder.finish();
         assert_eq!(owners.len(), 4);

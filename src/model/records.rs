@@ -406,7 +406,8 @@ table! {
         print: u64 => "UBIGINT",
         /// The release it was read for (a run folder's: its run's).
         release_label: String => "VARCHAR",
-        /// The batch's `--shard`.
+        /// The batch's `--shard` for a run folder's file; None for a
+        /// manifest's or report's (shared by the release's shards).
         shard: Option<String> => "VARCHAR",
     }
 }

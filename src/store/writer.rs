@@ -130,8 +130,9 @@ fn staged_table(table: &str) -> Option<&'static str> {
 /// What becomes of each run a report of the batch lists, once the batch's
 /// folders are written: `held`, a run of its identity is stored; `carried`,
 /// the report is in Anthropic's format, which names no model and no runs
-/// root (an export), and a run read from a folder of its release, skill,
-/// case, arm and repetition is stored: it describes that run; `beside`, its release holds runs of its skill read from
+/// root (an export), and a run read from a folder of its release, skill
+/// (or of a skill nothing named: `liftdb_same_skill`), case, arm and
+/// repetition is stored: it describes that run; `beside`, its release holds runs of its skill read from
 /// folders, so the report sits beside its runs and the tree lacks this one
 /// (defined only with `$1`, `ingest --define-reported`); else `defined`, a
 /// report alone (archived history) defines it.
@@ -141,8 +142,8 @@ const REPORTED_FATE: &str = "
         WHEN s.run_id IN (SELECT run_id FROM run) THEN 'held'
         WHEN s.source_format = 'D_skill_creator' AND EXISTS (
             SELECT 1 FROM run f WHERE f.defined_by IS NULL AND f.release_label = s.release_label
-              AND f.skill_name = s.skill_name AND f.case_id = s.case_id AND f.arm = s.arm
-              AND f.repetition = s.repetition) THEN 'carried'
+              AND liftdb_same_skill(f.skill_name, s.skill_name) AND f.case_id = s.case_id
+              AND f.arm = s.arm AND f.repetition = s.repetition) THEN 'carried'
         WHEN NOT $1 AND EXISTS (
             SELECT 1 FROM run f WHERE f.defined_by IS NULL AND f.release_label = s.release_label
               AND f.skill_name = s.skill_name) THEN 'beside'
@@ -156,8 +157,8 @@ const REPORTED_FATE: &str = "
 const CARRIED_BY_FOLDERS: &str = "
     CREATE OR REPLACE TEMP TABLE liftdb_replaced_reported AS
     SELECT DISTINCT d.run_id AS path FROM run d JOIN run f
-      ON f.release_label = d.release_label AND f.skill_name = d.skill_name
-     AND f.case_id = d.case_id AND f.arm = d.arm AND f.repetition = d.repetition
+      ON f.release_label = d.release_label AND f.case_id = d.case_id AND f.arm = d.arm
+     AND f.repetition = d.repetition AND liftdb_same_skill(f.skill_name, d.skill_name)
     WHERE f.batch_id = $1 AND f.defined_by IS NULL
       AND d.defined_by IS NOT NULL AND d.source_format = 'D_skill_creator'";
 
@@ -368,21 +369,20 @@ fn fill_key_table(
 }
 
 /// A unit whose stored rows a batch replaces: its path (a run folder, a
-/// loose file) and the release whose rows of it go (None: every release's).
-/// The batch's shard completes the scope.
+/// loose file), the release whose rows of it go (None: every release's)
+/// and the shard.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DoomedUnit {
     pub path: String,
     pub release: Option<String>,
+    /// The shard its rows were read for (None: a manifest or report, shared
+    /// by the release's shards, or an unsharded batch).
+    pub shard: Option<String>,
 }
 
 /// The units a batch replaces into `liftdb_doomed` (path, release, shard),
 /// a record batch at a time. How many.
-fn fill_doomed(
-    conn: &Connection,
-    units: impl Iterator<Item = DoomedUnit>,
-    shard: Option<&str>,
-) -> Result<u64> {
+fn fill_doomed(conn: &Connection, units: impl Iterator<Item = DoomedUnit>) -> Result<u64> {
     conn.execute_batch(
         "CREATE OR REPLACE TEMP TABLE liftdb_doomed (path VARCHAR, release VARCHAR, shard VARCHAR)",
     )?;
@@ -397,7 +397,7 @@ fn fill_doomed(
                 vec![
                     duckdb::types::Value::Text(u.path),
                     text(u.release),
-                    text(shard.map(str::to_string)),
+                    text(u.shard),
                 ]
             })
             .collect();
@@ -468,7 +468,7 @@ impl<'c> BatchWriter<'c> {
                 batch.release_label
             ],
         )?;
-        let replaced = fill_doomed(&tx, replaced_units, batch.shard)?;
+        let replaced = fill_doomed(&tx, replaced_units)?;
         // A batch that replaces nothing (new units only) skips the thirteen
         // deletes: each would still scan its table.
         match replaced > 0 {

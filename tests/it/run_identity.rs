@@ -226,8 +226,9 @@ fn job_at(tree: &Path, at: &Path, lake: &TestLake, job: usize) -> Command {
     cmd
 }
 
-/// Four matrix jobs, each on its own runner with its own tree at the same
-/// checkout path, started together into one lake: every job lands on its
+/// Four matrix jobs, each on its own runner with its own tree (a shard of
+/// one suite by repetition) at the same checkout path, started together
+/// into one lake: every job lands on its
 /// first try (no job meets another's runs, so none says it did), every run
 /// once, and `check` passes.
 #[test]
@@ -236,12 +237,12 @@ fn matrix_jobs_at_one_checkout_path_land_once_without_retries() {
     let lake = TestLake::new("onepath");
     let at = dir.path().join("checkout");
     std::fs::create_dir_all(&at).unwrap();
-    let trees: Vec<PathBuf> = (1..=4)
-        .map(|job| {
-            let tree = dir.path().join(format!("job-{job}"));
-            harness_run(&tree, 150, 40 + job as u64);
-            tree
-        })
+    // One suite, its repetitions split across four jobs (each numbering
+    // its runs from run-1), the manifest the same in every checkout.
+    let gathered = dir.path().join("gathered");
+    harness_run(&gathered, 600, 41);
+    let trees: Vec<PathBuf> = (0..4)
+        .map(|k| crate::team_field::shard_of(&gathered, &dir.path().join(format!("job-{k}")), k, 1))
         .collect();
     let runs: i64 = trees.iter().map(|t| walk_runs(&t.join("eval-runs"))).sum();
     let jobs: Vec<_> = trees
@@ -347,6 +348,13 @@ fn a_report_listing_runs_its_tree_lacks_defines_them_only_when_asked() {
             false => {
                 assert_eq!(defined, 0);
                 assert_eq!(s.runs_reported_not_in_tree, listed_lost, "{s:?}");
+                // Asked afterwards, for the report alone: it is read again.
+                let asked = IngestOptions {
+                    define_reported: true,
+                    ..Default::default()
+                };
+                let again = liftdb::batch::ingest(&mut ts.store, &paths[2..], &asked).unwrap();
+                assert_eq!(again.runs_reported, listed_lost, "{again:?}");
             }
             true => {
                 assert_eq!(defined, listed_lost);
@@ -360,4 +368,193 @@ fn a_report_listing_runs_its_tree_lacks_defines_them_only_when_asked() {
             }
         }
     }
+}
+
+/// `liftdb ingest --json` of `at`'s runs root and manifest on a file store,
+/// `extra` flags and `host` as the place it is read from: its summary.
+fn ingest_at(db: &Path, at: &Path, extra: &[&str], host: &str) -> serde_json::Value {
+    let mut cmd = liftdb_cmd(db);
+    cmd.env("LIFTDB_HOST", host)
+        .args(["ingest", "--json"])
+        .args(extra)
+        .arg(at.join("eval-runs"))
+        .arg(at.join("manifest.json"));
+    let out = cmd.output().unwrap();
+    summary(&out, &format!("ingest {extra:?} on {host}"))
+}
+
+/// The content digests a release holds, sorted.
+fn contents_of(db: &Path, release: &str) -> Vec<String> {
+    let out = liftdb_cmd(db)
+        .args([
+            "sql",
+            "--format",
+            "csv",
+            &format!("SELECT content_sha256 FROM run WHERE release_label = '{release}' ORDER BY 1"),
+        ])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(str::to_string)
+        .collect()
+}
+
+/// A harness re-run that rewrites part of the folder (one case) is a new
+/// release holding every folder on disk; a later full rewrite ingested
+/// without `--release` goes to the release liftdb derives (the latest that
+/// read the folder) and never takes the runs of the one before it.
+#[test]
+fn a_partial_rewrite_and_a_derived_release_keep_every_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store.duckdb");
+    let (first, second, third) = (
+        dir.path().join("g1"),
+        dir.path().join("g2"),
+        dir.path().join("g3"),
+    );
+    for (at, seed) in [(&first, 31), (&second, 32), (&third, 33)] {
+        harness_run(at, 120, seed);
+    }
+    let ws = dir.path().join("ws");
+    crate::common::copy_tree(&first, &ws);
+    let runs = walk_runs(&ws.join("eval-runs"));
+    ingest_at(&db, &ws, &["--release", "r1"], "runner");
+    let r1 = contents_of(&db, "r1");
+    assert_eq!(r1.len() as i64, runs);
+    // One case rewritten by the harness.
+    let case = std::fs::read_dir(ws.join("eval-runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .min()
+        .unwrap();
+    std::fs::remove_dir_all(ws.join("eval-runs").join(&case)).unwrap();
+    crate::common::copy_tree(
+        &second.join("eval-runs").join(&case),
+        &ws.join("eval-runs").join(&case),
+    );
+    let s = ingest_at(&db, &ws, &["--release", "r2"], "runner");
+    assert_eq!(s["units_replaced"], 0, "{s}");
+    let count = file_count(&db);
+    let on_disk = walk_runs(&ws.join("eval-runs"));
+    assert_each_run_once(
+        &count,
+        &[("r1", runs), ("r2", on_disk)],
+        "a partial rewrite",
+    );
+    assert_eq!(contents_of(&db, "r1"), r1, "r1's runs as they were");
+    // The whole folder rewritten, no --release: the latest release's.
+    std::fs::remove_dir_all(&ws).unwrap();
+    crate::common::copy_tree(&third, &ws);
+    let s = ingest_at(&db, &ws, &[], "runner");
+    assert_eq!(s["release"], "r2", "{s}");
+    assert_each_run_once(
+        &count,
+        &[("r1", runs), ("r2", walk_runs(&ws.join("eval-runs")))],
+        "derived",
+    );
+    assert_eq!(contents_of(&db, "r1"), r1, "r1's runs as they were");
+    let (code, listing) = check_listing(&db);
+    assert_eq!(code, Some(0), "{listing}");
+}
+
+/// Two shards' jobs at one checkout path, one after the other on a file
+/// store, each with the release's manifest: the manifest is read once for
+/// the release, every shard's runs land, `check` passes.
+#[test]
+fn shards_at_one_path_share_their_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store.duckdb");
+    let ck = dir.path().join("checkout");
+    let mut total = 0;
+    for (job, seed) in [(1, 51), (2, 52)] {
+        harness_run(&ck, 120, seed);
+        total += walk_runs(&ck.join("eval-runs"));
+        let shard = format!("job-{job}");
+        ingest_at(
+            &db,
+            &ck,
+            &["--release", "r1", "--shard", &shard],
+            &format!("runner-{job}"),
+        );
+    }
+    assert_each_run_once(&file_count(&db), &[("r1", total)], "two shards at one path");
+    let (code, listing) = check_listing(&db);
+    assert_eq!(code, Some(0), "{listing}");
+}
+
+/// The same unchanged tree under a new label read on another runner is the
+/// relabel case too (the host is provenance); the same tree retried on
+/// another runner without `--release` is already stored; `--prune` on a
+/// folder re-used for another release removes none of the earlier
+/// release's runs and says so.
+#[test]
+fn another_runner_relabels_retries_and_prunes_by_identity() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store.duckdb");
+    let ws = dir.path().join("ws");
+    harness_run(&ws, 120, 61);
+    let runs = walk_runs(&ws.join("eval-runs"));
+    ingest_at(&db, &ws, &["--release", "r1"], "runner-1");
+    let s = ingest_at(&db, &ws, &["--release", "r2"], "runner-2");
+    assert_eq!(s["runs_stored_in"], serde_json::json!(["r1"]), "{s}");
+    let s = ingest_at(&db, &ws, &[], "runner-2");
+    assert_eq!(s["release"], "r1", "{s}");
+    assert_eq!(s["runs_written"], 0, "{s}");
+    let count = file_count(&db);
+    assert_each_run_once(&count, &[("r1", runs), ("r2", 0)], "another runner");
+    // Re-used for r2 with one case fewer, pruned: r1 keeps every run.
+    harness_run(&ws, 120, 62);
+    let case = std::fs::read_dir(ws.join("eval-runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .min()
+        .unwrap();
+    std::fs::remove_dir_all(case).unwrap();
+    let s = ingest_at(&db, &ws, &["--release", "r2", "--prune"], "runner-1");
+    assert_eq!(s["units_missing"], serde_json::json!([]), "{s}");
+    assert_eq!(s["pruned"], false, "{s}");
+    assert_each_run_once(
+        &count,
+        &[("r1", runs), ("r2", walk_runs(&ws.join("eval-runs")))],
+        "pruned",
+    );
+}
+
+/// An Anthropic-format export ingested alone defines its runs (archived
+/// history); its run folders read later, in the same release, are those
+/// runs: each is held once, by its folder.
+#[test]
+fn an_exports_runs_are_replaced_by_their_folders_read_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store.duckdb");
+    let runs = dir.path().join("runs");
+    crate::common::copy_tree(
+        &crate::common::fixture("seh-single-model-export/runs"),
+        &runs,
+    );
+    let on_disk = walk_runs(&runs);
+    let export = crate::common::read_report(&runs.join("benchmark.json"));
+    let listed = export["runs"].as_array().unwrap().len() as i64;
+    let ingest = |path: &Path| {
+        let out = liftdb_cmd(&db)
+            .args(["ingest", "--json", "--release", "v1"])
+            .arg(path)
+            .output()
+            .unwrap();
+        summary(&out, &path.display().to_string())
+    };
+    let alone = ingest(&runs.join("benchmark.json"));
+    assert_eq!(alone["runs_reported"].as_i64(), Some(listed), "{alone}");
+    ingest(&runs);
+    let count = file_count(&db);
+    assert_each_run_once(&count, &[("v1", on_disk)], "the export's folders");
+    assert_eq!(
+        count("SELECT count(*) FROM run WHERE defined_by IS NOT NULL"),
+        0
+    );
+    let (code, listing) = check_listing(&db);
+    assert_eq!(code, Some(0), "{listing}");
 }

@@ -53,6 +53,21 @@ fn iteration_dir_of(run_dir: &Path) -> Option<&Path> {
     iteration_number(&name_of(iteration)?).map(|_| iteration)
 }
 
+/// The release a run folder at `run_dir` is written under: its
+/// `iteration-N` when it sits in a skill-creator workspace and no
+/// `--release` named one, else the batch's (`release_of`).
+/// The iteration is found as `parse_run` finds it: above the eval folder
+/// above the config folder (the run folder, or the one above `run-<n>`).
+pub fn folder_release(run_dir: &Path, batch: &str, explicit: bool) -> String {
+    let leaf = name_of(run_dir).unwrap_or_default();
+    let config_dir = match parse_run_segment(&leaf) {
+        Some(_) => run_dir.parent().unwrap_or(run_dir),
+        None => run_dir,
+    };
+    let iteration = config_dir.parent().and_then(Path::parent);
+    release_of(iteration, batch, explicit)
+}
+
 /// skill-creator's `iteration-N` folders are successive releases of the
 /// skill (docs/harnesses.md §D): what lies under one belongs to release
 /// `iteration-N`, unless --release named the release of the whole call.
