@@ -2,8 +2,9 @@
 """Matrix jobs at one checkout path against the same jobs at four paths.
 
 Run through benches/one_path.sh (it builds liftdb and starts PostgreSQL as
-scripts/test does). Four shard jobs (`--shard job-N`, each its own host
-name and its own gen-runs tree) ingest at once into a new lake:
+scripts/test does). One suite's repetitions split across four shard jobs
+(`--shard job-N`, each its own host name, its tree and the suite's manifest)
+ingest at once into a new lake:
 
   P   each tree at its own path
   O   each tree at one path, every job in its own mount namespace
@@ -20,13 +21,14 @@ import json
 import os
 import resource
 import shlex
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lake import gen, new_lake  # noqa: E402
+from lake import new_lake  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN = "<!-- benches/one_path.py writes from here -->"
@@ -36,6 +38,30 @@ END = "<!-- benches/one_path.py writes up to here -->"
 def children_cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
+
+
+def shards_by_repetition(args, work, runs):
+    """One suite of `runs` runs, four repetitions, split into four jobs'
+    trees by repetition (each numbering its runs from run-1), each with the
+    suite's manifest: one repository checked out by four matrix jobs."""
+    gathered = work / f"suite-{runs}"
+    if not (gathered / "manifest.json").exists():
+        shutil.rmtree(gathered, ignore_errors=True)
+        subprocess.run([args.gen_runs, "--runs", str(runs), "--reps", "4", "--seed", "300",
+                        "--out", str(gathered)], check=True, stdout=subprocess.DEVNULL)
+    trees = []
+    for k in range(1, 5):
+        out = work / f"job-{runs}-{k}"
+        if not (out / "manifest.json").exists():
+            shutil.rmtree(out, ignore_errors=True)
+            shutil.copytree(gathered, out)
+            for run in sorted(out.glob("eval-runs/**/run-*")):
+                if run.name != f"run-{k}":
+                    shutil.rmtree(run)
+                else:
+                    run.rename(run.with_name("run-1"))
+        trees.append(out)
+    return trees
 
 
 def fan_out(args, work, trees, one_path):
@@ -76,11 +102,7 @@ def main():
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     share = args.runs // 4
-    trees = []
-    for i in range(4):
-        out = work / f"job-{share}-{i}"
-        gen(args, out, share, 300 + i, "eval-runs")
-        trees.append(out)
+    trees = shards_by_repetition(args, work, args.runs)
     results = {}
     for rnd in range(args.rounds):
         for step in (["P", "O"] if rnd % 2 == 0 else ["O", "P"]):

@@ -40,11 +40,17 @@ pub enum Error {
         detail: String,
     },
 
-    /// Another writer committed this batch's runs or files while it ran
-    /// (two jobs storing one tree at once): the batch is tried again, and
-    /// then finds them stored.
+    /// Another writer committed this batch's runs while it ran (two jobs
+    /// storing one tree at once): the batch is tried again, and then finds
+    /// them stored.
     #[error("batch{} stored the same runs while this one ran; this batch was not committed", plural_batches(.batches))]
     StoredMeanwhile { batches: Vec<i64> },
+
+    /// Another writer committed a file of this batch's release (its path,
+    /// owner and shard) with other content while it ran (two jobs whose
+    /// manifests differ): the batch is tried again, and then replaces it.
+    #[error("batch{} read {path} with other content while this one ran; this batch was not committed", plural_batches(.batches))]
+    FileReadMeanwhile { batches: Vec<i64>, path: String },
 
     #[error("release '{release}' already holds {count} of these runs' identities with other content, read from another tree (e.g. {dir} has the identity of {other}); nothing is stored. A release split across jobs that number their runs alike: ingest each job's tree with --shard NAME (LIFTDB_SHARD); another experiment: give it its own --release")]
     IdentityHeld {
@@ -187,7 +193,7 @@ impl Error {
     pub fn is_transaction_conflict(&self) -> bool {
         let text = match self {
             Error::Db(db) => duckdb_text(db),
-            Error::StoredMeanwhile { .. } => return true,
+            Error::StoredMeanwhile { .. } | Error::FileReadMeanwhile { .. } => return true,
             _ => return false,
         };
         // Only what another writer's commit causes: a refusal (a role

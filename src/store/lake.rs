@@ -272,23 +272,26 @@ pub fn guard_commit(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<O
         }
         appender.flush()?;
     }
-    let overlapping = {
-        let mut stmt = tx.prepare(
-            "SELECT DISTINCT m.batch_id FROM liftdb_meanwhile_runs m
-               JOIN run r ON r.run_id = m.run_id AND r.batch_id = $1
-             UNION
-             SELECT DISTINCT m.batch_id FROM liftdb_meanwhile_files m
-               JOIN source_file f ON f.path = m.path AND f.owner_key = m.owner_key AND f.batch_id = $1
-                AND f.release_label IS NOT DISTINCT FROM m.release_label
-                AND f.shard IS NOT DISTINCT FROM m.shard AND f.sha256 <> m.sha256
-             ORDER BY 1",
-        )?;
-        let ids = stmt.query_map([batch_id], |r| r.get::<_, i64>(0))?;
-        ids.collect::<std::result::Result<Vec<_>, _>>()?
+    let overlapping = |sql: &str| -> Result<Vec<(i64, String)>> {
+        let mut stmt = tx.prepare(sql)?;
+        let found = stmt.query_map([batch_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(found.collect::<std::result::Result<Vec<_>, _>>()?)
     };
+    let runs_met = overlapping(
+        "SELECT DISTINCT m.batch_id, m.run_id FROM liftdb_meanwhile_runs m
+           JOIN run r ON r.run_id = m.run_id AND r.batch_id = $1
+         ORDER BY 1, 2",
+    )?;
+    let files_met = overlapping(
+        "SELECT DISTINCT m.batch_id, m.path FROM liftdb_meanwhile_files m
+           JOIN source_file f ON f.path = m.path AND f.owner_key = m.owner_key AND f.batch_id = $1
+            AND f.release_label IS NOT DISTINCT FROM m.release_label
+            AND f.shard IS NOT DISTINCT FROM m.shard AND f.sha256 <> m.sha256
+         ORDER BY 1, 2",
+    )?;
     // A file both read alike (the manifest every job of a release names)
     // is no overlap: its row is kept once, the other writer's.
-    if overlapping.is_empty() {
+    if runs_met.is_empty() && files_met.is_empty() {
         tx.execute(
             "DELETE FROM source_file WHERE batch_id = $1 AND EXISTS (
                  SELECT 1 FROM liftdb_meanwhile_files m
@@ -301,10 +304,19 @@ pub fn guard_commit(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<O
     tx.execute_batch(
         "DROP TABLE IF EXISTS temp.liftdb_meanwhile_runs; DROP TABLE IF EXISTS temp.liftdb_meanwhile_files;",
     )?;
-    match overlapping.is_empty() {
-        true => Ok(Some(lock)),
-        false => Err(Error::StoredMeanwhile {
-            batches: overlapping,
+    let batches = |met: &[(i64, String)]| {
+        let mut ids: Vec<i64> = met.iter().map(|(b, _)| *b).collect();
+        ids.dedup();
+        ids
+    };
+    match (runs_met.first(), files_met.first()) {
+        (None, None) => Ok(Some(lock)),
+        (Some(_), _) => Err(Error::StoredMeanwhile {
+            batches: batches(&runs_met),
+        }),
+        (None, Some((_, path))) => Err(Error::FileReadMeanwhile {
+            batches: batches(&files_met),
+            path: path.clone(),
         }),
     }
 }
