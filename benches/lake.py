@@ -85,6 +85,18 @@ def gen(args, out, runs, seed, root):
     return [str(out / root), str(out / "manifest.json")]
 
 
+def write_section(out, begin, end, text):
+    """`text` between the markers `begin` and `end` of `out`, replacing what
+    they held (appended with them when absent)."""
+    old = out.read_text() if out.exists() else ""
+    if begin in old and end in old:
+        head, rest = old.split(begin, 1)
+        new = head + begin + "\n" + text + end + rest.split(end, 1)[1]
+    else:
+        new = old + "\n" + begin + "\n" + text + end + "\n"
+    out.write_text(new)
+
+
 def attach_floor(lake):
     """Seconds DuckDB itself takes to load the extensions, attach the lake
     (liftdb's command line: --db, --data-path, --extension-dir) and count its runs."""
@@ -177,13 +189,7 @@ def main():
         "",
     ]
     text = "\n".join(lines)
-    old = Path(args.out).read_text() if Path(args.out).exists() else ""
-    if BEGIN in old and END in old:
-        head, rest = old.split(BEGIN, 1)
-        new = head + BEGIN + "\n" + text + END + rest.split(END, 1)[1]
-    else:
-        new = old + "\n" + BEGIN + "\n" + text + END + "\n"
-    Path(args.out).write_text(new)
+    write_section(Path(args.out), BEGIN, END, text)
     print(text)
 
 

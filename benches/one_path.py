@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lake import new_lake  # noqa: E402
+from lake import new_lake, write_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN = "<!-- benches/one_path.py writes from here -->"
@@ -125,13 +125,7 @@ def main():
         "",
     ]
     text = "\n".join(lines)
-    old = Path(args.out).read_text() if Path(args.out).exists() else ""
-    if BEGIN in old and END in old:
-        head, rest = old.split(BEGIN, 1)
-        new = head + BEGIN + "\n" + text + END + rest.split(END, 1)[1]
-    else:
-        new = old + "\n" + BEGIN + "\n" + text + END + "\n"
-    Path(args.out).write_text(new)
+    write_section(Path(args.out), BEGIN, END, text)
     print(text)
 
 

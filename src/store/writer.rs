@@ -345,8 +345,8 @@ fn append_rows(conn: &Connection, table: &str, columns: &[Column], rows: Vec<Row
     Ok(rows.len() as u64)
 }
 
-/// Paths into one of liftdb's temporary key tables, replacing what it held:
-/// appended a record batch at a time, never all held at once. How many.
+/// Paths into one of liftdb's temporary key tables, replacing what it held.
+/// How many.
 fn fill_key_table(
     conn: &Connection,
     table: &str,
@@ -355,15 +355,23 @@ fn fill_key_table(
     conn.execute_batch(&format!(
         "CREATE TEMP TABLE IF NOT EXISTS {table} (path VARCHAR); DELETE FROM {table};"
     ))?;
-    let mut paths = paths.peekable();
+    let rows = paths.map(|p| vec![duckdb::types::Value::Text(p)]);
+    append_streamed(conn, table, TEXT_KEY, rows)
+}
+
+/// Rows into one of liftdb's temporary tables, appended a record batch at
+/// a time, never all held at once. How many.
+fn append_streamed(
+    conn: &Connection,
+    table: &str,
+    columns: &[Column],
+    rows: impl Iterator<Item = Row>,
+) -> Result<u64> {
+    let mut rows = rows.peekable();
     let mut filled = 0;
-    while paths.peek().is_some() {
-        let rows = paths
-            .by_ref()
-            .take(APPEND_BATCH_ROWS)
-            .map(|p| vec![duckdb::types::Value::Text(p)])
-            .collect();
-        filled += append_rows(conn, table, TEXT_KEY, rows)?;
+    while rows.peek().is_some() {
+        let batch = rows.by_ref().take(APPEND_BATCH_ROWS).collect();
+        filled += append_rows(conn, table, columns, batch)?;
     }
     Ok(filled)
 }
@@ -387,23 +395,14 @@ fn fill_doomed(conn: &Connection, units: impl Iterator<Item = DoomedUnit>) -> Re
         "CREATE OR REPLACE TEMP TABLE liftdb_doomed (path VARCHAR, release VARCHAR, shard VARCHAR)",
     )?;
     let text = |t: Option<String>| t.map_or(duckdb::types::Value::Null, duckdb::types::Value::Text);
-    let mut units = units.peekable();
-    let mut filled = 0;
-    while units.peek().is_some() {
-        let rows = units
-            .by_ref()
-            .take(APPEND_BATCH_ROWS)
-            .map(|u| {
-                vec![
-                    duckdb::types::Value::Text(u.path),
-                    text(u.release),
-                    text(u.shard),
-                ]
-            })
-            .collect();
-        filled += append_rows(conn, "liftdb_doomed", DOOMED_KEY, rows)?;
-    }
-    Ok(filled)
+    let rows = units.map(|u| {
+        vec![
+            duckdb::types::Value::Text(u.path),
+            text(u.release),
+            text(u.shard),
+        ]
+    });
+    append_streamed(conn, "liftdb_doomed", DOOMED_KEY, rows)
 }
 
 /// Rows per record batch: bounds the Arrow copy of a chunk's largest table.

@@ -711,18 +711,7 @@ fn session_settings_and_temp_tables_outlive_the_statement_that_made_them() {
 #[test]
 fn the_shell_lists_every_name_and_whole_descriptions() {
     let (_dir, db) = corpus_db();
-    let names = |sql: &str| -> Vec<String> {
-        let out = liftdb_cmd(&db)
-            .args(["sql", sql, "--format", "csv"])
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .skip(1)
-            .map(str::to_string)
-            .collect()
-    };
+    let names = |sql: &str| -> Vec<String> { crate::common::sql_column(&db, sql) };
     let every = names(
         "SELECT table_name FROM duckdb_tables() WHERE NOT internal AND NOT temporary
          UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary",

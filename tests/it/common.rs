@@ -283,6 +283,21 @@ pub fn reconcile_rows(store: &Store) -> Vec<Value> {
     serde_json::from_slice(&out).unwrap()
 }
 
+/// One column of a query's rows, as `liftdb sql --format csv` prints them
+/// (the header left out).
+pub fn sql_column(db: &Path, sql: &str) -> Vec<String> {
+    let out = liftdb_cmd(db)
+        .args(["sql", sql, "--format", "csv"])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(str::to_string)
+        .collect()
+}
+
 /// What a command said on stderr.
 pub fn stderr_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).to_string()

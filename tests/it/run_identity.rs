@@ -88,12 +88,10 @@ fn assert_each_run_once(count: &dyn Fn(&str) -> i64, expected: &[(&str, i64)], s
 /// One number from a file store.
 fn file_count(db: &Path) -> impl Fn(&str) -> i64 + '_ {
     move |sql: &str| {
-        let out = liftdb_cmd(db)
-            .args(["sql", "--format", "csv", sql])
-            .output()
-            .unwrap();
-        let text = String::from_utf8(out.stdout).unwrap();
-        text.lines().nth(1).unwrap().trim().parse().unwrap()
+        crate::common::sql_column(db, sql)[0]
+            .trim()
+            .parse()
+            .unwrap()
     }
 }
 
@@ -385,21 +383,10 @@ fn ingest_at(db: &Path, at: &Path, extra: &[&str], host: &str) -> serde_json::Va
 
 /// The content digests a release holds, sorted.
 fn contents_of(db: &Path, release: &str) -> Vec<String> {
-    let out = liftdb_cmd(db)
-        .args([
-            "sql",
-            "--format",
-            "csv",
-            &format!("SELECT content_sha256 FROM run WHERE release_label = '{release}' ORDER BY 1"),
-        ])
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(str::to_string)
-        .collect()
+    crate::common::sql_column(
+        db,
+        &format!("SELECT content_sha256 FROM run WHERE release_label = '{release}' ORDER BY 1"),
+    )
 }
 
 /// A harness re-run that rewrites part of the folder (one case) is a new
@@ -557,4 +544,40 @@ fn an_exports_runs_are_replaced_by_their_folders_read_later() {
     );
     let (code, listing) = check_listing(&db);
     assert_eq!(code, Some(0), "{listing}");
+}
+
+/// A store an earlier liftdb left with a release emptied by a later batch
+/// (a re-used folder's runs deleted) or with runs an Anthropic-format
+/// report defined beside the folders' own (the same runs twice): `check`
+/// names each, with what to do, and exits 1. Both shapes are made here as
+/// that build left them, by deleting and copying rows.
+#[test]
+fn check_names_a_release_emptied_and_runs_held_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store.duckdb");
+    let ws = dir.path().join("ws");
+    harness_run(&ws, 120, 71);
+    ingest_at(&db, &ws, &["--release", "r1"], "runner");
+    harness_run(&ws, 120, 72);
+    ingest_at(&db, &ws, &["--release", "r2"], "runner");
+    let (code, listing) = check_listing(&db);
+    assert_eq!(code, Some(0), "{listing}");
+    {
+        let conn = duckdb::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "DELETE FROM run WHERE release_label = 'r1';
+             INSERT INTO run SELECT * REPLACE (md5(run_id) AS run_id, 'ws/benchmark.json' AS defined_by,
+                 'D_skill_creator' AS source_format, NULL AS model, 'ws' AS native_batch)
+             FROM run WHERE release_label = 'r2' ORDER BY run_id LIMIT 3;",
+        )
+        .unwrap();
+    }
+    let (code, listing) = check_listing(&db);
+    assert_eq!(code, Some(1), "{listing}");
+    crate::common::assert_damaged(&listing, "emptied releases", "'r1'");
+    crate::common::assert_damaged(
+        &listing,
+        "runs held twice",
+        "3 of ws/benchmark.json in 'r2'",
+    );
 }
