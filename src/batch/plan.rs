@@ -359,17 +359,13 @@ impl Found {
         self.counts.files_seen += discovery.units.iter().map(|u| u.files.len()).sum::<usize>();
         checker.bar.inc_length(discovery.units.len() as u64);
 
-        for Checked {
-            check,
-            stored,
-            replaces,
-        } in check_units(discovery.units, checker)?
-        {
+        for Checked { check, stored } in check_units(discovery.units, checker)? {
             self.owners_found += usize::from(stored);
             match check {
                 ChangeCheck::Changed(read) => match read.unit.kind {
                     UnitKind::LooseFile => {
-                        match replaces {
+                        let owner = read.unit.path.to_string_lossy();
+                        match known.owners.replaced_by_batch(&owner) {
                             true => self.counts.replaced += 1,
                             false => self.counts.added += 1,
                         }
@@ -388,14 +384,8 @@ impl Found {
                     let owner = unit.path.to_string_lossy();
                     if unit.kind == UnitKind::RunDir && known.owners.of_other_release(&owner) {
                         let release = known.owners.release(&owner).map(Arc::<str>::from);
-                        self.unchanged_elsewhere.push((
-                            release,
-                            ChangedRun::Found {
-                                path: unit.path.clone(),
-                                bytes: unit.files.iter().map(|f| f.size).sum(),
-                                largest: unit.files.iter().map(|f| f.size).max().unwrap_or(0),
-                            },
-                        ));
+                        self.unchanged_elsewhere
+                            .push((release, ChangedRun::found(&unit)));
                     }
                     if unit.kind == UnitKind::RunDir {
                         self.unchanged_runs.push(UnchangedRun {
@@ -414,14 +404,11 @@ impl Found {
     }
 }
 
-/// A unit's change check, whether the store holds files of its path, and
-/// whether a change replaces them: looked up once (each lookup hashes the
-/// unit's path). A run folder stored for another release than the one
-/// `--release` names is not replaced: its new runs are that release's own.
+/// A unit's change check, and whether the store holds files of its path:
+/// looked up once (each lookup hashes the unit's path).
 struct Checked {
     check: ChangeCheck,
     stored: bool,
-    replaces: bool,
 }
 
 /// Each unit's change check, in the units' order.
@@ -506,15 +493,7 @@ fn check_units(units: Vec<Unit>, checker: &Checker) -> Result<Vec<Checked>> {
     let checks = checks.into_iter().zip(stored);
     Ok(checks
         .filter_map(|(check, stored)| match check {
-            Some(Ok(check)) => {
-                let owner = check.unit().path.to_string_lossy();
-                let replaces = known.owners.replaced_by_batch(&owner);
-                Some(Checked {
-                    check,
-                    stored,
-                    replaces,
-                })
-            }
+            Some(Ok(check)) => Some(Checked { check, stored }),
             _ => None,
         })
         .collect())
@@ -614,15 +593,6 @@ fn print_of(unit: &Unit) -> FilesPrint {
         print.add(&path, file.size as i64, file.mtime_ns);
     }
     print
-}
-
-impl ChangeCheck {
-    fn unit(&self) -> &Unit {
-        match self {
-            ChangeCheck::Changed(read) => &read.unit,
-            ChangeCheck::Unchanged { unit, .. } => unit,
-        }
-    }
 }
 
 /// The outcome of change detection for one unit.

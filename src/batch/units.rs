@@ -67,14 +67,22 @@ impl ChangedRun {
     }
 }
 
-impl From<Unit> for ChangedRun {
-    /// A changed run directory found by the walk, its files let go.
-    fn from(unit: Unit) -> ChangedRun {
+impl ChangedRun {
+    /// A run directory found by the walk, to be read again: its path and
+    /// sizes, its file list let go.
+    pub(crate) fn found(unit: &Unit) -> ChangedRun {
         ChangedRun::Found {
             bytes: unit.files.iter().map(|f| f.size).sum(),
             largest: unit.files.iter().map(|f| f.size).max().unwrap_or(0),
-            path: unit.path,
+            path: unit.path.clone(),
         }
+    }
+}
+
+impl From<Unit> for ChangedRun {
+    /// A changed run directory found by the walk, its files let go.
+    fn from(unit: Unit) -> ChangedRun {
+        ChangedRun::found(&unit)
     }
 }
 
