@@ -276,14 +276,31 @@ const DUPLICATE_KEYS: &[(&str, &str)] = &[
     ),
 ];
 
-fn refuse_duplicate_keys(tx: &Connection, batch_id: i64) -> Result<()> {
+/// A run another writer committed after this batch planned (`planned`:
+/// the batches committed then, sorted) is that writer's: two jobs storing
+/// one tree at once, the later having begun its transaction after the
+/// other's commit. The batch is tried again (`StoredMeanwhile`) and then
+/// finds the runs stored, as the commit guard would have said.
+fn refuse_duplicate_keys(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<()> {
     for (table, sql) in DUPLICATE_KEYS {
         let mut stmt = tx.prepare(sql)?;
         let mut rows = stmt.query([batch_id])?;
         if let Some(row) = rows.next()? {
+            let key: String = row.get(0)?;
+            if *table == "run" {
+                let mut holders = tx.prepare(
+                    "SELECT DISTINCT batch_id FROM run WHERE run_id = ? AND batch_id <> ? ORDER BY 1",
+                )?;
+                let others: Vec<i64> = holders
+                    .query_map(duckdb::params![key, batch_id], |r| r.get(0))?
+                    .collect::<std::result::Result<_, _>>()?;
+                if !others.is_empty() && others.iter().all(|b| planned.binary_search(b).is_err()) {
+                    return Err(Error::StoredMeanwhile { batches: others });
+                }
+            }
             return Err(Error::DuplicateKey {
                 table,
-                key: row.get(0)?,
+                key,
                 holders: row.get(1)?,
             });
         }
@@ -683,7 +700,7 @@ impl<'c> BatchWriter<'c> {
                 params![self.batch_id, batch.release_label],
             )?;
         }
-        refuse_duplicate_keys(tx, self.batch_id)?;
+        refuse_duplicate_keys(tx, self.batch_id, batch.planned_after)?;
         update_mtimes(tx, touched)?;
         register_run_releases(tx, self.batch_id)?;
         let release_dropped = drop_empty_release(tx, self.batch_id, batch.release_label)?;
