@@ -144,6 +144,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "file_scope",
         sql: include_str!("../sql/migrations/0027_file_scope.sql"),
     },
+    Migration {
+        version: 28,
+        name: "run_first_stored",
+        sql: include_str!("../sql/migrations/0028_run_first_stored.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).
@@ -355,6 +360,7 @@ pub const GATE_QUERIES: &[(&str, &str)] = &[
     ("experiments", include_str!("../sql/gate/experiments.sql")),
     ("infra_errors", include_str!("../sql/gate/infra_errors.sql")),
     ("round_pairs", include_str!("../sql/gate/round_pairs.sql")),
+    ("suite_cases", include_str!("../sql/gate/suite_cases.sql")),
 ];
 
 /// The check of each report filter's value: `sql/filters/NAME.sql`, NAME

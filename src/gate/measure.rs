@@ -5,23 +5,12 @@ use std::collections::BTreeMap;
 use duckdb::Connection;
 
 use super::findings::{Selector, PAIRED};
+use super::sequential::{self as seq, Decided, Suites};
 use super::{by_skill, Check, Finding, GateSpec, InfraErrors, Outcome, Scope};
 use crate::output::Record;
 use crate::stats::multiple::benjamini_hochberg;
-use crate::stats::sequential::{self, Sequential};
 use crate::stats::{interval, sign_flip};
 use crate::Result;
-
-/// Each unit's lift in the baseline, by (skill, model, case).
-type BaselineLifts = BTreeMap<(String, Option<String>, String), f64>;
-
-/// A lift observation in rounds lies in [−1, 1]; a change between two
-/// releases' lifts in [−2, 2].
-const LIFT: (f64, f64) = (-1.0, 1.0);
-const CHANGE: (f64, f64) = (-2.0, 2.0);
-/// Draws behind "rounds to a decision", and the most rounds looked at.
-const REPLICATIONS: usize = 200;
-const ROUNDS_CAP: usize = 2000;
 
 /// The checks decided on one experiment (or the release's pooled).
 pub(super) fn experiment_checks(
@@ -40,16 +29,25 @@ pub(super) fn experiment_checks(
     };
     if let Some(min) = spec.min_lift {
         let lifts = scope.ask(conn, "lift")?;
-        let rounds = match spec.sequential {
-            true => Some(rounds_by_skill(&scope.ask(conn, "round_pairs")?, None)),
+        let suites = match spec.sequential {
+            // The suite's declared cases count when its experiments pool;
+            // an experiment decided alone may not have run them all.
+            true => Some(Suites::read(
+                &scope.ask(conn, "round_pairs")?,
+                match experiment {
+                    None => Some(scope.ask(conn, "suite_cases")?),
+                    Some(_) => None,
+                }
+                .as_ref(),
+            )),
             false => None,
         };
         for skill in skills {
             let row = lifts
                 .records()
                 .find(|r| r.text("skill").as_deref() == Some(skill));
-            let check = match &rounds {
-                Some(rounds) => min_lift_sequential(skill, rounds.get(skill), min, spec),
+            let check = match &suites {
+                Some(suites) => min_lift_sequential(skill, suites, min, spec),
                 None => min_lift(skill, row.as_ref(), min, spec),
             };
             checks.push(tag(check));
@@ -103,23 +101,20 @@ pub(super) fn baseline_checks(
     skills: &[String],
     baseline: Option<&str>,
 ) -> Result<Vec<Check>> {
-    let units = match baseline {
-        Some(_) => Some(scope.ask(conn, "matched_units")?),
-        None => None,
+    let units = match (baseline, spec.sequential) {
+        (Some(_), false) => Some(scope.ask(conn, "matched_units")?),
+        _ => None,
     };
-    let rounds = match (spec.sequential, &units) {
-        (true, Some(units)) => {
-            // A round's change: its pairs' lift less the unit's baseline lift.
-            let before: BaselineLifts = units
-                .records()
-                .filter_map(|u| {
-                    Some((
-                        (u.text("skill")?, u.text("model"), u.text("case")?),
-                        u.number("baseline_lift")?,
-                    ))
-                })
-                .collect();
-            Some(scope.ask(conn, "round_pairs").map(|r| (r, before))?)
+    // Sequential: this release's pairs and the baseline's, each dealt into
+    // its own rounds.
+    let suites = match (baseline, spec.sequential) {
+        (Some(b), true) => {
+            let here = Suites::read(
+                &scope.ask(conn, "round_pairs")?,
+                Some(&scope.ask(conn, "suite_cases")?),
+            );
+            let before = scope.with("release", Some(b));
+            Some((here, Suites::read(&before.ask(conn, "round_pairs")?, None)))
         }
         _ => None,
     };
@@ -130,20 +125,19 @@ pub(super) fn baseline_checks(
             .flat_map(|u| u.records())
             .filter(|u| u.text("skill").as_deref() == Some(skill))
             .collect();
-        let changes = rounds
-            .as_ref()
-            .map(|(pairs, before)| changes_in_rounds(pairs, before, skill));
         if let Some(margin) = spec.non_inferiority_margin {
-            checks.push(match &changes {
-                Some(changes) => {
-                    non_inferiority_sequential(skill, changes, margin, baseline, spec.alpha())
+            checks.push(match &suites {
+                Some((here, before)) => {
+                    non_inferiority_sequential(skill, here, before, margin, baseline, spec.alpha())
                 }
                 None => non_inferiority(skill, &mine, margin, baseline),
             });
         }
         if spec.no_significant_regression {
-            checks.push(match &changes {
-                Some(changes) => no_regression_sequential(skill, changes, spec.alpha(), baseline),
+            checks.push(match &suites {
+                Some((here, before)) => {
+                    no_regression_sequential(skill, here, before, spec.alpha(), baseline)
+                }
                 None => no_regression(skill, &mine, spec.alpha(), baseline),
             });
         }
@@ -250,120 +244,42 @@ fn min_lift(skill: &str, row: Option<&Record>, min: f64, spec: &GateSpec) -> Che
     check(outcome, measured)
 }
 
-/// Each skill's rounds: each round's pair deltas, rounds in order (a
-/// pair's delta less `before`'s baseline lift of its unit when given; a
-/// pair whose unit the baseline lacks is left out).
-fn rounds_by_skill(
-    pairs: &crate::output::ResultSet,
-    before: Option<&BaselineLifts>,
-) -> BTreeMap<String, Rounds> {
-    rounds_where(pairs, before, |_| true, |skill, _| skill.to_string())
-}
-
-/// Rounds of the pairs `keep` takes, grouped by `key` (of skill and case).
-fn rounds_where(
-    pairs: &crate::output::ResultSet,
-    before: Option<&BaselineLifts>,
-    keep: impl Fn(&str) -> bool,
-    key: impl Fn(&str, &str) -> String,
-) -> BTreeMap<String, Rounds> {
-    let mut by: BTreeMap<String, BTreeMap<i64, Vec<f64>>> = BTreeMap::new();
-    for p in pairs.records() {
-        let (Some(skill), Some(case), Some(round), Some(delta)) = (
-            p.text("skill"),
-            p.text("case"),
-            p.count("round"),
-            p.number("delta"),
-        ) else {
-            continue;
-        };
-        if !keep(&skill) {
-            continue;
-        }
-        let x = match before {
-            None => delta,
-            Some(before) => match before.get(&(skill.clone(), p.text("model"), case.clone())) {
-                Some(b) => delta - b,
-                None => continue,
-            },
-        };
-        by.entry(key(&skill, &case))
-            .or_default()
-            .entry(round)
-            .or_default()
-            .push(x);
-    }
-    by.into_iter()
-        .map(|(k, rounds)| (k, Rounds(rounds.into_values().collect())))
-        .collect()
-}
-
-/// A skill's (or a case's) rounds of one measure: each round's observations.
-struct Rounds(Vec<Vec<f64>>);
-
-impl Rounds {
-    fn pairs(&self) -> usize {
-        self.0.iter().map(Vec::len).sum()
-    }
-
-    fn runs_per_round(&self) -> f64 {
-        2.0 * self.pairs() as f64 / self.0.len().max(1) as f64
-    }
-}
-
-/// What a sequential check says it measured, and how many more runs would
-/// decide it at the mean seen so far.
-fn sequential_said(
-    r: &Sequential,
-    rounds: &Rounds,
-    range: (f64, f64),
-    threshold: f64,
-    alpha: f64,
-) -> (String, Option<String>) {
-    let (lower, upper) = sequential::bounds(&rounds.0, range.0, range.1, alpha, 400);
-    let measured = format!(
-        "mean {} over {} rounds ({} pairs); anytime-valid {}% bounds {} to {}; wealth above {:.2}, below {:.2} of the {:.0} that decides",
-        r.mean.map_or("-".into(), signed),
-        r.rounds,
-        rounds.pairs(),
-        (100.0 * (1.0 - alpha)).round(),
-        lower.map_or("-1 (none yet)".into(), signed),
-        upper.map_or("+1 (none yet)".into(), signed),
-        r.wealth_above,
-        r.wealth_below,
-        r.target
+/// A sequential check decided: its outcome, what it measured (with what
+/// its rounds leave out), and what more runs would do.
+fn sequential_check(
+    check: impl Fn(Outcome, String) -> Check,
+    d: Decided,
+    said: String,
+) -> Check {
+    let c = &d.check;
+    let level = c.level;
+    let mut measured = format!(
+        "{said} over {} rounds of {} units ({} pairs); anytime-valid bounds {} to {} (each side at {level}); wealth above {:.2}, below {:.2} of the {:.0} that decides",
+        c.test.rounds,
+        c.units,
+        d.rounds.pairs(),
+        c.lower.map_or("-1 (none yet)".into(), signed),
+        c.upper.map_or("+1 (none yet)".into(), signed),
+        c.test.wealth_above,
+        c.test.wealth_below,
+        c.test.target
     );
-    if r.above || r.below {
-        return (measured, None);
+    for note in seq::rounds_said(c) {
+        measured.push_str("; ");
+        measured.push_str(&note);
     }
-    let mean = r.mean.unwrap_or(threshold);
-    let more = sequential::rounds_to_decide(
-        &rounds.0,
-        mean,
-        range,
-        threshold,
-        alpha,
-        REPLICATIONS,
-        ROUNDS_CAP,
-        0,
-    );
-    let more = match more {
-        Some(total) => format!(
-            "about {} more rounds (~{:.0} runs) decide if the mean stays at {} (each round: every unit run once in both arms)",
-            total,
-            total as f64 * rounds.runs_per_round(),
-            signed(mean)
-        ),
-        None => format!(
-            "more than {ROUNDS_CAP} rounds at a mean of {}, this close to {}",
-            signed(mean),
-            signed(threshold)
-        ),
+    let outcome = match (c.test.above, c.test.below) {
+        (true, false) => Outcome::Pass,
+        (false, true) => Outcome::Fail,
+        _ => Outcome::Undecided,
     };
-    (measured, Some(more))
+    let mut out = check(outcome, measured);
+    out.more_runs = seq::more_rounds(c, &d.rounds);
+    out.sequential = Some(d.check);
+    out
 }
 
-fn min_lift_sequential(skill: &str, rounds: Option<&Rounds>, min: f64, spec: &GateSpec) -> Check {
+fn min_lift_sequential(skill: &str, suites: &Suites, min: f64, spec: &GateSpec) -> Check {
     let alpha = spec.alpha();
     let check = checker(
         "min-lift",
@@ -371,24 +287,13 @@ fn min_lift_sequential(skill: &str, rounds: Option<&Rounds>, min: f64, spec: &Ga
         PAIRED,
         format!("lift > {min}, shown by an anytime-valid test at {alpha} (sequential)"),
     );
-    let Some(rounds) = rounds.filter(|r| !r.0.is_empty()) else {
-        return check(Outcome::Undecided, "no eligible pair in the release".into());
-    };
-    let r = sequential::test(&rounds.0, LIFT.0, LIFT.1, min, alpha);
-    let (measured, more) = sequential_said(&r, rounds, LIFT, min, alpha);
-    let outcome = decided(&r);
-    let mut c = check(outcome, measured);
-    c.more_runs = more;
-    c.sequential = Some(r);
-    c
-}
-
-fn decided(r: &Sequential) -> Outcome {
-    match (r.above, r.below) {
-        (true, false) => Outcome::Pass,
-        (false, true) => Outcome::Fail,
-        _ => Outcome::Undecided,
+    let (pairs, declared) = suites.of(skill);
+    if pairs.is_empty() {
+        return check(Outcome::Undecided, "no pair in the release".into());
     }
+    let d = seq::min_lift(pairs, declared, min, alpha);
+    let said = format!("mean {}", d.check.test.mean.map_or("-".into(), signed));
+    sequential_check(check, d, said)
 }
 
 /// Every arm's share of runs that do not count at most `max`; the worst
@@ -637,27 +542,10 @@ fn non_inferiority(skill: &str, units: &[Record], margin: f64, baseline: Option<
     }
 }
 
-/// A skill's rounds of change from the baseline, pooled and by case.
-struct Changes {
-    pooled: Option<Rounds>,
-    by_case: BTreeMap<String, Rounds>,
-}
-
-fn changes_in_rounds(
-    pairs: &crate::output::ResultSet,
-    before: &BaselineLifts,
-    skill: &str,
-) -> Changes {
-    let mine = |s: &str| s == skill;
-    Changes {
-        pooled: rounds_where(pairs, Some(before), mine, |s, _| s.to_string()).remove(skill),
-        by_case: rounds_where(pairs, Some(before), mine, |_, case| case.to_string()),
-    }
-}
-
 fn non_inferiority_sequential(
     skill: &str,
-    changes: &Changes,
+    here: &Suites,
+    before: &Suites,
     margin: f64,
     baseline: Option<&str>,
     alpha: f64,
@@ -667,24 +555,27 @@ fn non_inferiority_sequential(
         skill,
         PAIRED,
         format!(
-            "change in lift > -{margin}, shown by an anytime-valid test at {alpha} (sequential)"
+            "change in lift > -{margin}, shown by an anytime-valid test at {alpha} (sequential; α/2 on the baseline's bound, α/2 on this release)"
         ),
     );
     let Some(baseline) = baseline else {
         return check(Outcome::Undecided, NO_BASELINE.into());
     };
-    let Some(rounds) = changes.pooled.as_ref().filter(|r| !r.0.is_empty()) else {
+    let (pairs, declared) = here.of(skill);
+    let (theirs, _) = before.of(skill);
+    let d = seq::change(pairs, declared, theirs, -margin, alpha);
+    if d.rounds.units == 0 {
         return check(
             Outcome::Undecided,
             format!("no (case, model) unit paired in both this release and {baseline}"),
         );
-    };
-    let r = sequential::test(&rounds.0, CHANGE.0, CHANGE.1, -margin, alpha);
-    let (measured, more) = sequential_said(&r, rounds, CHANGE, -margin, alpha);
-    let mut c = check(decided(&r), format!("{measured}; against {baseline}"));
-    c.more_runs = more;
-    c.sequential = Some(r);
-    c
+    }
+    let said = format!(
+        "change {} against {baseline} ({} rounds of it)",
+        d.check.test.mean.map_or("-".into(), signed),
+        d.check.baseline_rounds.unwrap_or(0)
+    );
+    sequential_check(check, d, said)
 }
 
 fn no_regression(skill: &str, units: &[Record], alpha: f64, baseline: Option<&str>) -> Check {
@@ -752,7 +643,8 @@ fn no_regression(skill: &str, units: &[Record], alpha: f64, baseline: Option<&st
 
 fn no_regression_sequential(
     skill: &str,
-    changes: &Changes,
+    here: &Suites,
+    before: &Suites,
     alpha: f64,
     baseline: Option<&str>,
 ) -> Check {
@@ -760,29 +652,32 @@ fn no_regression_sequential(
         "no-significant-regression",
         skill,
         PAIRED,
-        format!("no case whose change is shown below 0 by an anytime-valid test at {alpha} (Bonferroni across cases; sequential)"),
+        format!("no case whose change is shown below 0 by an anytime-valid test at {alpha} (Bonferroni across cases, each α/2 on the baseline's bound and α/2 on this release; sequential)"),
     );
     let Some(baseline) = baseline else {
         return check(Outcome::Undecided, NO_BASELINE.into());
     };
-    if changes.by_case.is_empty() {
+    let (pairs, _) = here.of(skill);
+    let (theirs, _) = before.of(skill);
+    let (cases, could) = seq::regression(pairs, theirs, alpha);
+    if cases.is_empty() {
         return check(
             Outcome::Undecided,
             format!("no case paired in both this release and {baseline}"),
         );
     }
-    // Each case at α/K: Ville's inequality for each, a union bound across them.
-    let each = alpha / changes.by_case.len() as f64;
-    let mut regressed = Vec::new();
-    let mut could = false;
-    for (case, rounds) in &changes.by_case {
-        let r = sequential::test(&rounds.0, CHANGE.0, CHANGE.1, 0.0, each);
-        if r.below {
-            regressed.push(format!("{case} ({})", r.mean.map_or("-".into(), signed)));
-        }
-        let sizes: Vec<usize> = rounds.0.iter().map(Vec::len).collect();
-        could |= sequential::can_decide(&sizes, CHANGE.0, CHANGE, 0.0, each);
-    }
+    let regressed: Vec<String> = cases
+        .iter()
+        .filter(|(_, d)| d.check.test.below)
+        .map(|(case, d)| {
+            format!(
+                "{case} ({}, upper bound {})",
+                d.check.test.mean.map_or("-".into(), signed),
+                d.check.upper.map_or("-".into(), signed)
+            )
+        })
+        .collect();
+    let each = alpha / cases.len() as f64;
     match (regressed.is_empty(), could) {
         (false, _) => check(
             Outcome::Fail,
@@ -792,14 +687,14 @@ fn no_regression_sequential(
             Outcome::Pass,
             format!(
                 "{} cases compared with {baseline}, none shown to regress",
-                changes.by_case.len()
+                cases.len()
             ),
         ),
         (true, false) => check(
             Outcome::Undecided,
             format!(
                 "{} cases compared with {baseline}: too few rounds for any case to be shown worse at {each:.4}",
-                changes.by_case.len()
+                cases.len()
             ),
         ),
     }

@@ -21,6 +21,8 @@
 
 pub mod findings;
 mod measure;
+pub mod rounds;
+pub mod sequential;
 
 use std::collections::BTreeMap;
 
@@ -174,7 +176,7 @@ pub struct Check {
     pub findings: Vec<Finding>,
     /// A sequential check's test: the rounds it has seen, its bets' wealth.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sequential: Option<crate::stats::sequential::Sequential>,
+    pub sequential: Option<sequential::SequentialCheck>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]

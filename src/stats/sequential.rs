@@ -222,27 +222,44 @@ pub fn can_decide(
     r.above || r.below
 }
 
-/// The anytime-valid (1 − α) bounds of the mean: the thresholds, on a grid
-/// of `steps` over [low, high], that neither side's bet (each at α/2) has
-/// rejected. None on a side no threshold was rejected on.
-pub fn bounds(
-    rounds: &[Vec<f64>],
-    low: f64,
-    high: f64,
-    alpha: f64,
-    steps: usize,
-) -> (Option<f64>, Option<f64>) {
-    let at = |i: usize| low + (high - low) * i as f64 / steps as f64;
-    let lower = (0..=steps)
-        .map(at)
-        .take_while(|&m| test(rounds, low, high, m, alpha / 2.0).above)
-        .last();
-    let upper = (0..=steps)
-        .rev()
-        .map(at)
-        .take_while(|&m| test(rounds, low, high, m, alpha / 2.0).below)
-        .last();
-    (lower, upper)
+/// The anytime-valid bounds of the mean, each one-sided at `alpha` (the
+/// level the gate decides each side at): the lower bound is the highest
+/// threshold the bet above has rejected, the upper the lowest the bet below
+/// has. None on a side no threshold in (low, high) was rejected on.
+///
+/// Each side's wealth is monotone in the threshold (every factor
+/// 1 ± λ(θ)(z − θ) moves one way as θ does, the cap on λ included:
+/// docs/metrics.md §M14), so the rejected thresholds of a side form an
+/// interval and bisection finds its end; the bound returned is the last
+/// threshold found rejected, so it errs inward by less than `TOLERANCE`.
+pub fn bounds(rounds: &[Vec<f64>], low: f64, high: f64, alpha: f64) -> (Option<f64>, Option<f64>) {
+    let above = |m: f64| test(rounds, low, high, m, alpha).above;
+    let below = |m: f64| test(rounds, low, high, m, alpha).below;
+    (edge(low, high, above), edge(high, low, below))
+}
+
+/// Bisection stops when the rejected and kept thresholds are this close.
+const TOLERANCE: f64 = 1e-6;
+
+/// The end of the thresholds `rejected` holds for, starting at `from` and
+/// moving toward `to` (rejected is monotone: true up to some point, false
+/// after). None when even the first step in is not rejected.
+fn edge(from: f64, to: f64, rejected: impl Fn(f64) -> bool) -> Option<f64> {
+    let (mut yes, mut no) = (from, to);
+    if rejected(to) {
+        return Some(to);
+    }
+    if !rejected(from + (to - from) * TOLERANCE) {
+        return None;
+    }
+    while (no - yes).abs() > TOLERANCE {
+        let mid = 0.5 * (yes + no);
+        match rejected(mid) {
+            true => yes = mid,
+            false => no = mid,
+        }
+    }
+    Some(yes)
 }
 
 #[cfg(test)]
@@ -292,9 +309,41 @@ mod tests {
     #[test]
     fn bounds_hold_the_mean() {
         let x: Vec<Vec<f64>> = (0..40).map(|_| vec![0.5, 0.1, 0.5, 0.1, 0.3]).collect();
-        let (lower, upper) = bounds(&x, -1.0, 1.0, 0.05, 400);
+        let (lower, upper) = bounds(&x, -1.0, 1.0, 0.05);
         let (lower, upper) = (lower.unwrap(), upper.unwrap());
         assert!(lower < 0.3 && 0.3 < upper, "{lower} {upper}");
         assert!(upper - lower < 0.4, "{lower} {upper}");
+    }
+
+    /// Each side's wealth moves one way with the threshold, the bet's cap
+    /// included: what bisection and a threshold read from data rely on.
+    #[test]
+    fn wealth_is_monotone_in_the_threshold() {
+        let mut rng = crate::stats::mt19937::PyRandom::new(7);
+        for _ in 0..50 {
+            let rounds: Vec<Vec<f64>> = (0..1 + (rng.random() * 12.0) as usize)
+                .map(|_| (0..4).map(|_| 2.0 * rng.random() - 1.0).collect())
+                .collect();
+            let at: Vec<Sequential> = (0..=200)
+                .map(|i| test(&rounds, -1.0, 1.0, -1.0 + i as f64 / 100.0, 0.05))
+                .collect();
+            for w in at.windows(2) {
+                assert!(w[1].wealth_above <= w[0].wealth_above * (1.0 + 1e-12), "{w:?}");
+                assert!(w[1].wealth_below >= w[0].wealth_below * (1.0 - 1e-12), "{w:?}");
+            }
+        }
+    }
+
+    /// The bounds are where the decisions change: a threshold just inside
+    /// the lower bound is shown exceeded, one just outside is not.
+    #[test]
+    fn bounds_are_where_the_tests_turn() {
+        let x: Vec<Vec<f64>> = (0..30).map(|_| vec![0.5, 0.1, 0.5, 0.1, 0.3]).collect();
+        let (lower, upper) = bounds(&x, -1.0, 1.0, 0.05);
+        let (lower, upper) = (lower.unwrap(), upper.unwrap());
+        assert!(test(&x, -1.0, 1.0, lower - 1e-5, 0.05).above);
+        assert!(!test(&x, -1.0, 1.0, lower + 1e-5, 0.05).above);
+        assert!(test(&x, -1.0, 1.0, upper + 1e-5, 0.05).below);
+        assert!(!test(&x, -1.0, 1.0, upper - 1e-5, 0.05).below);
     }
 }

@@ -32,6 +32,7 @@ const DROP: &[&str] = &[
     "DELETE FROM measurement WHERE run_id IN (SELECT run_id FROM liftdb_dropped_runs)",
     "DELETE FROM assertion_result WHERE run_id IN (SELECT run_id FROM liftdb_dropped_runs)",
     "DELETE FROM grading WHERE run_id IN (SELECT run_id FROM liftdb_dropped_runs)",
+    "DELETE FROM run_stored WHERE run_id IN (SELECT run_id FROM liftdb_dropped_runs)",
     "DELETE FROM run WHERE release_label = $1",
     "DELETE FROM peer_metric WHERE release_label = $1",
     "DELETE FROM trigger_observation WHERE release_label = $1",

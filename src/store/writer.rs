@@ -254,6 +254,11 @@ const TOUCHED_BY_WRITES: &str = "
     UNION SELECT release_label, NULL FROM case_def_record WHERE source_path IN (SELECT path FROM read_now)
     UNION SELECT release_label, NULL FROM suite_record WHERE batch_id = $1";
 
+/// The runs this batch stored, recorded where a replacement cannot erase
+/// them: the sequential gate places a pair by the batch that first stored it.
+const RECORD_STORED_RUNS: &str =
+    "INSERT INTO run_stored SELECT run_id, batch_id FROM run WHERE batch_id = $1";
+
 /// Keys of run and grading are unique by construction, with no index to
 /// enforce it (migration 0013): before committing, the batch looks for a key
 /// it wrote that two rows now hold, and is refused as the index refused it.
@@ -701,6 +706,7 @@ impl<'c> BatchWriter<'c> {
             )?;
         }
         refuse_duplicate_keys(tx, self.batch_id, batch.planned_after)?;
+        tx.execute(RECORD_STORED_RUNS, [self.batch_id])?;
         update_mtimes(tx, touched)?;
         register_run_releases(tx, self.batch_id)?;
         let release_dropped = drop_empty_release(tx, self.batch_id, batch.release_label)?;

@@ -1,0 +1,331 @@
+//! The gate's sequential checks (`--sequential`): each decided by the
+//! anytime-valid betting test (`stats::sequential`) on rounds dealt by
+//! `rounds`, so that the chance of ever deciding wrongly stays at most α
+//! however often the gate is run (docs/metrics.md §M14).
+//!
+//! - min-lift: the suite's mean lift shown above D at α (shown below it at
+//!   α: failed).
+//! - non-inferiority and no-significant-regression compare with a baseline
+//!   that is itself a sample: α is split between an anytime-valid bound on
+//!   the baseline's mean (α/2) and this release's test (α/2) against a
+//!   threshold moved by that bound. Wrong only if the baseline's bound or
+//!   this release's test is, each at most α/2.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use super::rounds::{self, Pair, Place, Rounds, Unit};
+use crate::output::ResultSet;
+use crate::stats::sequential::{self, Sequential};
+
+/// A lift observation lies in [−1, 1].
+pub const LIFT: (f64, f64) = (-1.0, 1.0);
+/// Draws behind "rounds to a decision", and the most rounds looked at.
+const REPLICATIONS: usize = 200;
+const ROUNDS_CAP: usize = 2000;
+
+/// What a sequential check saw and decided, as the gate reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SequentialCheck {
+    #[serde(flatten)]
+    pub test: Sequential,
+    /// The thresholds this release's mean is shown above to pass and below
+    /// to fail (one threshold, D, for min-lift; for a comparison each moved
+    /// by the baseline's bound on its side).
+    pub pass_above: f64,
+    pub fail_below: f64,
+    /// The level each side is decided at.
+    pub level: f64,
+    /// Anytime-valid bounds of what the check measures (the lift, or the
+    /// change from the baseline), each one-sided at the check's α.
+    pub lower: Option<f64>,
+    pub upper: Option<f64>,
+    /// Units of the suite, and the baseline's complete rounds (comparisons).
+    pub units: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline_rounds: Option<usize>,
+    /// Eligible pairs stored beyond the last complete round.
+    pub waiting_pairs: usize,
+    /// Units the next round waits for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lacking: Vec<String>,
+    /// Pairs of complete rounds replaced after they were first stored.
+    pub replaced: usize,
+    /// Cases first stored after a complete round without them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub joined_late: Vec<String>,
+}
+
+/// Each skill's pairs and declared cases, read from `round_pairs` and
+/// `suite_cases`.
+#[derive(Debug, Default, Clone)]
+pub struct Suites {
+    pub pairs: BTreeMap<String, Vec<Pair>>,
+    pub declared: BTreeMap<String, Vec<String>>,
+}
+
+impl Suites {
+    pub fn read(pairs: &ResultSet, declared: Option<&ResultSet>) -> Suites {
+        let mut suites = Suites::default();
+        for p in pairs.records() {
+            let (Some(skill), Some(case), Some(stored), Some(repetition)) = (
+                p.text("skill"),
+                p.text("case"),
+                p.count("first_stored"),
+                p.count("repetition"),
+            ) else {
+                continue;
+            };
+            suites.pairs.entry(skill).or_default().push(Pair {
+                unit: Unit {
+                    experiment: p.text("experiment"),
+                    case,
+                    model: p.text("model"),
+                },
+                place: Place {
+                    first_stored: stored,
+                    shard: p.text("shard"),
+                    repetition,
+                },
+                x: p.number("delta"),
+                replaced: p.flag("replaced") == Some(true),
+            });
+        }
+        for d in declared.iter().flat_map(|d| d.records()) {
+            if let (Some(skill), Some(case)) = (d.text("skill"), d.text("case")) {
+                suites.declared.entry(skill).or_default().push(case);
+            }
+        }
+        suites
+    }
+
+    pub fn of(&self, skill: &str) -> (&[Pair], &[String]) {
+        (
+            self.pairs.get(skill).map(Vec::as_slice).unwrap_or_default(),
+            self.declared.get(skill).map(Vec::as_slice).unwrap_or_default(),
+        )
+    }
+}
+
+/// A sequential check's decision: above (pass), below (fail), neither.
+pub struct Decided {
+    pub check: SequentialCheck,
+    pub rounds: Rounds,
+}
+
+/// min-lift D: the suite's rounds tested against D at α.
+pub fn min_lift(pairs: &[Pair], declared: &[String], min: f64, alpha: f64) -> Decided {
+    let rounds = rounds::deal(pairs, declared);
+    let test = sequential::test(&rounds.complete, LIFT.0, LIFT.1, min, alpha);
+    let (lower, upper) = sequential::bounds(&rounds.complete, LIFT.0, LIFT.1, alpha);
+    Decided {
+        check: SequentialCheck {
+            test,
+            pass_above: min,
+            fail_below: min,
+            level: alpha,
+            lower,
+            upper,
+            units: rounds.units,
+            baseline_rounds: None,
+            waiting_pairs: rounds.waiting_pairs,
+            lacking: rounds.lacking.clone(),
+            replaced: rounds.replaced,
+            joined_late: rounds.joined_late.clone(),
+        },
+        rounds,
+    }
+}
+
+/// The change of this release's mean from the baseline's, over the
+/// (case, model) units both hold: shown above `threshold` (pass) or below
+/// it (fail), each side at `alpha`, α/2 spent on the baseline's bound and
+/// α/2 on this release's test.
+pub fn change(
+    pairs: &[Pair],
+    declared: &[String],
+    baseline: &[Pair],
+    threshold: f64,
+    alpha: f64,
+) -> Decided {
+    let key = |u: &Unit| (u.case.clone(), u.model.clone());
+    let theirs: BTreeSet<_> = baseline.iter().map(|p| key(&p.unit)).collect();
+    let ours: BTreeSet<_> = pairs.iter().map(|p| key(&p.unit)).collect();
+    let matched: Vec<Pair> = pairs
+        .iter()
+        .filter(|p| theirs.contains(&key(&p.unit)))
+        .cloned()
+        .collect();
+    let before: Vec<Pair> = baseline
+        .iter()
+        .filter(|p| ours.contains(&key(&p.unit)))
+        .cloned()
+        .collect();
+    // A case the baseline ran and this release declares but has not run yet
+    // is part of the comparison: rounds wait for it.
+    let baseline_cases: BTreeSet<&str> = baseline.iter().map(|p| p.unit.case.as_str()).collect();
+    let declared: Vec<String> = declared
+        .iter()
+        .filter(|c| baseline_cases.contains(c.as_str()))
+        .cloned()
+        .collect();
+    let rounds = rounds::deal(&matched, &declared);
+    let base = rounds::deal(&before, &[]);
+    let half = alpha / 2.0;
+    let (b_lower, b_upper) = sequential::bounds(&base.complete, LIFT.0, LIFT.1, half);
+    let (b_lower, b_upper) = (b_lower.unwrap_or(LIFT.0), b_upper.unwrap_or(LIFT.1));
+    // Shown above: this release's mean above the baseline's upper bound
+    // moved by the threshold; shown below: under its lower bound so moved.
+    let pass_at = b_upper + threshold;
+    let fail_at = b_lower + threshold;
+    let above = sequential::test(&rounds.complete, LIFT.0, LIFT.1, pass_at, half);
+    let below = sequential::test(&rounds.complete, LIFT.0, LIFT.1, fail_at, half);
+    let (n_lower, n_upper) = sequential::bounds(&rounds.complete, LIFT.0, LIFT.1, half);
+    let base_mean = mean(&base.complete);
+    let test = Sequential {
+        mean: above.mean.zip(base_mean).map(|(n, b)| n - b),
+        wealth_below: below.wealth_below,
+        below: below.below,
+        ..above
+    };
+    Decided {
+        check: SequentialCheck {
+            test,
+            pass_above: pass_at,
+            fail_below: fail_at,
+            level: alpha,
+            lower: Some(n_lower.unwrap_or(LIFT.0) - b_upper),
+            upper: Some(n_upper.unwrap_or(LIFT.1) - b_lower),
+            units: rounds.units,
+            baseline_rounds: Some(base.complete.len()),
+            waiting_pairs: rounds.waiting_pairs,
+            lacking: rounds.lacking.clone(),
+            replaced: rounds.replaced,
+            joined_late: rounds.joined_late.clone(),
+        },
+        rounds,
+    }
+}
+
+fn mean(rounds: &[Vec<f64>]) -> Option<f64> {
+    let n: usize = rounds.iter().map(Vec::len).sum();
+    (n > 0).then(|| rounds.iter().flatten().sum::<f64>() / n as f64)
+}
+
+/// no-significant-regression: each case matched in both releases, its
+/// change shown below 0 at α/K (K cases: a union bound). Returns the cases
+/// shown worse with their changes, each case's decision, and whether any
+/// case could be shown worse at all with the rounds it has.
+pub fn regression(
+    pairs: &[Pair],
+    baseline: &[Pair],
+    alpha: f64,
+) -> (Vec<(String, Decided)>, bool) {
+    let cases: BTreeSet<&str> = pairs.iter().map(|p| p.unit.case.as_str()).collect();
+    let matched: Vec<&str> = baseline
+        .iter()
+        .map(|p| p.unit.case.as_str())
+        .filter(|c| cases.contains(c))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let each = alpha / matched.len().max(1) as f64;
+    let mut could = false;
+    let decided = matched
+        .iter()
+        .map(|case| {
+            let mine: Vec<Pair> = pairs.iter().filter(|p| p.unit.case == *case).cloned().collect();
+            let theirs: Vec<Pair> = baseline
+                .iter()
+                .filter(|p| p.unit.case == *case)
+                .cloned()
+                .collect();
+            let d = change(&mine, &[], &theirs, 0.0, each);
+            let sizes: Vec<usize> = d.rounds.complete.iter().map(Vec::len).collect();
+            let base = rounds::deal(&theirs, &[]);
+            let (b_lower, _) = sequential::bounds(&base.complete, LIFT.0, LIFT.1, each / 2.0);
+            could |= sequential::can_decide(
+                &sizes,
+                LIFT.0,
+                LIFT,
+                b_lower.unwrap_or(LIFT.0),
+                each / 2.0,
+            );
+            (case.to_string(), d)
+        })
+        .collect();
+    (decided, could)
+}
+
+/// How many more rounds would decide, at the mean seen so far: None once
+/// decided.
+pub fn more_rounds(check: &SequentialCheck, rounds: &Rounds) -> Option<String> {
+    let t = &check.test;
+    if t.above || t.below || rounds.complete.is_empty() {
+        return None;
+    }
+    let mean = mean(&rounds.complete)?;
+    let threshold = if mean >= check.pass_above {
+        check.pass_above
+    } else if mean <= check.fail_below {
+        check.fail_below
+    } else {
+        return Some(format!(
+            "a mean of {mean:+.4} decides neither way: passing needs it shown above {:+.4}, failing below {:+.4}, a gap the baseline's bound leaves (more baseline runs narrow it)",
+            check.pass_above, check.fail_below
+        ));
+    };
+    let level = 1.0 / t.target;
+    let total = sequential::rounds_to_decide(
+        &rounds.complete,
+        mean,
+        LIFT,
+        threshold,
+        level,
+        REPLICATIONS,
+        ROUNDS_CAP,
+        0,
+    );
+    let runs = rounds.runs_per_round();
+    Some(match total {
+        Some(total) => {
+            let more = total.saturating_sub(t.rounds).max(1);
+            format!(
+                "about {more} more rounds (~{} runs) decide if this release's mean stays at {mean:+.4} (a round: every unit run once in both arms, {runs} runs)",
+                more * runs
+            )
+        }
+        None => format!(
+            "not decided within {ROUNDS_CAP} rounds in most simulated sequences if this release's mean stays at {mean:+.4}, against {threshold:+.4}"
+        ),
+    })
+}
+
+/// What the rounds leave out or changed, in words (empty when nothing).
+pub fn rounds_said(c: &SequentialCheck) -> Vec<String> {
+    let mut said = Vec::new();
+    if c.waiting_pairs > 0 || !c.lacking.is_empty() {
+        let shown: Vec<&str> = c.lacking.iter().take(5).map(String::as_str).collect();
+        let more = c.lacking.len().saturating_sub(shown.len());
+        said.push(format!(
+            "{} eligible pairs wait for the next round, which lacks {}{}",
+            c.waiting_pairs,
+            shown.join(", "),
+            if more > 0 { format!(" and {more} more units") } else { String::new() }
+        ));
+    }
+    if c.replaced > 0 {
+        said.push(format!(
+            "{} pairs of the rounds bet on were stored again after they were first stored: each keeps its place, bet on as stored now (valid when what replaced it was not chosen by its outcome; docs/metrics.md §M14)",
+            c.replaced
+        ));
+    }
+    if !c.joined_late.is_empty() {
+        said.push(format!(
+            "cases {} were first stored after the suite had a complete round without them: a gate run between then bet on part of the suite (declare the suite's cases in a manifest, or gate once every shard is stored)",
+            c.joined_late.join(", ")
+        ));
+    }
+    said
+}
