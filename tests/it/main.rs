@@ -11,6 +11,7 @@ mod evidence;
 mod experiments;
 mod formats;
 mod gate;
+mod gate_matrix;
 mod gate_sequential;
 mod grading;
 mod hostile;
