@@ -127,8 +127,8 @@ fn a_skill_without_lift_ever_passes_the_sequential_gate_at_most_alpha_of_the_tim
 /// Five gen-runs batches of one suite (the same cases, each batch its own
 /// shard), ingested one after another; after each, `liftdb gate --min-lift 0
 /// --sequential` decides as `stats::sequential::test` does on the store's
-/// eligible pairs, taken in rounds (a shard's repetition) in ingest order,
-/// and its wealth is that function's.
+/// eligible pairs dealt into complete rounds (each unit's pairs in ingest
+/// order), and its wealth is that function's.
 #[test]
 fn gate_sequential_decides_through_real_ingests_as_the_test_function_does() {
     let dir = tempfile::tempdir().unwrap();
@@ -178,15 +178,17 @@ fn gate_sequential_decides_through_real_ingests_as_the_test_function_does() {
             serde_json::from_slice(&gate.stdout).unwrap_or_else(|_| panic!("{}", stderr_of(&gate)));
         let check = &verdict["checks"][0];
 
-        // The rounds, read independently: each shard's eligible pairs (the
-        // shards named in the order they were ingested), in a round the
-        // pairs' deltas.
+        // The rounds, read independently: each (experiment, case, model)
+        // unit's eligible deltas in the order their shards were ingested
+        // (the shards' names sort so), round j the j-th of every unit, only
+        // as many rounds as every unit has (docs/metrics.md §M14).
         let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
-        let rounds: Vec<Vec<f64>> = rows(
+        let units: Vec<Vec<f64>> = rows(
             &store,
-            "SELECT list(with_rate - control_rate ORDER BY case_id) AS d FROM pairs
-             WHERE control_arm = 'without_skill' AND eligible
-             GROUP BY shard, repetition ORDER BY shard, repetition",
+            "SELECT coalesce(list(with_rate - control_rate ORDER BY shard, repetition) FILTER (WHERE eligible), []) AS d
+             FROM pairs WHERE control_arm = 'without_skill'
+             GROUP BY experiment, case_id, model
+             ORDER BY experiment NULLS FIRST, case_id, model NULLS FIRST",
         )
         .iter()
         .map(|r| {
@@ -199,7 +201,11 @@ fn gate_sequential_decides_through_real_ingests_as_the_test_function_does() {
         })
         .collect();
         drop(store);
-        assert_eq!(rounds.len(), batch as usize);
+        let complete = units.iter().map(Vec::len).min().unwrap_or(0);
+        let rounds: Vec<Vec<f64>> = (0..complete)
+            .map(|j| units.iter().map(|u| u[j]).collect())
+            .collect();
+        assert!(complete <= batch as usize);
         let expected = sequential::test(&rounds, -1.0, 1.0, 0.0, ALPHA);
         let seen = &check["sequential"];
         assert_eq!(seen["rounds"], expected.rounds, "{check}");
@@ -230,4 +236,239 @@ fn gate_sequential_decides_through_real_ingests_as_the_test_function_does() {
     // gen-runs's cases mostly gain from the skill: five rounds of twenty
     // cases show it.
     assert_eq!(decided.last(), Some(&"pass"), "{decided:?}");
+}
+
+/// A skill-eval-harness benchmark report defining runs (docs/harnesses.md
+/// §C.7): each row one run, graded by three gate assertions of which
+/// `passed` pass, at run_base ROOT/CASE/MODEL/ARM/run-N.
+struct ReportRun<'a> {
+    root: &'a str,
+    case: String,
+    arm: &'a str,
+    rep: i64,
+    passed: usize,
+}
+
+fn write_report(path: &std::path::Path, runs: &[ReportRun]) {
+    let results: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|r| {
+            let assertions: Vec<serde_json::Value> = (0..3)
+                .map(|i| {
+                    serde_json::json!({"name": format!("check-{i}"), "type": "contains",
+                        "passed": i < r.passed, "evidence": "", "score": if i < r.passed { 1.0 } else { 0.0 },
+                        "severity": "gate", "oracle": "strong"})
+                })
+                .collect();
+            let rate = r.passed as f64 / 3.0;
+            serde_json::json!({
+                "case_id": r.case, "split": "tune", "variant": r.arm, "run_number": r.rep,
+                "model": "claude-sonnet-4-5",
+                "run_base": format!("{}/{}/claude-sonnet-4-5/{}/run-{}", r.root, r.case, r.arm, r.rep),
+                "missing_output": false, "execution_valid": true,
+                "objective_passed": r.passed, "objective_total": 3, "objective_pass_rate": rate,
+                "combined_passed": r.passed, "combined_total": 3, "combined_pass_rate": rate,
+                "vetoed": false, "graded_score": rate, "assertions": assertions,
+                "qualitative_assertions": [], "deferred_judge_tasks": 0
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({"manifest": "manifest.json", "skill_name": "synthetic-skill",
+        "generated_at": 1796147628, "population": "answer", "results": results});
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, serde_json::to_vec(&doc).unwrap()).unwrap();
+}
+
+/// Both arms of `reps` repetitions (from `first_rep`) of each case of
+/// `root`, case k's pair delta of mean `mu[k]` (with the skill p = ½ + μ/2,
+/// without ½ − μ/2, three assertions).
+fn runs_of<'a>(
+    rng: &mut PyRandom,
+    root: &'a str,
+    mu: &[f64],
+    first_rep: i64,
+    reps: i64,
+) -> Vec<ReportRun<'a>> {
+    let mut runs = Vec::new();
+    for rep in first_rep..first_rep + reps {
+        for (k, m) in mu.iter().enumerate() {
+            for (arm, p) in [("with_skill", 0.5 + m / 2.0), ("without_skill", 0.5 - m / 2.0)] {
+                runs.push(ReportRun {
+                    root,
+                    case: format!("case-{k:02}"),
+                    arm,
+                    rep,
+                    passed: (0..3).filter(|_| rng.random() < p).count(),
+                });
+            }
+        }
+    }
+    runs
+}
+
+/// Ten case lifts spread uniformly over ±0.3 around `center`, averaging it exactly.
+fn lifts(rng: &mut PyRandom, center: f64) -> Vec<f64> {
+    let o: Vec<f64> = (0..10).map(|_| 0.6 * rng.random() - 0.3).collect();
+    let mean = o.iter().sum::<f64>() / 10.0;
+    o.iter().map(|x| center + x - mean).collect()
+}
+
+fn gate_json(db: &std::path::Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = liftdb_cmd(db)
+        .arg("gate")
+        .args(args)
+        .args(["--sequential", "--format", "json"])
+        .output()
+        .unwrap();
+    let verdict = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr_of(&out)));
+    (out.status.code(), verdict)
+}
+
+/// The pooled shape end to end (#70): twenty releases, each two runs roots
+/// of one skill with opposite lifts (+0.2 and −0.2 around D = 0.1, so the
+/// pooled lift is exactly D), five repetitions each, defined by one report
+/// and stored by one ingest. Before #70 the gate bet on one root's rounds
+/// first and passed every such suite whose first root was the better;
+/// now each round holds both roots, and `--min-lift 0.1 --sequential`
+/// passes no more often than α allows (at most 3 of 20: at a true rate of
+/// 5%, 4 or more happen 1.6% of the time).
+#[test]
+fn a_pooled_release_with_opposite_lifts_at_d_passes_no_more_than_alpha_allows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    let mut rng = PyRandom::new(70);
+    let mut passed = 0;
+    for suite in 1..=20 {
+        let mu = lifts(&mut rng, 0.1);
+        let better: Vec<f64> = mu.iter().map(|m| m + 0.2).collect();
+        let worse: Vec<f64> = mu.iter().map(|m| m - 0.2).collect();
+        // The better root's name sorts first: stored order and name order
+        // both favour it.
+        let mut runs = runs_of(&mut rng, "a-better", &better, 1, 5);
+        runs.extend(runs_of(&mut rng, "b-worse", &worse, 1, 5));
+        let report = dir.path().join(format!("suite-{suite}/benchmark.json"));
+        write_report(&report, &runs);
+        let release = format!("s{suite:02}");
+        let out = liftdb_cmd(&db)
+            .args(["ingest", "--release", &release])
+            .arg(&report)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        let (code, verdict) = gate_json(&db, &["--release", &release, "--min-lift", "0.1"]);
+        let check = &verdict["checks"][0];
+        assert_eq!(verdict["experiments"], "pooled", "{verdict}");
+        // Every round holds both roots' ten cases (the report defines every
+        // run, none fails): 20 units, 5 complete rounds.
+        assert_eq!(check["sequential"]["units"], 20, "{check}");
+        assert_eq!(check["sequential"]["rounds"], 5, "{check}");
+        assert_eq!(check["sequential"]["observations"], 100, "{check}");
+        passed += (code == Some(0)) as usize;
+    }
+    assert!(passed <= 3, "{passed} of 20 null suites passed");
+}
+
+/// Non-inferiority and no-significant-regression end to end against a
+/// baseline that is itself a sample: a baseline of 3 repetitions, then a
+/// release whose every case is exactly M worse stored 8 repetitions a
+/// batch, the gate run after each of three batches. Each verdict is what
+/// `gate::sequential` decides on the store's pairs read here on their own
+/// (a batch's repetitions first stored by it), and the release never
+/// passes non-inferiority nor (its cases' drops are exactly M, not
+/// regressions shown beyond the baseline's bound) is failed as regressed
+/// by a chance the bet does not allow.
+#[test]
+fn comparisons_with_a_sampled_baseline_decide_as_the_library_does_on_the_stored_pairs() {
+    use liftdb::gate::rounds::{Pair, Place, Unit};
+    use liftdb::gate::sequential as seq;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    let mut rng = PyRandom::new(71);
+    let margin = 0.1;
+    let base = lifts(&mut rng, 0.3);
+    let report = dir.path().join("base/benchmark.json");
+    write_report(&report, &runs_of(&mut rng, "eval-runs", &base, 1, 3));
+    let out = liftdb_cmd(&db)
+        .args(["ingest", "--release", "base"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let new: Vec<f64> = base.iter().map(|b| b - margin).collect();
+    let pairs_of = |release: &str, reps_per_batch: i64| -> Vec<Pair> {
+        let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
+        let read = rows(
+            &store,
+            &format!(
+                "SELECT experiment, case_id, repetition, CASE WHEN eligible THEN with_rate - control_rate END AS d
+                 FROM pairs WHERE release_label = '{release}' AND control_arm = 'without_skill'"
+            ),
+        );
+        read.iter()
+            .map(|r| {
+                let rep = r["repetition"].as_i64().unwrap();
+                Pair {
+                    unit: Unit {
+                        experiment: r["experiment"].as_str().map(str::to_string),
+                        case: r["case_id"].as_str().unwrap().into(),
+                        model: Some("claude-sonnet-4-5".into()),
+                    },
+                    place: Place {
+                        first_stored: (rep - 1) / reps_per_batch,
+                        shard: None,
+                        repetition: rep,
+                    },
+                    x: r["d"].as_f64(),
+                    replaced: false,
+                }
+            })
+            .collect()
+    };
+    let before = pairs_of("base", 3);
+    for batch in 0..3 {
+        let report = dir.path().join(format!("new-{batch}/benchmark.json"));
+        write_report(&report, &runs_of(&mut rng, "eval-runs", &new, 1 + 8 * batch, 8));
+        let out = liftdb_cmd(&db)
+            .args(["ingest", "--release", "new"])
+            .arg(&report)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        let (_, verdict) = gate_json(
+            &db,
+            &[
+                "--release",
+                "new",
+                "--baseline",
+                "base",
+                "--non-inferiority-margin",
+                "0.1",
+                "--no-significant-regression",
+            ],
+        );
+        let here = pairs_of("new", 8);
+        let declared: Vec<String> = (0..10).map(|k| format!("case-{k:02}")).collect();
+        let expected = seq::change(&here, &declared, &before, -margin, 0.05).check;
+        let ni = &verdict["checks"][0];
+        assert_eq!(ni["check"], "non-inferiority", "{verdict}");
+        let seen = &ni["sequential"];
+        assert_eq!(seen["rounds"], expected.test.rounds, "{ni}");
+        assert_eq!(seen["rounds"], 8 * (batch + 1), "{ni}");
+        assert_eq!(seen["baseline_rounds"], 3, "{ni}");
+        for (field, value) in [
+            ("wealth_above", expected.test.wealth_above),
+            ("wealth_below", expected.test.wealth_below),
+            ("pass_above", expected.pass_above),
+            ("fail_below", expected.fail_below),
+        ] {
+            let got = seen[field].as_f64().unwrap();
+            assert!((got - value).abs() <= 1e-9 * value.abs().max(1.0), "{field}: {got} vs {value}: {ni}");
+        }
+        assert_ne!(ni["outcome"], "pass", "{ni}");
+        let regression = &verdict["checks"][1];
+        assert_eq!(regression["check"], "no-significant-regression", "{verdict}");
+        let (cases, _) = seq::regression(&here, &before, 0.05);
+        let shown_worse = cases.iter().any(|(_, d)| d.check.test.below);
+        assert_eq!(regression["outcome"] == "fail", shown_worse, "{regression}");
+    }
 }
