@@ -266,7 +266,7 @@ pub fn runs_to_detect(
             option.runs
         ),
         (true, false) => format!(
-            "{} cases × {own} repetitions give 80% power to detect {lift}, and the release has them: a lift this close to the threshold needs more (liftdb plan --lift {lift})",
+            "{} cases × {own} repetitions give 80% power to tell {lift} apart, and the release has them; its spread is wider than planned, so more runs narrow the interval (liftdb plan --lift {lift})",
             option.cases
         ),
     }))

@@ -477,8 +477,10 @@ fn github(v: &Verdict) -> Vec<String> {
 
 /// One test suite for the release, one test case per check and per finding
 /// of a fail-on check: a failed check (or a counted finding of one) is a
-/// failure, an undecided or erroring check an error; each carries its arm
-/// (a property, and in its message).
+/// failure, and so is an undecided check under `--undecided fail`; an
+/// undecided check otherwise, or an erroring one, is an error (passed under
+/// `--undecided pass`); each carries its arm (a property, and in its
+/// message).
 fn junit(v: &Verdict) -> anyhow::Result<String> {
     use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
     let mut report = Report::new("liftdb gate");
@@ -487,9 +489,12 @@ fn junit(v: &Verdict) -> anyhow::Result<String> {
         let mut status = match c.outcome {
             Outcome::Pass => TestCaseStatus::success(),
             Outcome::Fail => TestCaseStatus::non_success(NonSuccessKind::Failure),
-            Outcome::Undecided | Outcome::Error => {
-                TestCaseStatus::non_success(NonSuccessKind::Error)
-            }
+            Outcome::Undecided => match v.undecided_as {
+                Some(UndecidedAs::Fail) => TestCaseStatus::non_success(NonSuccessKind::Failure),
+                Some(UndecidedAs::Pass) => TestCaseStatus::success(),
+                _ => TestCaseStatus::non_success(NonSuccessKind::Error),
+            },
+            Outcome::Error => TestCaseStatus::non_success(NonSuccessKind::Error),
         };
         if c.outcome != Outcome::Pass {
             status.set_message(format!(

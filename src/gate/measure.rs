@@ -159,14 +159,9 @@ pub(super) fn more_runs(
         if c.more_runs.is_some() || spec.sequential {
             continue;
         }
-        // The lift a check needs to see: min-lift's D, non-inferiority's M
-        // (a release as good as its baseline must bound the change above −M).
-        let lift = match c.check.as_str() {
-            "min-lift" => spec.min_lift,
-            "non-inferiority" => spec.non_inferiority_margin,
-            _ => None,
-        };
-        if let Some(d) = lift.filter(|d| *d > 0.0) {
+        // The difference more runs must resolve: the measured value's
+        // distance from what the check decides against.
+        if let Some(d) = c.gap.filter(|d| *d > 0.0) {
             c.more_runs = crate::plan::runs_to_detect(
                 conn,
                 release,
@@ -200,6 +195,7 @@ fn checker(
         more_runs: None,
         findings: Vec::new(),
         sequential: None,
+        gap: None,
     }
 }
 
@@ -241,7 +237,14 @@ fn min_lift(skill: &str, row: Option<&Record>, min: f64, spec: &GateSpec) -> Che
         (true, _, _) if upper.is_some_and(|u| u < min - 1e-12) => Outcome::Fail,
         (true, _, _) => Outcome::Undecided,
     };
-    check(outcome, measured)
+    let mut c = check(outcome, measured);
+    // Shown above 0 (the test's question) when at least D; shown clear of
+    // D when below it.
+    c.gap = Some(match enough {
+        true => lift,
+        false => min - lift,
+    });
+    c
 }
 
 /// A sequential check decided: its outcome, what it measured (with what
@@ -519,7 +522,7 @@ fn non_inferiority(skill: &str, units: &[Record], margin: f64, baseline: Option<
             } else {
                 Outcome::Undecided
             };
-            check(
+            let mut c = check(
                 outcome,
                 format!(
                     "change {} (95% interval {} to {}) over {} matched units against {baseline}",
@@ -528,7 +531,9 @@ fn non_inferiority(skill: &str, units: &[Record], margin: f64, baseline: Option<
                     signed(upper),
                     d.len()
                 ),
-            )
+            );
+            c.gap = Some((mean + margin).abs());
+            c
         }
         _ => check(
             Outcome::Undecided,

@@ -177,6 +177,10 @@ pub struct Check {
     /// A sequential check's test: the rounds it has seen, its bets' wealth.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sequential: Option<sequential::SequentialCheck>,
+    /// How far the measured value lies from the threshold the check
+    /// decides against: what more runs must resolve (`more_runs`).
+    #[serde(skip)]
+    pub gap: Option<f64>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -364,6 +368,7 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
             more_runs: None,
             findings: Vec::new(),
             sequential: None,
+            gap: None,
         });
     }
     measure::more_runs(conn, spec, &release, &mut checks)?;

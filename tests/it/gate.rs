@@ -385,8 +385,10 @@ fn runs_that_do_not_count_are_held_under_a_rate() {
 }
 
 /// A min-lift that misses only its significance says how many runs would
-/// decide it: the runs `liftdb plan` gives for 80% power at the gated lift
-/// and the release's own repetitions, less the paired runs it has.
+/// decide it: the runs `liftdb plan` gives for 80% power at the lift it
+/// must show (measured above D, the lift itself against 0) and the
+/// release's own repetitions, less the paired runs it has. Counted as
+/// failing (`--undecided fail`), the check is a JUnit `<failure>`.
 #[test]
 fn a_gate_that_cannot_decide_says_how_many_more_runs_would() {
     let dir = tempfile::tempdir().unwrap();
@@ -408,6 +410,7 @@ fn a_gate_that_cannot_decide_says_how_many_more_runs_would() {
         check["measured"].as_str().unwrap().starts_with("lift +0."),
         "{check}"
     );
+    let lift = v1.values().sum::<f64>() / v1.len() as f64;
     let plan = liftdb_cmd(&db)
         .args([
             "plan",
@@ -416,7 +419,7 @@ fn a_gate_that_cannot_decide_says_how_many_more_runs_would() {
             "--split",
             "tune",
             "--lift",
-            "0.1",
+            &lift.to_string(),
             "--format",
             "json",
         ])
@@ -440,6 +443,22 @@ fn a_gate_that_cannot_decide_says_how_many_more_runs_would() {
         )),
         "{check}\n{option}"
     );
+    let junit = dir.path().join("undecided.xml");
+    let (code, _) = gate_v1_tune(
+        &db,
+        &[
+            "--min-lift",
+            "0.1",
+            "--significant",
+            "--undecided",
+            "fail",
+            "--junit",
+            junit.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(1));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<failure") && !xml.contains("<error"), "{xml}");
     // A check that passes says nothing of more runs.
     let (code, verdict) = gate_v1_tune(&db, &["--min-lift", "0.1"]);
     assert_eq!(code, Some(0));
