@@ -472,3 +472,85 @@ fn comparisons_with_a_sampled_baseline_decide_as_the_library_does_on_the_stored_
         assert_eq!(regression["outcome"] == "fail", shown_worse, "{regression}");
     }
 }
+
+/// Looks that nest when a pair is stored again (#70): three gen-runs
+/// batches as shards, then one run of the first batch changed on disk and
+/// its batch ingested again. The pair keeps the place it was first stored
+/// at (the rounds are still each unit's pairs in shard order, as read here
+/// from the store), the gate's wealth is the test function's on them, and
+/// the output names the pair stored again.
+#[test]
+fn a_pair_stored_again_keeps_its_place_and_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    let ingest = |batch: i32| {
+        let tree = dir.path().join(format!("batch-{batch}"));
+        let out = liftdb_cmd(&db)
+            .args(["ingest", "--release", "r", "--shard", &format!("batch-{batch}")])
+            .arg(tree.join("eval-runs"))
+            .arg(tree.join("manifest.json"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    };
+    for batch in 1..=3 {
+        assert_cmd::Command::cargo_bin("gen-runs")
+            .unwrap()
+            .args(["--runs", "40", "--models", "claude-sonnet-4-5", "--reps", "1"])
+            .args(["--seed", &(200 + batch).to_string(), "--out"])
+            .arg(dir.path().join(format!("batch-{batch}")))
+            .assert()
+            .success();
+        ingest(batch);
+    }
+    // A with-skill run of an eligible pair of the first batch, changed.
+    let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
+    let run_dir = rows(
+        &store,
+        "SELECT r.run_dir FROM pairs p JOIN run r ON r.run_id = p.with_run_id
+         WHERE p.shard = 'batch-1' AND p.eligible AND p.control_arm = 'without_skill'
+         ORDER BY r.run_dir LIMIT 1",
+    )[0]["run_dir"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    drop(store);
+    let output = std::path::Path::new(&run_dir).join("output.md");
+    let mut text = std::fs::read_to_string(&output).unwrap();
+    text.push_str("\nStored again.\n");
+    std::fs::write(&output, text).unwrap();
+    ingest(1);
+
+    let (_, verdict) = gate_json(&db, &["--min-lift", "0"]);
+    let check = &verdict["checks"][0];
+    let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
+    let units: Vec<Vec<f64>> = rows(
+        &store,
+        "SELECT coalesce(list(with_rate - control_rate ORDER BY shard, repetition) FILTER (WHERE eligible), []) AS d
+         FROM pairs WHERE control_arm = 'without_skill'
+         GROUP BY experiment, case_id, model
+         ORDER BY experiment NULLS FIRST, case_id, model NULLS FIRST",
+    )
+    .iter()
+    .map(|r| r["d"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect())
+    .collect();
+    drop(store);
+    let complete = units.iter().map(Vec::len).min().unwrap();
+    let rounds: Vec<Vec<f64>> = (0..complete)
+        .map(|j| units.iter().map(|u| u[j]).collect())
+        .collect();
+    let expected = sequential::test(&rounds, -1.0, 1.0, 0.0, ALPHA);
+    let seen = &check["sequential"];
+    assert_eq!(seen["rounds"], expected.rounds, "{check}");
+    assert!(
+        (seen["wealth_above"].as_f64().unwrap() - expected.wealth_above).abs()
+            < 1e-9 * expected.wealth_above.max(1.0),
+        "{check} {expected:?}"
+    );
+    // The changed run's pair is in the first round (its unit's first pair).
+    assert_eq!(seen["replaced"], 1, "{check}");
+    assert!(
+        check["measured"].as_str().unwrap().contains("1 pairs of the rounds bet on were stored again"),
+        "{check}"
+    );
+}
