@@ -390,3 +390,35 @@ fn min_lift_finds_a_lift_of_d_plus_two_tenths() {
     }
     println!("against 30 baseline pairs per unit, within {LOOKS} looks: non-inferiority (margin {M}) of an unchanged release passed in {passed} of 200 suites; a case regressed by 0.5 failed the regression check in {failed} of 200");
 }
+
+/// `can_decide` says whether rounds of these sizes could decide at all;
+/// checked against samples of this test's own: wherever any of 300
+/// random samples of those sizes (observations anywhere in [−1, 1]) is
+/// shown below the threshold, can_decide says it could be.
+#[test]
+fn can_decide_is_true_wherever_some_sample_decides() {
+    let mut rng = PyRandom::new(4242);
+    let mut said_yes = 0;
+    for sizes in [vec![1], vec![2, 2], vec![1, 1, 1], vec![3; 4], vec![1; 6], vec![2; 8]] {
+        for threshold in [-0.6, -0.2, 0.0, 0.4] {
+            for alpha in [0.05, 0.005] {
+                let could = sequential::can_decide(&sizes, -1.0, (-1.0, 1.0), threshold, alpha);
+                said_yes += could as usize;
+                let decided = (0..300).any(|_| {
+                    let spread = rng.random();
+                    let rounds: Vec<Vec<f64>> = sizes
+                        .iter()
+                        .map(|&n| (0..n).map(|_| -1.0 + spread * rng.random()).collect())
+                        .collect();
+                    sequential::test(&rounds, -1.0, 1.0, threshold, alpha).below
+                });
+                assert!(
+                    could || !decided,
+                    "sizes {sizes:?} at {threshold}, α {alpha}: a sample decided, can_decide says none could"
+                );
+            }
+        }
+    }
+    // Not a bound that is always false: some of these sizes can decide.
+    assert!(said_yes > 0);
+}

@@ -201,3 +201,60 @@ fn each_plan_is_priced_from_the_cost_ledger() {
         stderr_of(&out)
     );
 }
+
+/// `liftdb plan`'s sequential estimate (the rounds `gate --sequential
+/// --min-lift 0` takes at a lift of D, by `stats::sequential::
+/// rounds_to_decide` over the release's own rounds) against a simulation
+/// of this test's own: rounds of every case of the truth drawn afresh (a
+/// run as gen-runs draws it), each pair's delta moved by D less the true
+/// lift (the plan moves its observed pairs the same way), the betting test
+/// run round by round until it decides; the median over 400 sequences.
+#[test]
+fn the_sequential_estimate_is_the_rounds_a_simulated_gate_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, truth) = generated(dir.path(), 11);
+    let cases = truth["cases"].as_array().unwrap();
+    let gates = truth["gate_assertions"].as_u64().unwrap() as u32;
+    let failed = truth["failed_run_share"].as_f64().unwrap();
+    let lift = cases
+        .iter()
+        .map(|c| c["p_with"].as_f64().unwrap() - c["p_without"].as_f64().unwrap())
+        .sum::<f64>()
+        / cases.len() as f64;
+    let d = 0.02;
+    let out = liftdb_cmd(&db)
+        .args(["plan", "--lift", &d.to_string(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let said = plan["skills"][0]["sequential"]["rounds"].as_u64().unwrap() as usize;
+
+    let mut draw = Draw(0x5DEE_CE66_D1CE_4E5B);
+    let mut taken: Vec<usize> = (0..400)
+        .map(|_| {
+            let mut bettor = liftdb::stats::sequential::Bettor::new(-1.0, 1.0, 0.0, 0.05);
+            (1..=1000)
+                .find(|_| {
+                    let round: Vec<f64> = cases
+                        .iter()
+                        .filter_map(|c| {
+                            let w = draw.rate(c["p_with"].as_f64().unwrap(), gates, failed);
+                            let n = draw.rate(c["p_without"].as_f64().unwrap(), gates, failed);
+                            Some((w? - n? + d - lift).clamp(-1.0, 1.0))
+                        })
+                        .collect();
+                    let r = bettor.add_round(&round);
+                    r.above || r.below
+                })
+                .unwrap_or(usize::MAX)
+        })
+        .collect();
+    taken.sort_unstable();
+    let simulated = taken[199];
+    println!("plan says {said} rounds at a lift of {d}; simulated from the truth: {simulated}");
+    assert!(
+        said.abs_diff(simulated) <= 1.max(simulated / 4),
+        "plan {said} rounds, simulated {simulated}"
+    );
+}
