@@ -321,11 +321,5 @@ pub fn rounds_said(c: &SequentialCheck) -> Vec<String> {
             c.replaced
         ));
     }
-    if !c.joined_late.is_empty() {
-        said.push(format!(
-            "cases {} were first stored after the suite had a complete round without them: a gate run between then bet on part of the suite (declare the suite's cases in a manifest, or gate once every shard is stored)",
-            c.joined_late.join(", ")
-        ));
-    }
     said
 }
