@@ -62,9 +62,13 @@ pub struct GateArgs {
     /// What an undecided check exits with (default: 3).
     #[arg(long, value_enum, value_name = "AS")]
     pub undecided: Option<UndecidedPolicy>,
-    /// Significance level (default 0.05).
+    /// Significance level (default 0.05), for each skill's checks.
     #[arg(long)]
     pub alpha: Option<f64>,
+    /// With several skills gated, α covers them all: each skill's checks at
+    /// α divided by the number of skills (Bonferroni).
+    #[arg(long)]
+    pub family_wise: bool,
     /// A gate file (TOML) holding these settings, e.g. `min-lift = 0.1`;
     /// flags given on the command line win.
     #[arg(long, value_name = "FILE")]
@@ -110,7 +114,7 @@ pub enum UndecidedPolicy {
     Error,
 }
 
-const GATE_FILE_KEYS: &str = "release, baseline, skill, split, experiment, min-lift, significant, sequential, non-inferiority-margin, no-significant-regression, max-invalid-rate, fail-on, alpha, undecided, infra-errors";
+const GATE_FILE_KEYS: &str = "release, baseline, skill, split, experiment, min-lift, significant, sequential, non-inferiority-margin, no-significant-regression, max-invalid-rate, fail-on, alpha, family-wise, undecided, infra-errors";
 
 /// The gate file's settings, the command line's over them.
 fn spec(args: &GateArgs) -> anyhow::Result<GateSpec> {
@@ -143,6 +147,7 @@ fn spec(args: &GateArgs) -> anyhow::Result<GateSpec> {
     spec.max_invalid_rate = args.max_invalid_rate.or(spec.max_invalid_rate);
     spec.significant |= args.significant;
     spec.sequential |= args.sequential;
+    spec.family_wise |= args.family_wise;
     spec.no_significant_regression |= args.no_significant_regression;
     if !args.fail_on.is_empty() {
         spec.fail_on.clone_from(&args.fail_on);

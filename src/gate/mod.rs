@@ -66,8 +66,11 @@ pub struct GateSpec {
     /// (`findings::selectors`).
     #[serde(default)]
     pub fail_on: Vec<String>,
-    /// Significance level (default 0.05).
+    /// Significance level (default 0.05), for each skill's checks.
     pub alpha: Option<f64>,
+    /// With several skills gated, α covers them all (each skill at α/K).
+    #[serde(default)]
+    pub family_wise: bool,
     /// What an undecided check makes the exit code (default: undecided, 3).
     pub undecided: Option<UndecidedAs>,
     /// What infrastructure failures do (default: ignore, noted).
@@ -332,6 +335,32 @@ pub fn evaluate(conn: &Connection, spec: &GateSpec) -> Result<Verdict> {
         skills.sort();
         skills.dedup();
         skills
+    };
+    let gated = skills(&None);
+    let family = gated.len();
+    if family > 1 {
+        notes.push(match spec.family_wise {
+            true => format!(
+                "α {} covers the {family} skills gated together (--family-wise): each skill's checks at {:.4}",
+                spec.alpha(),
+                spec.alpha() / family as f64
+            ),
+            false => format!(
+                "α {} covers each of the {family} skills' checks, not the family (--family-wise: all of them)",
+                spec.alpha()
+            ),
+        });
+    }
+    let family_spec;
+    let spec = match spec.family_wise && family > 1 {
+        true => {
+            family_spec = GateSpec {
+                alpha: Some(spec.alpha() / family as f64),
+                ..spec.clone()
+            };
+            &family_spec
+        }
+        false => spec,
     };
     let mut checks = Vec::new();
     for experiment in &each {

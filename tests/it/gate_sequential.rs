@@ -250,6 +250,10 @@ struct ReportRun<'a> {
 }
 
 fn write_report(path: &std::path::Path, runs: &[ReportRun]) {
+    write_skill_report(path, "synthetic-skill", runs)
+}
+
+fn write_skill_report(path: &std::path::Path, skill: &str, runs: &[ReportRun]) {
     let results: Vec<serde_json::Value> = runs
         .iter()
         .map(|r| {
@@ -273,7 +277,7 @@ fn write_report(path: &std::path::Path, runs: &[ReportRun]) {
             })
         })
         .collect();
-    let doc = serde_json::json!({"manifest": "manifest.json", "skill_name": "synthetic-skill",
+    let doc = serde_json::json!({"manifest": "manifest.json", "skill_name": skill,
         "generated_at": 1796147628, "population": "answer", "results": results});
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, serde_json::to_vec(&doc).unwrap()).unwrap();
@@ -593,5 +597,37 @@ fn a_suite_that_grew_after_a_complete_round_is_refused_not_passed() {
                 assert!(said.contains("Hint: declare every case"), "{said}");
             }
         }
+    }
+}
+
+/// Several skills in one call: α covers each skill's checks, said in a
+/// note; `--family-wise` divides it among them: for two skills each
+/// sequential check is decided at α/2, its wealth measured against 2/α = 40.
+#[test]
+fn several_skills_say_what_alpha_covers_and_family_wise_divides_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    let mut rng = PyRandom::new(73);
+    for skill in ["skill-a", "skill-b"] {
+        let mu = lifts(&mut rng, 0.3);
+        let report = dir.path().join(format!("{skill}/benchmark.json"));
+        write_skill_report(&report, skill, &runs_of(&mut rng, "eval-runs", &mu, 1, 3));
+        let out = liftdb_cmd(&db)
+            .args(["ingest", "--release", "r"])
+            .arg(&report)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    }
+    let (_, each) = gate_json(&db, &["--min-lift", "0"]);
+    let notes = each["notes"].to_string();
+    assert!(notes.contains("covers each of the 2 skills"), "{notes}");
+    assert_eq!(each["checks"][0]["sequential"]["level"], 0.05, "{each}");
+    let (_, family) = gate_json(&db, &["--min-lift", "0", "--family-wise"]);
+    let notes = family["notes"].to_string();
+    assert!(notes.contains("covers the 2 skills gated together"), "{notes}");
+    for check in family["checks"].as_array().unwrap() {
+        assert_eq!(check["sequential"]["level"], 0.025, "{check}");
+        assert_eq!(check["sequential"]["target"], 40.0, "{check}");
     }
 }
