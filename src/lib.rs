@@ -11,6 +11,7 @@
 pub mod batch;
 #[cfg(feature = "store")]
 pub mod error;
+pub mod exit;
 #[cfg(feature = "store")]
 pub mod export;
 #[cfg(feature = "store")]

@@ -19,7 +19,7 @@ fn main() {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            2
+            liftdb::exit::ERROR
         }
     };
     std::process::exit(code);

@@ -38,7 +38,7 @@ pub fn run(db: &Location) -> anyhow::Result<i32> {
             db.display(),
             found.len()
         );
-        Ok(0)
+        Ok(liftdb::exit::SUCCESS)
     } else {
         eprintln!(
             "{}: {} of {} tables, views and keys are damaged; the run trees it was ingested from can rebuild it: liftdb --db {} rebuild --out NEW.duckdb",
@@ -47,6 +47,6 @@ pub fn run(db: &Location) -> anyhow::Result<i32> {
             found.len(),
             db.display()
         );
-        Ok(1)
+        Ok(liftdb::exit::FAILED)
     }
 }

@@ -86,5 +86,5 @@ pub fn run(db: &Location, args: &LakeArgs) -> anyhow::Result<i32> {
             output.emit(&rs)?;
         }
     }
-    Ok(0)
+    Ok(liftdb::exit::SUCCESS)
 }

@@ -2,7 +2,7 @@
 //! policy for every command: 0 ok (a gate passed); 1 the data says no (an
 //! ingest finished with file errors, a gate failed, `check` found damage);
 //! 2 the command failed (usage, store, configuration); 3 a gate could not
-//! decide (`liftdb::gate::exit`).
+//! decide (`liftdb::exit` names them).
 
 mod check;
 mod demo;
@@ -331,7 +331,7 @@ pub fn run() -> anyhow::Result<i32> {
         Some(Command::Completions { shell }) => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "liftdb", &mut std::io::stdout());
-            Ok(0)
+            Ok(liftdb::exit::SUCCESS)
         }
         Some(Command::Repl(args)) => repl(db, &args),
         Some(Command::Export(args)) => {
@@ -346,7 +346,7 @@ pub fn run() -> anyhow::Result<i32> {
                 eprintln!("note: {note}");
             }
             eprintln!("wrote {} rows to {}", exported.rows, args.out.display());
-            Ok(0)
+            Ok(liftdb::exit::SUCCESS)
         }
         Some(Command::Check) => check::run(db),
         Some(Command::Rebuild(args)) => rebuild::run(

@@ -90,7 +90,7 @@ pub fn run(db: &Location, args: &PlanArgs) -> anyhow::Result<i32> {
         }
         Ok(plan.skills.len())
     })?;
-    Ok(0)
+    Ok(liftdb::exit::SUCCESS)
 }
 
 /// What `gate --sequential` takes, run after every round of the suite.

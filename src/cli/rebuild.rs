@@ -157,5 +157,5 @@ pub fn run(
         batches.len(),
         out.display()
     );
-    Ok(i32::from(errors > 0))
+    Ok(if errors > 0 { liftdb::exit::FAILED } else { liftdb::exit::SUCCESS })
 }

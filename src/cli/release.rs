@@ -55,7 +55,7 @@ pub fn run(db: &Location, args: &ReleaseArgs) -> anyhow::Result<i32> {
                 max_width: None,
             };
             output.emit(&rs)?;
-            Ok(0)
+            Ok(liftdb::exit::SUCCESS)
         }
         ReleaseAction::Rename { old, new } => {
             let store = super::naming_store(db, "opening", liftdb::store::open_write_at(db))?;
@@ -65,7 +65,7 @@ pub fn run(db: &Location, args: &ReleaseArgs) -> anyhow::Result<i32> {
                 changed.runs,
                 db.display()
             );
-            Ok(0)
+            Ok(liftdb::exit::SUCCESS)
         }
         ReleaseAction::Drop { name, yes } => {
             let store = super::naming_store(db, "opening", liftdb::store::open_write_at(db))?;
@@ -75,7 +75,7 @@ pub fn run(db: &Location, args: &ReleaseArgs) -> anyhow::Result<i32> {
                     "would drop release '{name}' and its {runs} runs from {}; nothing changed: add --yes to drop it",
                     db.display()
                 );
-                return Ok(2);
+                return Ok(liftdb::exit::ERROR);
             }
             let changed = releases::drop(&store.conn, name)?;
             eprintln!(
@@ -83,7 +83,7 @@ pub fn run(db: &Location, args: &ReleaseArgs) -> anyhow::Result<i32> {
                 changed.runs,
                 db.display()
             );
-            Ok(0)
+            Ok(liftdb::exit::SUCCESS)
         }
         ReleaseAction::Move { name, after, first } => {
             let store = super::naming_store(db, "opening", liftdb::store::open_write_at(db))?;
@@ -100,7 +100,7 @@ pub fn run(db: &Location, args: &ReleaseArgs) -> anyhow::Result<i32> {
                 "moved release '{name}' {said} in {}; trends, the HTML page and the gate's baseline follow the new order (liftdb release list)",
                 db.display()
             );
-            Ok(0)
+            Ok(liftdb::exit::SUCCESS)
         }
     }
 }

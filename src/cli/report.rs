@@ -50,7 +50,7 @@ pub fn run(db: &Location, args: &ReportArgs) -> anyhow::Result<i32> {
                 .or_else(liftdb::output::terminal_width)
                 .unwrap_or(0),
         );
-        return Ok(0);
+        return Ok(liftdb::exit::SUCCESS);
     }
     let name = args.name.as_deref().unwrap_or_default();
     if name == "html" {
@@ -90,7 +90,7 @@ pub fn run(db: &Location, args: &ReportArgs) -> anyhow::Result<i32> {
         )?;
         std::fs::write(&out, html).with_context(|| format!("writing {}", out.display()))?;
         eprintln!("wrote {}", out.display());
-        return Ok(0);
+        return Ok(liftdb::exit::SUCCESS);
     }
     let rep = report::find(name)?;
     let store = open_for_report(db, args.snapshot)?;
@@ -115,7 +115,7 @@ pub fn run(db: &Location, args: &ReportArgs) -> anyhow::Result<i32> {
         shown.write(&rep, &how, out)?;
         Ok(shown.rows.row_count())
     })?;
-    Ok(0)
+    Ok(liftdb::exit::SUCCESS)
 }
 
 /// A report's rows to `out` as they come; how many were written.

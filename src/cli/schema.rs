@@ -74,5 +74,5 @@ pub fn run(db: &Location, args: &SchemaArgs) -> anyhow::Result<i32> {
     for (name, comment) in views {
         out!(w, "  {name:<width$} {comment}");
     }
-    Ok(0)
+    Ok(liftdb::exit::SUCCESS)
 }

@@ -44,7 +44,7 @@ pub fn run(db: &Location, args: &ShowArgs) -> anyhow::Result<i32> {
         }
         Ok(card.assertions.row_count())
     })?;
-    Ok(0)
+    Ok(liftdb::exit::SUCCESS)
 }
 
 /// "name value" pairs of the fields present, joined by " · ".

@@ -29,5 +29,5 @@ pub fn run(db: &Location, args: &SqlArgs) -> anyhow::Result<i32> {
         other => other?,
     };
     args.output.emit(&rs)?;
-    Ok(0)
+    Ok(liftdb::exit::SUCCESS)
 }

@@ -21,6 +21,7 @@
 
 pub mod findings;
 mod measure;
+pub mod present;
 pub mod rounds;
 pub mod sequential;
 
@@ -203,13 +204,7 @@ pub struct Verdict {
     pub undecided_as: Option<UndecidedAs>,
 }
 
-/// The gate's exit codes: what a CI job acts on.
-pub mod exit {
-    pub const PASS: i32 = 0;
-    pub const FAIL: i32 = 1;
-    pub const ERROR: i32 = 2;
-    pub const UNDECIDED: i32 = 3;
-}
+use crate::exit;
 
 impl Verdict {
     fn any(&self, o: Outcome) -> bool {
@@ -221,8 +216,8 @@ impl Verdict {
     pub fn exit_code(&self) -> i32 {
         let undecided = match self.undecided_as {
             None => exit::UNDECIDED,
-            Some(UndecidedAs::Pass) => exit::PASS,
-            Some(UndecidedAs::Fail) => exit::FAIL,
+            Some(UndecidedAs::Pass) => exit::SUCCESS,
+            Some(UndecidedAs::Fail) => exit::FAILED,
             Some(UndecidedAs::Error) => exit::ERROR,
         };
         let codes = [
@@ -231,13 +226,13 @@ impl Verdict {
                 self.any(Outcome::Undecided) && undecided == exit::ERROR,
                 exit::ERROR,
             ),
-            (self.any(Outcome::Fail), exit::FAIL),
+            (self.any(Outcome::Fail), exit::FAILED),
             (self.any(Outcome::Undecided), undecided),
         ];
         codes
             .into_iter()
             .find(|(holds, _)| *holds)
-            .map_or(exit::PASS, |(_, code)| code)
+            .map_or(exit::SUCCESS, |(_, code)| code)
     }
 
     pub fn count(&self, o: Outcome) -> usize {

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::gate::present::GateFormat;
 use crate::output::Format;
 use crate::report::{self, Filters};
 use crate::{Error, Result};
@@ -20,6 +21,10 @@ pub const DOT_COMMANDS: &[(&str, &str)] = &[
     (
         ".report",
         ".report NAME [skill=… model=… release=… …] [--all-columns]  run a canned report as `liftdb report` shows it",
+    ),
+    (
+        ".gate",
+        ".gate KEY=VALUE …  the CI gate as `liftdb gate` decides it, keys as a gate file's (min-lift=0.1 sequential=true fail-on=outcome release=… …)",
     ),
     (
         ".mode",
@@ -56,6 +61,58 @@ pub const DOT_COMMANDS: &[(&str, &str)] = &[
 pub enum Flow {
     Continue,
     Quit,
+}
+
+/// `.gate`'s KEY=VALUE words as a gate file would hold them: flags as
+/// booleans, `fail-on` a comma-separated list, names as text, the rest
+/// numbers.
+fn gate_spec(args: &[&str]) -> Result<crate::gate::GateSpec> {
+    const USAGE: &str = ".gate KEY=VALUE … (min-lift=0.1 sequential=true fail-on=outcome …)";
+    const FLAGS: &[&str] = &[
+        "significant",
+        "sequential",
+        "no-significant-regression",
+        "family-wise",
+    ];
+    const NAMES: &[&str] = &[
+        "release",
+        "baseline",
+        "skill",
+        "split",
+        "experiment",
+        "undecided",
+        "infra-errors",
+    ];
+    let mut table = toml::Table::new();
+    for word in args {
+        let (key, value) = word
+            .split_once('=')
+            .ok_or_else(|| Error::Invalid(format!("'{word}' is not KEY=VALUE; {USAGE}")))?;
+        let value = if FLAGS.contains(&key) {
+            toml::Value::Boolean(on_off(Some(match value {
+                "true" | "on" => "on",
+                "false" | "off" => "off",
+                other => other,
+            }))?)
+        } else if key == "fail-on" {
+            toml::Value::Array(
+                value
+                    .split(',')
+                    .map(|v| toml::Value::String(v.to_string()))
+                    .collect(),
+            )
+        } else if NAMES.contains(&key) {
+            toml::Value::String(value.to_string())
+        } else {
+            toml::Value::Float(value.parse().map_err(|_| {
+                Error::Invalid(format!("{key}={value}: not a number; {USAGE}"))
+            })?)
+        };
+        table.insert(key.to_string(), value);
+    }
+    toml::Value::Table(table)
+        .try_into()
+        .map_err(|e| Error::Invalid(format!("{e}; {USAGE}")))
 }
 
 fn on_off(arg: Option<&str>) -> Result<bool> {
@@ -255,6 +312,19 @@ pub fn run(
             let shown =
                 report::run_shown(&rep, &filters, &how, |sql, named| session.query(sql, named))?;
             session.write(|out, _| shown.write(&rep, &how, out))?;
+        }
+        ".gate" => {
+            let spec = gate_spec(&args)?;
+            let verdict = crate::gate::evaluate(session.conn()?, &spec)?;
+            let format = match session.mode {
+                Format::Json | Format::Jsonl => GateFormat::Json,
+                Format::Csv | Format::Tsv => GateFormat::Csv,
+                Format::Markdown => GateFormat::Markdown,
+                _ => GateFormat::Table,
+            };
+            session.write(|out, render| {
+                crate::gate::present::write(&verdict, format, render.fit.max_width, out)
+            })?;
         }
         ".mode" => {
             session.mode = arg

@@ -1094,3 +1094,31 @@ fn a_baseline_kept_as_its_report_is_gated_against_as_its_runs_are() {
         .unwrap()
         .contains("matched units against v1"));
 }
+
+/// The shell runs the gate as the command does (#70): `.gate` with a gate
+/// file's keys gives the verdict `liftdb gate` gives for the same flags,
+/// exit code included, and refuses a word that is not KEY=VALUE.
+#[test]
+fn the_shell_gates_as_the_command_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = two_releases(dir.path());
+    let (code, command) = gate_v1_tune(&db, &["--min-lift", "0.1", "--fail-on", "outcome"]);
+    let shell = liftdb_cmd(&db)
+        .args([
+            "-c",
+            ".mode json",
+            "-c",
+            ".gate release=v1 split=tune min-lift=0.1 fail-on=outcome",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(shell.status.code(), Some(0), "{}", stderr_of(&shell));
+    let shell: serde_json::Value = serde_json::from_slice(&shell.stdout).unwrap();
+    assert_eq!(shell, command);
+    assert_eq!(shell["exit_code"], code.unwrap());
+    liftdb_cmd(&db)
+        .args(["-c", ".gate min-lift"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("is not KEY=VALUE"));
+}
