@@ -17,6 +17,7 @@ mod grading;
 mod hostile;
 mod ingest_behaviour;
 mod invalid_runs;
+mod layers;
 mod lake;
 mod plan;
 mod releases;
