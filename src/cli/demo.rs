@@ -117,7 +117,11 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<i32> {
     if !args.keep {
         drop(dir);
         eprintln!("\nThe demo store was temporary and is removed: `liftdb demo --keep` keeps it to open with the SQL shell or any DuckDB client.");
-        return Ok(if errors == 0 { liftdb::exit::SUCCESS } else { liftdb::exit::FAILED });
+        return Ok(if errors == 0 {
+            liftdb::exit::SUCCESS
+        } else {
+            liftdb::exit::FAILED
+        });
     }
     let _kept = dir.keep();
     eprintln!("\nThe demo store is {}.", db.display());
@@ -135,5 +139,9 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<i32> {
         db.display()
     );
     eprintln!("or open it with any DuckDB client: the views work there too.");
-    Ok(if errors == 0 { liftdb::exit::SUCCESS } else { liftdb::exit::FAILED })
+    Ok(if errors == 0 {
+        liftdb::exit::SUCCESS
+    } else {
+        liftdb::exit::FAILED
+    })
 }

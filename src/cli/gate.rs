@@ -88,7 +88,6 @@ pub struct GateArgs {
     pub junit: Option<PathBuf>,
 }
 
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum InfraPolicy {
     Error,
@@ -194,4 +193,3 @@ pub fn run(db: &Location, args: &GateArgs) -> anyhow::Result<i32> {
     })?;
     Ok(verdict.exit_code())
 }
-

@@ -125,7 +125,11 @@ pub fn run(db: &Location, args: &IngestArgs) -> anyhow::Result<i32> {
     } else {
         print_summary(db, &summary, args.quiet);
     }
-    Ok(if summary.errors.is_empty() { liftdb::exit::SUCCESS } else { liftdb::exit::FAILED })
+    Ok(if summary.errors.is_empty() {
+        liftdb::exit::SUCCESS
+    } else {
+        liftdb::exit::FAILED
+    })
 }
 
 pub fn print_summary(db: &Location, s: &IngestSummary, quiet: bool) {

@@ -157,5 +157,9 @@ pub fn run(
         batches.len(),
         out.display()
     );
-    Ok(if errors > 0 { liftdb::exit::FAILED } else { liftdb::exit::SUCCESS })
+    Ok(if errors > 0 {
+        liftdb::exit::FAILED
+    } else {
+        liftdb::exit::SUCCESS
+    })
 }

@@ -249,11 +249,7 @@ fn min_lift(skill: &str, row: Option<&Record>, min: f64, spec: &GateSpec) -> Che
 
 /// A sequential check decided: its outcome, what it measured (with what
 /// its rounds leave out), and what more runs would do.
-fn sequential_check(
-    check: impl Fn(Outcome, String) -> Check,
-    d: Decided,
-    said: String,
-) -> Check {
+fn sequential_check(check: impl Fn(Outcome, String) -> Check, d: Decided, said: String) -> Check {
     let c = &d.check;
     let level = c.level;
     let mut measured = format!(

@@ -37,7 +37,9 @@ pub fn write(
             writeln!(out, "{}", serde_json::to_string_pretty(&value)?)
         }
         GateFormat::Markdown => out.write_all(markdown(verdict)?.as_bytes()),
-        GateFormat::Csv => output::render_with(&table(verdict)?, Format::Csv, &Default::default(), out),
+        GateFormat::Csv => {
+            output::render_with(&table(verdict)?, Format::Csv, &Default::default(), out)
+        }
         GateFormat::Github => {
             for line in github(verdict) {
                 writeln!(out, "{line}")?;
@@ -129,8 +131,7 @@ fn summary(v: &Verdict) -> String {
 /// The checks as a result (check, skill, experiment, arm, outcome, measured,
 /// required, to_decide): one presenter for CSV and Markdown.
 pub fn table(v: &Verdict) -> std::io::Result<ResultSet> {
-    let column =
-        |f: &dyn Fn(&Check) -> String| -> Vec<String> { v.checks.iter().map(f).collect() };
+    let column = |f: &dyn Fn(&Check) -> String| -> Vec<String> { v.checks.iter().map(f).collect() };
     let columns: [(&str, Vec<String>); 8] = [
         ("check", column(&|c| c.check.clone())),
         ("skill", column(&|c| c.skill.clone())),

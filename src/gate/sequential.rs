@@ -103,7 +103,10 @@ impl Suites {
     pub fn of(&self, skill: &str) -> (&[Pair], &[String]) {
         (
             self.pairs.get(skill).map(Vec::as_slice).unwrap_or_default(),
-            self.declared.get(skill).map(Vec::as_slice).unwrap_or_default(),
+            self.declared
+                .get(skill)
+                .map(Vec::as_slice)
+                .unwrap_or_default(),
         )
     }
 }
@@ -217,11 +220,7 @@ fn mean(rounds: &[Vec<f64>]) -> Option<f64> {
 /// change shown below 0 at α/K (K cases: a union bound). Returns the cases
 /// shown worse with their changes, each case's decision, and whether any
 /// case could be shown worse at all with the rounds it has.
-pub fn regression(
-    pairs: &[Pair],
-    baseline: &[Pair],
-    alpha: f64,
-) -> (Vec<(String, Decided)>, bool) {
+pub fn regression(pairs: &[Pair], baseline: &[Pair], alpha: f64) -> (Vec<(String, Decided)>, bool) {
     let cases: BTreeSet<&str> = pairs.iter().map(|p| p.unit.case.as_str()).collect();
     let matched: Vec<&str> = baseline
         .iter()
@@ -235,7 +234,11 @@ pub fn regression(
     let decided = matched
         .iter()
         .map(|case| {
-            let mine: Vec<Pair> = pairs.iter().filter(|p| p.unit.case == *case).cloned().collect();
+            let mine: Vec<Pair> = pairs
+                .iter()
+                .filter(|p| p.unit.case == *case)
+                .cloned()
+                .collect();
             let theirs: Vec<Pair> = baseline
                 .iter()
                 .filter(|p| p.unit.case == *case)
@@ -245,13 +248,8 @@ pub fn regression(
             let sizes: Vec<usize> = d.rounds.complete.iter().map(Vec::len).collect();
             let base = rounds::deal(&theirs, &[]);
             let (b_lower, _) = sequential::bounds(&base.complete, LIFT.0, LIFT.1, each / 2.0);
-            could |= sequential::can_decide(
-                &sizes,
-                LIFT.0,
-                LIFT,
-                b_lower.unwrap_or(LIFT.0),
-                each / 2.0,
-            );
+            could |=
+                sequential::can_decide(&sizes, LIFT.0, LIFT, b_lower.unwrap_or(LIFT.0), each / 2.0);
             (case.to_string(), d)
         })
         .collect();
@@ -312,7 +310,11 @@ pub fn rounds_said(c: &SequentialCheck) -> Vec<String> {
             "{} eligible pairs wait for the next round, which lacks {}{}",
             c.waiting_pairs,
             shown.join(", "),
-            if more > 0 { format!(" and {more} more units") } else { String::new() }
+            if more > 0 {
+                format!(" and {more} more units")
+            } else {
+                String::new()
+            }
         ));
     }
     if c.replaced > 0 {

@@ -104,9 +104,11 @@ fn gate_spec(args: &[&str]) -> Result<crate::gate::GateSpec> {
         } else if NAMES.contains(&key) {
             toml::Value::String(value.to_string())
         } else {
-            toml::Value::Float(value.parse().map_err(|_| {
-                Error::Invalid(format!("{key}={value}: not a number; {USAGE}"))
-            })?)
+            toml::Value::Float(
+                value
+                    .parse()
+                    .map_err(|_| Error::Invalid(format!("{key}={value}: not a number; {USAGE}")))?,
+            )
         };
         table.insert(key.to_string(), value);
     }

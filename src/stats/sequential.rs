@@ -328,8 +328,14 @@ mod tests {
                 .map(|i| test(&rounds, -1.0, 1.0, -1.0 + i as f64 / 100.0, 0.05))
                 .collect();
             for w in at.windows(2) {
-                assert!(w[1].wealth_above <= w[0].wealth_above * (1.0 + 1e-12), "{w:?}");
-                assert!(w[1].wealth_below >= w[0].wealth_below * (1.0 - 1e-12), "{w:?}");
+                assert!(
+                    w[1].wealth_above <= w[0].wealth_above * (1.0 + 1e-12),
+                    "{w:?}"
+                );
+                assert!(
+                    w[1].wealth_below >= w[0].wealth_below * (1.0 - 1e-12),
+                    "{w:?}"
+                );
             }
         }
     }

@@ -118,22 +118,23 @@ fn store(rng: &mut PyRandom, shape: Shape, units: &[(Unit, f64)], looks: usize) 
     let mut retry: Vec<usize> = Vec::new();
     for look in 1..=looks as i64 {
         let mut batch = Vec::new();
-        let mut put = |rng: &mut PyRandom, i: usize, shard: Option<&str>, fail: f64, reps: &mut [i64]| {
-            reps[i] += 1;
-            let (unit, mu) = &units[i];
-            let x = delta(rng, *mu, fail);
-            batch.push(Pair {
-                unit: unit.clone(),
-                place: Place {
-                    first_stored: look,
-                    shard: shard.map(str::to_string),
-                    repetition: reps[i],
-                },
-                x,
-                replaced: false,
-            });
-            x.is_none()
-        };
+        let mut put =
+            |rng: &mut PyRandom, i: usize, shard: Option<&str>, fail: f64, reps: &mut [i64]| {
+                reps[i] += 1;
+                let (unit, mu) = &units[i];
+                let x = delta(rng, *mu, fail);
+                batch.push(Pair {
+                    unit: unit.clone(),
+                    place: Place {
+                        first_stored: look,
+                        shard: shard.map(str::to_string),
+                        repetition: reps[i],
+                    },
+                    x,
+                    replaced: false,
+                });
+                x.is_none()
+            };
         match shape {
             Shape::Whole => (0..units.len()).for_each(|i| {
                 put(rng, i, None, 0.01, &mut reps);
@@ -157,7 +158,11 @@ fn store(rng: &mut PyRandom, shape: Shape, units: &[(Unit, f64)], looks: usize) 
                 }
             }
             Shape::ShardsByRepetition => {
-                let shard = if look % 2 == 1 { "reps-odd" } else { "reps-even" };
+                let shard = if look % 2 == 1 {
+                    "reps-odd"
+                } else {
+                    "reps-even"
+                };
                 (0..units.len()).for_each(|i| {
                     put(rng, i, Some(shard), 0.01, &mut reps);
                 });
@@ -223,7 +228,10 @@ fn assert_within_alpha(what: &str, wrong: usize) {
     let share = wrong as f64 / SUITES as f64;
     let bound = ALPHA + 2.0 * (ALPHA * (1.0 - ALPHA) / SUITES as f64).sqrt();
     println!("{what}: wrong in {share:.3} of {SUITES} suites (bound {bound:.4})");
-    assert!(share <= bound, "{what}: wrong in {share} of suites, over {bound}");
+    assert!(
+        share <= bound,
+        "{what}: wrong in {share} of suites, over {bound}"
+    );
 }
 
 /// min-lift at a suite whose mean lift is exactly D passes at most α of
@@ -236,7 +244,10 @@ fn min_lift_at_the_threshold_passes_at_most_alpha_on_every_shape() {
             .filter(|_| {
                 let center: Vec<f64> = offsets(&mut rng).iter().map(|o| D + o).collect();
                 let release = store(&mut rng, *shape, &units(*shape, &center), LOOKS);
-                seq::min_lift(&release.all(), &declared(), D, ALPHA).check.test.above
+                seq::min_lift(&release.all(), &declared(), D, ALPHA)
+                    .check
+                    .test
+                    .above
             })
             .count();
         assert_within_alpha(&format!("min-lift, {shape:?}"), wrong);
@@ -339,8 +350,7 @@ fn each_look_sees_the_rounds_of_the_looks_before_it() {
                         && dealt.complete[..before.len()] == before[..],
                     "{shape:?} look {look}: the rounds of the look before changed"
                 );
-                passed_at_a_look |=
-                    sequential::test(&dealt.complete, -1.0, 1.0, D, ALPHA).above;
+                passed_at_a_look |= sequential::test(&dealt.complete, -1.0, 1.0, D, ALPHA).above;
                 before = dealt.complete;
             }
             let last = seq::min_lift(&release.all(), &declared(), D, ALPHA);
@@ -381,7 +391,10 @@ fn min_lift_finds_a_lift_of_d_plus_two_tenths() {
         let before = baseline(&mut rng, &o, 30);
         let center: Vec<f64> = o.iter().map(|o| BASELINE_LIFT + o).collect();
         let release = store(&mut rng, Shape::Whole, &units(Shape::Whole, &center), LOOKS);
-        passed += seq::change(&release.all(), &declared(), &before, -M, ALPHA).check.test.above as usize;
+        passed += seq::change(&release.all(), &declared(), &before, -M, ALPHA)
+            .check
+            .test
+            .above as usize;
         let mut center = center;
         center[0] -= 0.5;
         let release = store(&mut rng, Shape::Whole, &units(Shape::Whole, &center), LOOKS);
@@ -399,7 +412,14 @@ fn min_lift_finds_a_lift_of_d_plus_two_tenths() {
 fn can_decide_is_true_wherever_some_sample_decides() {
     let mut rng = PyRandom::new(4242);
     let mut said_yes = 0;
-    for sizes in [vec![1], vec![2, 2], vec![1, 1, 1], vec![3; 4], vec![1; 6], vec![2; 8]] {
+    for sizes in [
+        vec![1],
+        vec![2, 2],
+        vec![1, 1, 1],
+        vec![3; 4],
+        vec![1; 6],
+        vec![2; 8],
+    ] {
         for threshold in [-0.6, -0.2, 0.0, 0.4] {
             for alpha in [0.05, 0.005] {
                 let could = sequential::can_decide(&sizes, -1.0, (-1.0, 1.0), threshold, alpha);

@@ -296,7 +296,10 @@ fn runs_of<'a>(
     let mut runs = Vec::new();
     for rep in first_rep..first_rep + reps {
         for (k, m) in mu.iter().enumerate() {
-            for (arm, p) in [("with_skill", 0.5 + m / 2.0), ("without_skill", 0.5 - m / 2.0)] {
+            for (arm, p) in [
+                ("with_skill", 0.5 + m / 2.0),
+                ("without_skill", 0.5 - m / 2.0),
+            ] {
                 runs.push(ReportRun {
                     root,
                     case: format!("case-{k:02}"),
@@ -324,7 +327,8 @@ fn gate_json(db: &std::path::Path, args: &[&str]) -> (Option<i32>, serde_json::V
         .args(["--sequential", "--format", "json"])
         .output()
         .unwrap();
-    let verdict = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr_of(&out)));
+    let verdict =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr_of(&out)));
     (out.status.code(), verdict)
 }
 
@@ -431,7 +435,10 @@ fn comparisons_with_a_sampled_baseline_decide_as_the_library_does_on_the_stored_
     let before = pairs_of("base", 3);
     for batch in 0..3 {
         let report = dir.path().join(format!("new-{batch}/benchmark.json"));
-        write_report(&report, &runs_of(&mut rng, "eval-runs", &new, 1 + 8 * batch, 8));
+        write_report(
+            &report,
+            &runs_of(&mut rng, "eval-runs", &new, 1 + 8 * batch, 8),
+        );
         let out = liftdb_cmd(&db)
             .args(["ingest", "--release", "new"])
             .arg(&report)
@@ -466,11 +473,17 @@ fn comparisons_with_a_sampled_baseline_decide_as_the_library_does_on_the_stored_
             ("fail_below", expected.fail_below),
         ] {
             let got = seen[field].as_f64().unwrap();
-            assert!((got - value).abs() <= 1e-9 * value.abs().max(1.0), "{field}: {got} vs {value}: {ni}");
+            assert!(
+                (got - value).abs() <= 1e-9 * value.abs().max(1.0),
+                "{field}: {got} vs {value}: {ni}"
+            );
         }
         assert_ne!(ni["outcome"], "pass", "{ni}");
         let regression = &verdict["checks"][1];
-        assert_eq!(regression["check"], "no-significant-regression", "{verdict}");
+        assert_eq!(
+            regression["check"], "no-significant-regression",
+            "{verdict}"
+        );
         let (cases, _) = seq::regression(&here, &before, 0.05);
         let shown_worse = cases.iter().any(|(_, d)| d.check.test.below);
         assert_eq!(regression["outcome"] == "fail", shown_worse, "{regression}");
@@ -490,7 +503,13 @@ fn a_pair_stored_again_keeps_its_place_and_is_named() {
     let ingest = |batch: i32| {
         let tree = dir.path().join(format!("batch-{batch}"));
         let out = liftdb_cmd(&db)
-            .args(["ingest", "--release", "r", "--shard", &format!("batch-{batch}")])
+            .args([
+                "ingest",
+                "--release",
+                "r",
+                "--shard",
+                &format!("batch-{batch}"),
+            ])
             .arg(tree.join("eval-runs"))
             .arg(tree.join("manifest.json"))
             .output()
@@ -500,7 +519,14 @@ fn a_pair_stored_again_keeps_its_place_and_is_named() {
     for batch in 1..=3 {
         assert_cmd::Command::cargo_bin("gen-runs")
             .unwrap()
-            .args(["--runs", "40", "--models", "claude-sonnet-4-5", "--reps", "1"])
+            .args([
+                "--runs",
+                "40",
+                "--models",
+                "claude-sonnet-4-5",
+                "--reps",
+                "1",
+            ])
             .args(["--seed", &(200 + batch).to_string(), "--out"])
             .arg(dir.path().join(format!("batch-{batch}")))
             .assert()
@@ -554,7 +580,10 @@ fn a_pair_stored_again_keeps_its_place_and_is_named() {
     // The changed run's pair is in the first round (its unit's first pair).
     assert_eq!(seen["replaced"], 1, "{check}");
     assert!(
-        check["measured"].as_str().unwrap().contains("1 pairs of the rounds bet on were stored again"),
+        check["measured"]
+            .as_str()
+            .unwrap()
+            .contains("1 pairs of the rounds bet on were stored again"),
         "{check}"
     );
 }
@@ -593,7 +622,10 @@ fn a_suite_that_grew_after_a_complete_round_is_refused_not_passed() {
                 assert_eq!(code, Some(2), "{verdict}");
                 assert_eq!(check["outcome"], "error", "{check}");
                 let said = check["measured"].as_str().unwrap();
-                assert!(said.contains("case-05, case-06, case-07, case-08, case-09"), "{said}");
+                assert!(
+                    said.contains("case-05, case-06, case-07, case-08, case-09"),
+                    "{said}"
+                );
                 assert!(said.contains("Hint: declare every case"), "{said}");
             }
         }
@@ -625,7 +657,10 @@ fn several_skills_say_what_alpha_covers_and_family_wise_divides_it() {
     assert_eq!(each["checks"][0]["sequential"]["level"], 0.05, "{each}");
     let (_, family) = gate_json(&db, &["--min-lift", "0", "--family-wise"]);
     let notes = family["notes"].to_string();
-    assert!(notes.contains("covers the 2 skills gated together"), "{notes}");
+    assert!(
+        notes.contains("covers the 2 skills gated together"),
+        "{notes}"
+    );
     for check in family["checks"].as_array().unwrap() {
         assert_eq!(check["sequential"]["level"], 0.025, "{check}");
         assert_eq!(check["sequential"]["target"], 40.0, "{check}");

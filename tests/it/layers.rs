@@ -54,21 +54,32 @@ fn every_module_imports_only_what_the_architecture_table_allows() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let doc = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
     let allowed = table(&doc);
-    assert!(allowed.len() >= 10, "the module table was not found: {allowed:?}");
+    assert!(
+        allowed.len() >= 10,
+        "the module table was not found: {allowed:?}"
+    );
     let path = regex::Regex::new(r"crate::([a-z_]+)").unwrap();
     let mut broken = Vec::new();
     for (module, may) in &allowed {
         let Some(may) = may else { continue };
         let dir = root.join("src").join(module);
-        let at = if dir.is_dir() { dir } else { root.join(format!("src/{module}.rs")) };
-        assert!(at.exists(), "the table names {module}, which src/ does not hold");
+        let at = if dir.is_dir() {
+            dir
+        } else {
+            root.join(format!("src/{module}.rs"))
+        };
+        assert!(
+            at.exists(),
+            "the table names {module}, which src/ does not hold"
+        );
         for file in rust_files(&at) {
             let text = std::fs::read_to_string(&file).unwrap();
             for used in path.captures_iter(&text).map(|c| c[1].to_string()) {
                 let fine = used == *module
                     || may.contains(&used)
                     || EVERYWHERE.contains(&used.as_str())
-                    || !allowed.contains_key(&used) && !root.join("src").join(&used).exists()
+                    || !allowed.contains_key(&used)
+                        && !root.join("src").join(&used).exists()
                         && !root.join(format!("src/{used}.rs")).exists();
                 if !fine {
                     broken.push(format!("{} uses crate::{used}", file.display()));
@@ -78,5 +89,9 @@ fn every_module_imports_only_what_the_architecture_table_allows() {
     }
     broken.sort();
     broken.dedup();
-    assert!(broken.is_empty(), "imports the table does not allow:\n{}", broken.join("\n"));
+    assert!(
+        broken.is_empty(),
+        "imports the table does not allow:\n{}",
+        broken.join("\n")
+    );
 }
