@@ -361,6 +361,7 @@ pub const GATE_QUERIES: &[(&str, &str)] = &[
     ("infra_errors", include_str!("../sql/gate/infra_errors.sql")),
     ("round_pairs", include_str!("../sql/gate/round_pairs.sql")),
     ("suite_cases", include_str!("../sql/gate/suite_cases.sql")),
+    ("changed_runs", include_str!("../sql/gate/changed_runs.sql")),
 ];
 
 /// The check of each report filter's value: `sql/filters/NAME.sql`, NAME

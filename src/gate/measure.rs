@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use duckdb::Connection;
 
 use super::findings::{Selector, PAIRED};
-use super::sequential::{self as seq, Decided, Suites};
+use super::sequential::{self as seq, Changed, Decided, Suites};
 use super::{by_skill, Check, Finding, GateSpec, InfraErrors, Outcome, Scope};
 use crate::output::Record;
 use crate::stats::multiple::benjamini_hochberg;
@@ -39,6 +39,7 @@ pub(super) fn experiment_checks(
                     Some(_) => None,
                 }
                 .as_ref(),
+                Some(&scope.ask(conn, "changed_runs")?),
             )),
             false => None,
         };
@@ -112,9 +113,13 @@ pub(super) fn baseline_checks(
             let here = Suites::read(
                 &scope.ask(conn, "round_pairs")?,
                 Some(&scope.ask(conn, "suite_cases")?),
+                Some(&scope.ask(conn, "changed_runs")?),
             );
             let before = scope.with("release", Some(b));
-            Some((here, Suites::read(&before.ask(conn, "round_pairs")?, None)))
+            Some((
+                here,
+                Suites::read(&before.ask(conn, "round_pairs")?, None, None),
+            ))
         }
         _ => None,
     };
@@ -247,9 +252,43 @@ fn min_lift(skill: &str, row: Option<&Record>, min: f64, spec: &GateSpec) -> Che
     c
 }
 
+/// Why a sequential check cannot be tested validly as the release is
+/// stored, if it cannot: runs changed after they were stored, or the suite
+/// grew after it had a complete round.
+fn refused(changed: Option<&Changed>, joined_late: &[String]) -> Option<String> {
+    const WHY: &str = "a sequential test needs a release that grows by new runs only, its suite fixed before its first look (docs/metrics.md §M14)";
+    const OTHERWISE: &str = "or gate this release with the fixed-sample test (without --sequential)";
+    if let Some(c) = changed.filter(|c| c.replaced + c.deleted > 0) {
+        return Some(format!(
+            "not tested: {} of the release's runs were stored again after they were first stored and {} were deleted by a later batch (cases {}), so rounds a gate run bet on may have changed; {WHY}. Hint: write each batch's runs as new repetitions (new run-N folders or report rows, or --shard NAME per batch), {OTHERWISE}",
+            c.replaced, c.deleted, c.cases
+        ));
+    }
+    (!joined_late.is_empty()).then(|| {
+        format!(
+            "not tested: cases {} were first stored after the suite had a complete round without them, so a gate run between then bet on part of the suite; {WHY}. Hint: declare every case before the first gate (a manifest listing them, ingested with the first batch), {OTHERWISE}",
+            joined_late.join(", ")
+        )
+    })
+}
+
 /// A sequential check decided: its outcome, what it measured (with what
-/// its rounds leave out), and what more runs would do.
-fn sequential_check(check: impl Fn(Outcome, String) -> Check, d: Decided, said: String) -> Check {
+/// its rounds leave out), and what more runs would do; refused (an error)
+/// when the release as stored cannot be tested validly.
+fn sequential_check(
+    check: impl Fn(Outcome, String) -> Check,
+    mut d: Decided,
+    said: String,
+    changed: Option<&Changed>,
+) -> Check {
+    if let Some(c) = changed {
+        (d.check.replaced, d.check.deleted) = (c.replaced, c.deleted);
+    }
+    if let Some(why) = refused(changed, &d.check.joined_late) {
+        let mut out = check(Outcome::Error, why);
+        out.sequential = Some(d.check);
+        return out;
+    }
     let c = &d.check;
     let level = c.level;
     let mut measured = format!(
@@ -263,22 +302,14 @@ fn sequential_check(check: impl Fn(Outcome, String) -> Check, d: Decided, said: 
         c.test.wealth_below,
         c.test.target
     );
+    if let (Some(l), Some(u)) = (c.lower, c.upper) {
+        if l > u {
+            measured.push_str("; the bounds cross: no one mean fits every round (what the runs measure changed across batches), and a side decided stays decided");
+        }
+    }
     for note in seq::rounds_said(c) {
         measured.push_str("; ");
         measured.push_str(&note);
-    }
-    if !c.joined_late.is_empty() {
-        // The suite grew after it had a complete round: a look between then
-        // bet on part of it, and nothing stored says whether one did.
-        let mut out = check(
-            Outcome::Error,
-            format!(
-                "not tested: cases {} were first stored after the suite had a complete round without them, so a gate run between then bet on part of the suite; a sequential test needs its suite fixed before its first look (docs/metrics.md §M14). Hint: declare every case before the first gate (a manifest listing them, ingested with the first batch), or store all of a suite's shards before gating; a release stored so can be gated by the fixed-sample test (without --sequential)",
-                c.joined_late.join(", ")
-            ),
-        );
-        out.sequential = Some(d.check);
-        return out;
     }
     let outcome = match (c.test.above, c.test.below) {
         (true, false) => Outcome::Pass,
@@ -305,7 +336,7 @@ fn min_lift_sequential(skill: &str, suites: &Suites, min: f64, spec: &GateSpec) 
     }
     let d = seq::min_lift(pairs, declared, min, alpha);
     let said = format!("mean {}", d.check.test.mean.map_or("-".into(), signed));
-    sequential_check(check, d, said)
+    sequential_check(check, d, said, suites.changed.get(skill))
 }
 
 /// Every arm's share of runs that do not count at most `max`; the worst
@@ -589,7 +620,7 @@ fn non_inferiority_sequential(
         d.check.test.mean.map_or("-".into(), signed),
         d.check.baseline_rounds.unwrap_or(0)
     );
-    sequential_check(check, d, said)
+    sequential_check(check, d, said, here.changed.get(skill))
 }
 
 fn no_regression(skill: &str, units: &[Record], alpha: f64, baseline: Option<&str>) -> Check {
@@ -671,16 +702,30 @@ fn no_regression_sequential(
     let Some(baseline) = baseline else {
         return check(Outcome::Undecided, NO_BASELINE.into());
     };
-    let (pairs, _) = here.of(skill);
+    let (pairs, declared) = here.of(skill);
     let (theirs, _) = before.of(skill);
-    let (cases, could) = seq::regression(pairs, theirs, alpha);
-    if cases.is_empty() {
+    let r = seq::regression(pairs, declared, theirs, alpha);
+    // The case nearest to being shown worse speaks for the check's numbers.
+    let nearest = r
+        .cases
+        .iter()
+        .max_by(|a, b| a.1.check.test.wealth_below.total_cmp(&b.1.check.test.wealth_below))
+        .map(|(_, d)| d.check.clone());
+    let attach = |mut c: Check| {
+        c.sequential = nearest.clone();
+        c
+    };
+    if let Some(why) = refused(here.changed.get(skill), &r.joined_late) {
+        return attach(check(Outcome::Error, why));
+    }
+    if r.cases.is_empty() {
         return check(
             Outcome::Undecided,
             format!("no case paired in both this release and {baseline}"),
         );
     }
-    let regressed: Vec<String> = cases
+    let regressed: Vec<String> = r
+        .cases
         .iter()
         .filter(|(_, d)| d.check.test.below)
         .map(|(case, d)| {
@@ -691,8 +736,8 @@ fn no_regression_sequential(
             )
         })
         .collect();
-    let each = alpha / cases.len() as f64;
-    match (regressed.is_empty(), could) {
+    let each = alpha / r.tested as f64;
+    attach(match (regressed.is_empty(), r.could) {
         (false, _) => check(
             Outcome::Fail,
             format!("regressed against {baseline}: {}", regressed.join(", ")),
@@ -700,16 +745,17 @@ fn no_regression_sequential(
         (true, true) => check(
             Outcome::Pass,
             format!(
-                "{} cases compared with {baseline}, none shown to regress",
-                cases.len()
+                "{} cases compared with {baseline} (α divided among {}), none shown to regress",
+                r.cases.len(),
+                r.tested
             ),
         ),
         (true, false) => check(
             Outcome::Undecided,
             format!(
                 "{} cases compared with {baseline}: too few rounds for any case to be shown worse at {each:.4}",
-                cases.len()
+                r.cases.len()
             ),
         ),
-    }
+    })
 }

@@ -36,6 +36,25 @@ pub struct Place {
     pub repetition: i64,
 }
 
+/// A case the suite declares, and when it was first declared (the rank of
+/// the batch that first read a file declaring it, as `Place::first_stored`
+/// ranks; `i64::MIN` when it counts from the start, `i64::MAX` when unknown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declared {
+    pub case: String,
+    pub at: i64,
+}
+
+impl Declared {
+    /// A case declared before anything was stored (a manifest).
+    pub fn from_start(case: impl Into<String>) -> Declared {
+        Declared {
+            case: case.into(),
+            at: i64::MIN,
+        }
+    }
+}
+
 /// One with/without pair of the suite.
 #[derive(Debug, Clone)]
 pub struct Pair {
@@ -44,8 +63,6 @@ pub struct Pair {
     /// The pair's observation (its delta, or its change from a baseline);
     /// None when the pair does not count (an arm failed, a rate missing).
     pub x: Option<f64>,
-    /// A run of the pair was stored again after it was first stored.
-    pub replaced: bool,
 }
 
 /// A skill's (or one case's) rounds, dealt.
@@ -62,8 +79,6 @@ pub struct Rounds {
     /// Units lacking their pair of the next round (named: case, and the
     /// experiment and model where there are several).
     pub lacking: Vec<String>,
-    /// Pairs of complete rounds replaced after they were first stored.
-    pub replaced: usize,
     /// Cases first stored after the suite's units stored before them had
     /// completed a round: a gate run between the two bet on part of the
     /// suite.
@@ -84,7 +99,7 @@ impl Rounds {
 /// Deal `pairs` (one suite: one skill, or one case of it) into rounds;
 /// `declared` are the suite's declared cases (a case among them with no
 /// pair is a unit that has none yet).
-pub fn deal(pairs: &[Pair], declared: &[String]) -> Rounds {
+pub fn deal(pairs: &[Pair], declared: &[Declared]) -> Rounds {
     let mut by_unit: BTreeMap<&Unit, Vec<&Pair>> = BTreeMap::new();
     for p in pairs {
         by_unit.entry(&p.unit).or_default().push(p);
@@ -95,6 +110,7 @@ pub fn deal(pairs: &[Pair], declared: &[String]) -> Rounds {
     let seen: BTreeSet<&str> = by_unit.keys().map(|u| u.case.as_str()).collect();
     let undeclared: Vec<&String> = declared
         .iter()
+        .map(|d| &d.case)
         .filter(|c| !seen.contains(c.as_str()))
         .collect();
     let experiments: BTreeSet<&Option<String>> = by_unit.keys().map(|u| &u.experiment).collect();
@@ -122,11 +138,6 @@ pub fn deal(pairs: &[Pair], declared: &[String]) -> Rounds {
     let complete: Vec<Vec<f64>> = (0..complete_count)
         .map(|j| eligible.iter().map(|(_, l)| l[j].x.unwrap()).collect())
         .collect();
-    let replaced = eligible
-        .iter()
-        .flat_map(|(_, l)| l.iter().take(complete_count))
-        .filter(|p| p.replaced)
-        .count();
     let waiting_pairs = eligible
         .iter()
         .map(|(_, l)| l.len().saturating_sub(complete_count))
@@ -146,15 +157,22 @@ pub fn deal(pairs: &[Pair], declared: &[String]) -> Rounds {
         units,
         waiting_pairs: if units == 0 { 0 } else { waiting_pairs },
         lacking,
-        replaced,
-        joined_late: joined_late(&by_unit),
+        joined_late: joined_late(&by_unit, declared),
     }
 }
 
-/// Cases whose first pair was stored after every unit stored before them
-/// had an eligible pair: the suite had a complete round without them.
-fn joined_late(by_unit: &BTreeMap<&Unit, Vec<&Pair>>) -> Vec<String> {
-    // (first stored of any pair, first stored of an eligible pair) per unit.
+/// Cases whose first pair was stored after the suite had a complete round
+/// without them: after every unit stored before them had an eligible pair
+/// and every case declared by then had a unit. A case declared before its
+/// first pair is never late: no round is complete until it has its pair.
+fn joined_late(by_unit: &BTreeMap<&Unit, Vec<&Pair>>, declared: &[Declared]) -> Vec<String> {
+    let mut declared_at: BTreeMap<&str, i64> = BTreeMap::new();
+    for d in declared {
+        let at = declared_at.entry(d.case.as_str()).or_insert(d.at);
+        *at = (*at).min(d.at);
+    }
+    // Per unit: when its first pair of any kind was stored, when its first
+    // eligible one was (None: none yet), its case.
     let mut arrivals: Vec<(i64, Option<i64>, &str)> = by_unit
         .iter()
         .map(|(u, list)| {
@@ -168,29 +186,36 @@ fn joined_late(by_unit: &BTreeMap<&Unit, Vec<&Pair>>) -> Vec<String> {
         })
         .collect();
     arrivals.sort();
+    // When each case first had a unit.
+    let mut present_at: BTreeMap<&str, i64> = BTreeMap::new();
+    for a in &arrivals {
+        present_at.entry(a.2).or_insert(a.0);
+    }
     let mut late = BTreeSet::new();
-    // Over the units that arrived before: the latest first eligible pair
-    // (None once one of them has none).
-    let mut complete_by: Option<i64> = None;
+    // Over the units that arrived strictly before the current group: the
+    // latest first eligible pair (None once one of them has none).
+    let mut complete_at: Option<i64> = Some(i64::MIN);
     let mut any_before = false;
     let mut i = 0;
     while i < arrivals.len() {
         let at = arrivals[i].0;
-        let group: Vec<_> = arrivals[i..].iter().take_while(|a| a.0 == at).collect();
-        for a in &group {
-            if any_before && complete_by.is_some_and(|c| c < at) {
+        let group = arrivals[i..].iter().take_while(|a| a.0 == at).count();
+        // Every case declared before now already had a unit.
+        let declared_there = declared_at
+            .iter()
+            .filter(|(_, d)| **d < at)
+            .all(|(c, _)| present_at.get(c).is_some_and(|t| *t < at));
+        for a in &arrivals[i..i + group] {
+            let awaited = declared_at.get(a.2).is_some_and(|d| *d < at);
+            if any_before && !awaited && declared_there && complete_at.is_some_and(|c| c < at) {
                 late.insert(a.2.to_string());
             }
         }
-        for a in &group {
-            complete_by = match (any_before, complete_by, a.1) {
-                (false, _, c) => c,
-                (true, Some(c), Some(d)) => Some(c.max(d)),
-                _ => None,
-            };
-            any_before = true;
+        for a in &arrivals[i..i + group] {
+            complete_at = complete_at.zip(a.1).map(|(c, d)| c.max(d));
         }
-        i += group.len();
+        any_before = true;
+        i += group;
     }
     late.into_iter().collect()
 }
@@ -212,7 +237,6 @@ mod tests {
                 repetition: rep,
             },
             x,
-            replaced: false,
         }
     }
 
@@ -252,7 +276,7 @@ mod tests {
     #[test]
     fn declared_and_late_cases() {
         let pairs = vec![pair("a", "c1", 1, 1, Some(0.1))];
-        let r = deal(&pairs, &["c1".into(), "c2".into()]);
+        let r = deal(&pairs, &[Declared::from_start("c1"), Declared::from_start("c2")]);
         assert!(r.complete.is_empty());
         assert_eq!(r.lacking.len(), 1);
         let pairs = vec![
@@ -262,5 +286,14 @@ mod tests {
         let r = deal(&pairs, &[]);
         assert_eq!(r.complete, vec![vec![0.1, 0.3]]);
         assert_eq!(r.joined_late, vec!["c2".to_string()]);
+        // Declared from the start, c2 is awaited, not late; declared by the
+        // batch that stored it, it joined late all the same.
+        let r = deal(&pairs, &[Declared::from_start("c1"), Declared::from_start("c2")]);
+        assert!(r.joined_late.is_empty(), "{r:?}");
+        let by_rows = [
+            Declared { case: "c1".into(), at: 1 },
+            Declared { case: "c2".into(), at: 2 },
+        ];
+        assert_eq!(deal(&pairs, &by_rows).joined_late, vec!["c2".to_string()]);
     }
 }

@@ -15,15 +15,17 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::rounds::{self, Pair, Place, Rounds, Unit};
+use super::rounds::{self, Declared, Pair, Place, Rounds, Unit};
 use crate::output::ResultSet;
 use crate::stats::sequential::{self, Sequential};
 
 /// A lift observation lies in [−1, 1].
 pub const LIFT: (f64, f64) = (-1.0, 1.0);
-/// Draws behind "rounds to a decision", and the most rounds looked at.
+/// Draws behind "rounds to a decision"; the most rounds looked at, fewer
+/// for a large suite so the draws bet on at most `SIMULATED` observations.
 const REPLICATIONS: usize = 200;
 const ROUNDS_CAP: usize = 2000;
+const SIMULATED: usize = 4_000_000;
 
 /// What a sequential check saw and decided, as the gate reports it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -50,23 +52,39 @@ pub struct SequentialCheck {
     /// Units the next round waits for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lacking: Vec<String>,
-    /// Pairs of complete rounds replaced after they were first stored.
-    pub replaced: usize,
+    /// The skill's runs in the release stored again after they were first
+    /// stored, and stored then deleted: either refuses the check.
+    pub replaced: i64,
+    pub deleted: i64,
     /// Cases first stored after a complete round without them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub joined_late: Vec<String>,
 }
 
-/// Each skill's pairs and declared cases, read from `round_pairs` and
-/// `suite_cases`.
+/// A skill's runs in the release that changed after they were stored.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Changed {
+    pub replaced: i64,
+    pub deleted: i64,
+    /// Their cases, comma-separated.
+    pub cases: String,
+}
+
+/// Each skill's pairs, declared cases and changed runs, read from
+/// `round_pairs`, `suite_cases` and `changed_runs`.
 #[derive(Debug, Default, Clone)]
 pub struct Suites {
     pub pairs: BTreeMap<String, Vec<Pair>>,
-    pub declared: BTreeMap<String, Vec<String>>,
+    pub declared: BTreeMap<String, Vec<Declared>>,
+    pub changed: BTreeMap<String, Changed>,
 }
 
 impl Suites {
-    pub fn read(pairs: &ResultSet, declared: Option<&ResultSet>) -> Suites {
+    pub fn read(
+        pairs: &ResultSet,
+        declared: Option<&ResultSet>,
+        changed: Option<&ResultSet>,
+    ) -> Suites {
         let mut suites = Suites::default();
         for p in pairs.records() {
             let (Some(skill), Some(case), Some(stored), Some(repetition)) = (
@@ -89,18 +107,34 @@ impl Suites {
                     repetition,
                 },
                 x: p.number("delta"),
-                replaced: p.flag("replaced") == Some(true),
             });
         }
         for d in declared.iter().flat_map(|d| d.records()) {
             if let (Some(skill), Some(case)) = (d.text("skill"), d.text("case")) {
-                suites.declared.entry(skill).or_default().push(case);
+                let at = d.count("declared_at").unwrap_or(i64::MAX);
+                suites
+                    .declared
+                    .entry(skill)
+                    .or_default()
+                    .push(Declared { case, at });
+            }
+        }
+        for c in changed.iter().flat_map(|c| c.records()) {
+            if let Some(skill) = c.text("skill") {
+                suites.changed.insert(
+                    skill,
+                    Changed {
+                        replaced: c.count("replaced").unwrap_or(0),
+                        deleted: c.count("deleted").unwrap_or(0),
+                        cases: c.text("cases").unwrap_or_default(),
+                    },
+                );
             }
         }
         suites
     }
 
-    pub fn of(&self, skill: &str) -> (&[Pair], &[String]) {
+    pub fn of(&self, skill: &str) -> (&[Pair], &[Declared]) {
         (
             self.pairs.get(skill).map(Vec::as_slice).unwrap_or_default(),
             self.declared
@@ -118,10 +152,11 @@ pub struct Decided {
 }
 
 /// min-lift D: the suite's rounds tested against D at α.
-pub fn min_lift(pairs: &[Pair], declared: &[String], min: f64, alpha: f64) -> Decided {
+pub fn min_lift(pairs: &[Pair], declared: &[Declared], min: f64, alpha: f64) -> Decided {
     let rounds = rounds::deal(pairs, declared);
     let test = sequential::test(&rounds.complete, LIFT.0, LIFT.1, min, alpha);
     let (lower, upper) = sequential::bounds(&rounds.complete, LIFT.0, LIFT.1, alpha);
+    let (lower, upper) = decided_bounds(&test, lower, upper, min, min);
     Decided {
         check: SequentialCheck {
             test,
@@ -134,7 +169,8 @@ pub fn min_lift(pairs: &[Pair], declared: &[String], min: f64, alpha: f64) -> De
             baseline_rounds: None,
             waiting_pairs: rounds.waiting_pairs,
             lacking: rounds.lacking.clone(),
-            replaced: rounds.replaced,
+            replaced: 0,
+            deleted: 0,
             joined_late: rounds.joined_late.clone(),
         },
         rounds,
@@ -147,7 +183,7 @@ pub fn min_lift(pairs: &[Pair], declared: &[String], min: f64, alpha: f64) -> De
 /// α/2 on this release's test.
 pub fn change(
     pairs: &[Pair],
-    declared: &[String],
+    declared: &[Declared],
     baseline: &[Pair],
     threshold: f64,
     alpha: f64,
@@ -168,9 +204,9 @@ pub fn change(
     // A case the baseline ran and this release declares but has not run yet
     // is part of the comparison: rounds wait for it.
     let baseline_cases: BTreeSet<&str> = baseline.iter().map(|p| p.unit.case.as_str()).collect();
-    let declared: Vec<String> = declared
+    let declared: Vec<Declared> = declared
         .iter()
-        .filter(|c| baseline_cases.contains(c.as_str()))
+        .filter(|d| baseline_cases.contains(d.case.as_str()))
         .cloned()
         .collect();
     let rounds = rounds::deal(&matched, &declared);
@@ -192,23 +228,52 @@ pub fn change(
         below: below.below,
         ..above
     };
+    let (lower, upper) = decided_bounds(
+        &test,
+        Some(n_lower.unwrap_or(LIFT.0) - b_upper),
+        Some(n_upper.unwrap_or(LIFT.1) - b_lower),
+        threshold,
+        threshold,
+    );
     Decided {
         check: SequentialCheck {
             test,
             pass_above: pass_at,
             fail_below: fail_at,
             level: alpha,
-            lower: Some(n_lower.unwrap_or(LIFT.0) - b_upper),
-            upper: Some(n_upper.unwrap_or(LIFT.1) - b_lower),
+            lower,
+            upper,
             units: rounds.units,
             baseline_rounds: Some(base.complete.len()),
             waiting_pairs: rounds.waiting_pairs,
             lacking: rounds.lacking.clone(),
-            replaced: rounds.replaced,
+            replaced: 0,
+            deleted: 0,
             joined_late: rounds.joined_late.clone(),
         },
         rounds,
     }
+}
+
+/// The bounds as decided: a side that rejected its threshold bounds the
+/// mean at least there (bisection stops a hair short of the exact edge).
+fn decided_bounds(
+    test: &Sequential,
+    lower: Option<f64>,
+    upper: Option<f64>,
+    above: f64,
+    below: f64,
+) -> (Option<f64>, Option<f64>) {
+    (
+        match test.above {
+            true => Some(lower.map_or(above, |l| l.max(above))),
+            false => lower,
+        },
+        match test.below {
+            true => Some(upper.map_or(below, |u| u.min(below))),
+            false => upper,
+        },
+    )
 }
 
 fn mean(rounds: &[Vec<f64>]) -> Option<f64> {
@@ -216,44 +281,76 @@ fn mean(rounds: &[Vec<f64>]) -> Option<f64> {
     (n > 0).then(|| rounds.iter().flatten().sum::<f64>() / n as f64)
 }
 
+/// no-significant-regression's decisions: each case's, whether any case
+/// could be shown worse with the rounds it has, the number of cases α is
+/// divided among, and the cases that joined the suite late.
+pub struct Regression {
+    pub cases: Vec<(String, Decided)>,
+    pub could: bool,
+    pub tested: usize,
+    pub joined_late: Vec<String>,
+}
+
 /// no-significant-regression: each case matched in both releases, its
-/// change shown below 0 at α/K (K cases: a union bound). Returns the cases
-/// shown worse with their changes, each case's decision, and whether any
-/// case could be shown worse at all with the rounds it has.
-pub fn regression(pairs: &[Pair], baseline: &[Pair], alpha: f64) -> (Vec<(String, Decided)>, bool) {
-    let cases: BTreeSet<&str> = pairs.iter().map(|p| p.unit.case.as_str()).collect();
-    let matched: Vec<&str> = baseline
+/// change shown below 0 at α/K. K counts every case the comparison covers
+/// from the start — matched, or declared by this release's suite and run
+/// by the baseline — so that it does not grow as cases are stored (a union
+/// bound across cases).
+pub fn regression(
+    pairs: &[Pair],
+    declared: &[Declared],
+    baseline: &[Pair],
+    alpha: f64,
+) -> Regression {
+    let theirs: BTreeSet<&str> = baseline.iter().map(|p| p.unit.case.as_str()).collect();
+    let ours: BTreeSet<&str> = pairs.iter().map(|p| p.unit.case.as_str()).collect();
+    let matched: Vec<&str> = ours.intersection(&theirs).copied().collect();
+    let covered: BTreeSet<&str> = matched
         .iter()
-        .map(|p| p.unit.case.as_str())
-        .filter(|c| cases.contains(c))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
+        .copied()
+        .chain(
+            declared
+                .iter()
+                .map(|d| d.case.as_str())
+                .filter(|c| theirs.contains(c)),
+        )
         .collect();
-    let each = alpha / matched.len().max(1) as f64;
+    let each = alpha / covered.len().max(1) as f64;
     let mut could = false;
-    let decided = matched
+    let cases = matched
         .iter()
         .map(|case| {
-            let mine: Vec<Pair> = pairs
+            let mine: Vec<Pair> = pairs.iter().filter(|p| p.unit.case == *case).cloned().collect();
+            let before: Vec<Pair> = baseline
                 .iter()
                 .filter(|p| p.unit.case == *case)
                 .cloned()
                 .collect();
-            let theirs: Vec<Pair> = baseline
-                .iter()
-                .filter(|p| p.unit.case == *case)
-                .cloned()
-                .collect();
-            let d = change(&mine, &[], &theirs, 0.0, each);
+            let d = change(&mine, &[], &before, 0.0, each);
             let sizes: Vec<usize> = d.rounds.complete.iter().map(Vec::len).collect();
-            let base = rounds::deal(&theirs, &[]);
+            let base = rounds::deal(&before, &[]);
             let (b_lower, _) = sequential::bounds(&base.complete, LIFT.0, LIFT.1, each / 2.0);
-            could |=
-                sequential::can_decide(&sizes, LIFT.0, LIFT, b_lower.unwrap_or(LIFT.0), each / 2.0);
+            could |= sequential::can_decide(
+                &sizes,
+                LIFT.0,
+                LIFT,
+                b_lower.unwrap_or(LIFT.0),
+                each / 2.0,
+            );
             (case.to_string(), d)
         })
         .collect();
-    (decided, could)
+    let matched_pairs: Vec<Pair> = pairs
+        .iter()
+        .filter(|p| theirs.contains(p.unit.case.as_str()))
+        .cloned()
+        .collect();
+    Regression {
+        cases,
+        could,
+        tested: covered.len(),
+        joined_late: rounds::deal(&matched_pairs, declared).joined_late,
+    }
 }
 
 /// How many more rounds would decide, at the mean seen so far: None once
@@ -275,6 +372,8 @@ pub fn more_rounds(check: &SequentialCheck, rounds: &Rounds) -> Option<String> {
         ));
     };
     let level = 1.0 / t.target;
+    // The draws start afresh: the rounds seen count toward the cap.
+    let cap = t.rounds + (SIMULATED / (REPLICATIONS * rounds.units.max(1))).clamp(20, ROUNDS_CAP);
     let total = sequential::rounds_to_decide(
         &rounds.complete,
         mean,
@@ -282,7 +381,7 @@ pub fn more_rounds(check: &SequentialCheck, rounds: &Rounds) -> Option<String> {
         threshold,
         level,
         REPLICATIONS,
-        ROUNDS_CAP,
+        cap,
         0,
     );
     let runs = rounds.runs_per_round();
@@ -295,7 +394,8 @@ pub fn more_rounds(check: &SequentialCheck, rounds: &Rounds) -> Option<String> {
             )
         }
         None => format!(
-            "not decided within {ROUNDS_CAP} rounds in most simulated sequences if this release's mean stays at {mean:+.4}, against {threshold:+.4}"
+            "not decided within {} more rounds in most simulated sequences if this release's mean stays at {mean:+.4}, against {threshold:+.4}",
+            cap - t.rounds
         ),
     })
 }
@@ -315,12 +415,6 @@ pub fn rounds_said(c: &SequentialCheck) -> Vec<String> {
             } else {
                 String::new()
             }
-        ));
-    }
-    if c.replaced > 0 {
-        said.push(format!(
-            "{} pairs of the rounds bet on were stored again after they were first stored: each keeps its place, bet on as stored now (valid when what replaced it was not chosen by its outcome; docs/metrics.md §M14)",
-            c.replaced
         ));
     }
     said

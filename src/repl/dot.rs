@@ -327,6 +327,7 @@ pub fn run(
             session.write(|out, render| {
                 crate::gate::present::write(&verdict, format, render.fit.max_width, out)
             })?;
+            session.gate_exit = Some(verdict.exit_code());
         }
         ".mode" => {
             session.mode = arg

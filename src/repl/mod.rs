@@ -40,6 +40,15 @@ struct Runner {
 }
 
 impl Runner {
+    /// A script's exit code: 1 after an error, else the last `.gate`'s
+    /// (a CI job may gate through the shell), else 0.
+    fn exit(&self, session: &Session) -> i32 {
+        match self.had_error {
+            true => crate::exit::FAILED,
+            false => session.gate_exit.unwrap_or(crate::exit::SUCCESS),
+        }
+    }
+
     fn report(&mut self, session: &Session, e: &crate::Error) -> Step {
         match e {
             crate::Error::Cancelled => eprintln!("cancelled"),
@@ -146,7 +155,7 @@ pub fn run(db: &crate::store::Location, opts: &ReplOptions) -> Result<i32> {
     if scripted {
         for c in &opts.commands {
             if let Step::Stop = runner.run_text(&mut session, c) {
-                return Ok(i32::from(runner.had_error));
+                return Ok(runner.exit(&session));
             }
         }
         if let Some(file) = &opts.file {
@@ -156,7 +165,7 @@ pub fn run(db: &crate::store::Location, opts: &ReplOptions) -> Result<i32> {
             })?;
             runner.run_text(&mut session, &text);
         }
-        return Ok(i32::from(runner.had_error));
+        return Ok(runner.exit(&session));
     }
     if !interactive {
         let mut text = String::new();
@@ -167,7 +176,7 @@ pub fn run(db: &crate::store::Location, opts: &ReplOptions) -> Result<i32> {
                 error,
             })?;
         runner.run_text(&mut session, &text);
-        return Ok(i32::from(runner.had_error));
+        return Ok(runner.exit(&session));
     }
     interactive_loop(&mut session, &mut runner, db)?;
     Ok(0)

@@ -41,6 +41,8 @@ pub struct Session {
     pub timer: bool,
     pub bail: bool,
     pub running: RunningQuery,
+    /// The exit code of the last `.gate`: a script's own (`-c`, `-f`).
+    pub gate_exit: Option<i32>,
 }
 
 impl Session {
@@ -65,6 +67,7 @@ impl Session {
             timer: false,
             bail: false,
             running: Arc::new(Mutex::new(None)),
+            gate_exit: None,
         })
     }
 

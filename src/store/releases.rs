@@ -13,6 +13,7 @@ use crate::{Error, Result};
 /// --release then derives the new name.)
 const LABELLED: &[&str] = &[
     "run",
+    "run_stored",
     "case_def_record",
     "suite_record",
     "trigger_observation",

@@ -257,7 +257,7 @@ const TOUCHED_BY_WRITES: &str = "
 /// The runs this batch stored, recorded where a replacement cannot erase
 /// them: the sequential gate places a pair by the batch that first stored it.
 const RECORD_STORED_RUNS: &str =
-    "INSERT INTO run_stored SELECT run_id, batch_id FROM run WHERE batch_id = $1";
+    "INSERT INTO run_stored SELECT run_id, batch_id, release_label, skill_name, case_id FROM run WHERE batch_id = $1";
 
 /// Keys of run and grading are unique by construction, with no index to
 /// enforce it (migration 0013): before committing, the batch looks for a key

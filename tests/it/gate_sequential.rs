@@ -427,7 +427,6 @@ fn comparisons_with_a_sampled_baseline_decide_as_the_library_does_on_the_stored_
                         repetition: rep,
                     },
                     x: r["d"].as_f64(),
-                    replaced: false,
                 }
             })
             .collect()
@@ -458,7 +457,10 @@ fn comparisons_with_a_sampled_baseline_decide_as_the_library_does_on_the_stored_
             ],
         );
         let here = pairs_of("new", 8);
-        let declared: Vec<String> = (0..10).map(|k| format!("case-{k:02}")).collect();
+        // Report rows declare their cases as they run them: from the start.
+        let declared: Vec<liftdb::gate::rounds::Declared> = (0..10)
+            .map(|k| liftdb::gate::rounds::Declared::from_start(format!("case-{k:02}")))
+            .collect();
         let expected = seq::change(&here, &declared, &before, -margin, 0.05).check;
         let ni = &verdict["checks"][0];
         assert_eq!(ni["check"], "non-inferiority", "{verdict}");
@@ -484,32 +486,26 @@ fn comparisons_with_a_sampled_baseline_decide_as_the_library_does_on_the_stored_
             regression["check"], "no-significant-regression",
             "{verdict}"
         );
-        let (cases, _) = seq::regression(&here, &before, 0.05);
-        let shown_worse = cases.iter().any(|(_, d)| d.check.test.below);
+        let r = seq::regression(&here, &declared, &before, 0.05);
+        let shown_worse = r.cases.iter().any(|(_, d)| d.check.test.below);
         assert_eq!(regression["outcome"] == "fail", shown_worse, "{regression}");
     }
 }
 
-/// Looks that nest when a pair is stored again (#70): three gen-runs
-/// batches as shards, then one run of the first batch changed on disk and
-/// its batch ingested again. The pair keeps the place it was first stored
-/// at (the rounds are still each unit's pairs in shard order, as read here
-/// from the store), the gate's wealth is the test function's on them, and
-/// the output names the pair stored again.
+/// A release gated sequentially grows by new runs only (#70): a run
+/// stored again with other content (one run of the first of three gen-runs
+/// batches changed on disk, its batch ingested again), or runs deleted by a
+/// later batch (a report rewritten at its path with the next repetitions),
+/// may change rounds a gate run bet on. The check is refused as an error
+/// (exit 2) that counts them and names their cases, never decided.
 #[test]
-fn a_pair_stored_again_keeps_its_place_and_is_named() {
+fn a_release_whose_stored_runs_changed_is_refused_not_decided() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("s.duckdb");
     let ingest = |batch: i32| {
         let tree = dir.path().join(format!("batch-{batch}"));
         let out = liftdb_cmd(&db)
-            .args([
-                "ingest",
-                "--release",
-                "r",
-                "--shard",
-                &format!("batch-{batch}"),
-            ])
+            .args(["ingest", "--release", "r", "--shard", &format!("batch-{batch}")])
             .arg(tree.join("eval-runs"))
             .arg(tree.join("manifest.json"))
             .output()
@@ -519,73 +515,118 @@ fn a_pair_stored_again_keeps_its_place_and_is_named() {
     for batch in 1..=3 {
         assert_cmd::Command::cargo_bin("gen-runs")
             .unwrap()
-            .args([
-                "--runs",
-                "40",
-                "--models",
-                "claude-sonnet-4-5",
-                "--reps",
-                "1",
-            ])
+            .args(["--runs", "40", "--models", "claude-sonnet-4-5", "--reps", "1"])
             .args(["--seed", &(200 + batch).to_string(), "--out"])
             .arg(dir.path().join(format!("batch-{batch}")))
             .assert()
             .success();
         ingest(batch);
     }
-    // A with-skill run of an eligible pair of the first batch, changed.
+    let (code, verdict) = gate_json(&db, &["--min-lift", "0"]);
+    assert_ne!(code, Some(2), "{verdict}");
+    // One with-skill run of the first batch, changed.
     let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
-    let run_dir = rows(
+    let found = rows(
         &store,
-        "SELECT r.run_dir FROM pairs p JOIN run r ON r.run_id = p.with_run_id
-         WHERE p.shard = 'batch-1' AND p.eligible AND p.control_arm = 'without_skill'
+        "SELECT r.run_dir, r.case_id FROM pairs p JOIN run r ON r.run_id = p.with_run_id
+         WHERE p.shard = 'batch-1' AND p.control_arm = 'without_skill'
          ORDER BY r.run_dir LIMIT 1",
-    )[0]["run_dir"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    );
     drop(store);
+    let (run_dir, case) = (
+        found[0]["run_dir"].as_str().unwrap().to_string(),
+        found[0]["case_id"].as_str().unwrap().to_string(),
+    );
     let output = std::path::Path::new(&run_dir).join("output.md");
     let mut text = std::fs::read_to_string(&output).unwrap();
     text.push_str("\nStored again.\n");
     std::fs::write(&output, text).unwrap();
     ingest(1);
-
-    let (_, verdict) = gate_json(&db, &["--min-lift", "0"]);
+    let (code, verdict) = gate_json(&db, &["--min-lift", "0"]);
     let check = &verdict["checks"][0];
-    let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
-    let units: Vec<Vec<f64>> = rows(
-        &store,
-        "SELECT coalesce(list(with_rate - control_rate ORDER BY shard, repetition) FILTER (WHERE eligible), []) AS d
-         FROM pairs WHERE control_arm = 'without_skill'
-         GROUP BY experiment, case_id, model
-         ORDER BY experiment NULLS FIRST, case_id, model NULLS FIRST",
-    )
-    .iter()
-    .map(|r| r["d"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect())
-    .collect();
-    drop(store);
-    let complete = units.iter().map(Vec::len).min().unwrap();
-    let rounds: Vec<Vec<f64>> = (0..complete)
-        .map(|j| units.iter().map(|u| u[j]).collect())
+    assert_eq!(code, Some(2), "{verdict}");
+    assert_eq!(check["outcome"], "error", "{check}");
+    assert_eq!(check["sequential"]["replaced"], 1, "{check}");
+    let said = check["measured"].as_str().unwrap();
+    assert!(said.contains("1 of the release's runs were stored again"), "{said}");
+    assert!(said.contains(&case), "{said}");
+
+    // A report rewritten at its path: the next repetitions replace the
+    // runs it defined before.
+    let db = dir.path().join("report.duckdb");
+    let mut rng = PyRandom::new(74);
+    let mu = lifts(&mut rng, 0.3);
+    let report = dir.path().join("rewritten/benchmark.json");
+    for batch in 0..2 {
+        write_report(&report, &runs_of(&mut rng, "eval-runs", &mu, 1 + 3 * batch, 3));
+        let out = liftdb_cmd(&db)
+            .args(["ingest", "--release", "r"])
+            .arg(&report)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    }
+    let (code, verdict) = gate_json(&db, &["--min-lift", "0"]);
+    let check = &verdict["checks"][0];
+    assert_eq!(code, Some(2), "{verdict}");
+    // The first report's 3 repetitions of 10 cases in both arms are gone.
+    assert_eq!(check["sequential"]["deleted"], 60, "{check}");
+}
+
+/// Shards by case with the suite's cases declared (#70): a gen-runs tree
+/// split into two shards by case, the manifest (declaring every case)
+/// ingested with the first. After the first shard no round is complete (the
+/// second shard's cases are awaited, named); after the second the rounds
+/// hold every case and the check decides, as the test function does on
+/// the store's pairs.
+#[test]
+fn shards_by_case_with_declared_cases_wait_for_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.duckdb");
+    let tree = dir.path().join("suite");
+    assert_cmd::Command::cargo_bin("gen-runs")
+        .unwrap()
+        .args(["--runs", "120", "--models", "claude-sonnet-4-5", "--reps", "3"])
+        .args(["--seed", "301", "--out"])
+        .arg(&tree)
+        .assert()
+        .success();
+    let mut cases: Vec<String> = std::fs::read_dir(tree.join("eval-runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    let expected = sequential::test(&rounds, -1.0, 1.0, 0.0, ALPHA);
-    let seen = &check["sequential"];
-    assert_eq!(seen["rounds"], expected.rounds, "{check}");
-    assert!(
-        (seen["wealth_above"].as_f64().unwrap() - expected.wealth_above).abs()
-            < 1e-9 * expected.wealth_above.max(1.0),
-        "{check} {expected:?}"
-    );
-    // The changed run's pair is in the first round (its unit's first pair).
-    assert_eq!(seen["replaced"], 1, "{check}");
-    assert!(
-        check["measured"]
-            .as_str()
-            .unwrap()
-            .contains("1 pairs of the rounds bet on were stored again"),
-        "{check}"
-    );
+    cases.sort();
+    let half = cases.len() / 2;
+    for (k, shard_cases) in [&cases[..half], &cases[half..]].into_iter().enumerate() {
+        let shard = dir.path().join(format!("shard-{k}/eval-runs"));
+        std::fs::create_dir_all(&shard).unwrap();
+        for case in shard_cases {
+            crate::common::copy_tree(&tree.join("eval-runs").join(case), &shard.join(case));
+        }
+        let mut cmd = liftdb_cmd(&db);
+        cmd.args(["ingest", "--release", "r", "--shard", &format!("cases-{k}")])
+            .arg(&shard);
+        if k == 0 {
+            cmd.arg(tree.join("manifest.json"));
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        let (code, verdict) = gate_json(&db, &["--min-lift", "0"]);
+        let check = &verdict["checks"][0];
+        let seen = &check["sequential"];
+        match k {
+            0 => {
+                assert_eq!(code, Some(3), "{verdict}");
+                assert_eq!(seen["rounds"], 0, "{check}");
+                assert_eq!(seen["lacking"].as_array().unwrap().len(), cases.len() - half, "{check}");
+            }
+            _ => {
+                assert_ne!(check["outcome"], "error", "{check}");
+                assert!(seen["rounds"].as_u64().unwrap() >= 1, "{check}");
+                assert_eq!(seen["units"], cases.len(), "{check}");
+            }
+        }
+    }
 }
 
 /// A suite that grows after it had a complete round cannot be tested
