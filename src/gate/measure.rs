@@ -257,7 +257,8 @@ fn min_lift(skill: &str, row: Option<&Record>, min: f64, spec: &GateSpec) -> Che
 /// grew after it had a complete round.
 fn refused(changed: Option<&Changed>, joined_late: &[String]) -> Option<String> {
     const WHY: &str = "a sequential test needs a release that grows by new runs only, its suite fixed before its first look (docs/metrics.md §M14)";
-    const OTHERWISE: &str = "or gate this release with the fixed-sample test (without --sequential)";
+    const OTHERWISE: &str =
+        "or gate this release with the fixed-sample test (without --sequential)";
     if let Some(c) = changed.filter(|c| c.replaced + c.deleted > 0) {
         return Some(format!(
             "not tested: {} of the release's runs were stored again after they were first stored and {} were deleted by a later batch (cases {}), so rounds a gate run bet on may have changed; {WHY}. Hint: write each batch's runs as new repetitions (new run-N folders or report rows, or --shard NAME per batch), {OTHERWISE}",
@@ -709,7 +710,12 @@ fn no_regression_sequential(
     let nearest = r
         .cases
         .iter()
-        .max_by(|a, b| a.1.check.test.wealth_below.total_cmp(&b.1.check.test.wealth_below))
+        .max_by(|a, b| {
+            a.1.check
+                .test
+                .wealth_below
+                .total_cmp(&b.1.check.test.wealth_below)
+        })
         .map(|(_, d)| d.check.clone());
     let attach = |mut c: Check| {
         c.sequential = nearest.clone();

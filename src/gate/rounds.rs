@@ -276,7 +276,10 @@ mod tests {
     #[test]
     fn declared_and_late_cases() {
         let pairs = vec![pair("a", "c1", 1, 1, Some(0.1))];
-        let r = deal(&pairs, &[Declared::from_start("c1"), Declared::from_start("c2")]);
+        let r = deal(
+            &pairs,
+            &[Declared::from_start("c1"), Declared::from_start("c2")],
+        );
         assert!(r.complete.is_empty());
         assert_eq!(r.lacking.len(), 1);
         let pairs = vec![
@@ -288,11 +291,20 @@ mod tests {
         assert_eq!(r.joined_late, vec!["c2".to_string()]);
         // Declared from the start, c2 is awaited, not late; declared by the
         // batch that stored it, it joined late all the same.
-        let r = deal(&pairs, &[Declared::from_start("c1"), Declared::from_start("c2")]);
+        let r = deal(
+            &pairs,
+            &[Declared::from_start("c1"), Declared::from_start("c2")],
+        );
         assert!(r.joined_late.is_empty(), "{r:?}");
         let by_rows = [
-            Declared { case: "c1".into(), at: 1 },
-            Declared { case: "c2".into(), at: 2 },
+            Declared {
+                case: "c1".into(),
+                at: 1,
+            },
+            Declared {
+                case: "c2".into(),
+                at: 2,
+            },
         ];
         assert_eq!(deal(&pairs, &by_rows).joined_late, vec!["c2".to_string()]);
     }

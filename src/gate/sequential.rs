@@ -320,7 +320,11 @@ pub fn regression(
     let cases = matched
         .iter()
         .map(|case| {
-            let mine: Vec<Pair> = pairs.iter().filter(|p| p.unit.case == *case).cloned().collect();
+            let mine: Vec<Pair> = pairs
+                .iter()
+                .filter(|p| p.unit.case == *case)
+                .cloned()
+                .collect();
             let before: Vec<Pair> = baseline
                 .iter()
                 .filter(|p| p.unit.case == *case)
@@ -330,13 +334,8 @@ pub fn regression(
             let sizes: Vec<usize> = d.rounds.complete.iter().map(Vec::len).collect();
             let base = rounds::deal(&before, &[]);
             let (b_lower, _) = sequential::bounds(&base.complete, LIFT.0, LIFT.1, each / 2.0);
-            could |= sequential::can_decide(
-                &sizes,
-                LIFT.0,
-                LIFT,
-                b_lower.unwrap_or(LIFT.0),
-                each / 2.0,
-            );
+            could |=
+                sequential::can_decide(&sizes, LIFT.0, LIFT, b_lower.unwrap_or(LIFT.0), each / 2.0);
             (case.to_string(), d)
         })
         .collect();

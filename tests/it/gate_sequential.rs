@@ -505,7 +505,13 @@ fn a_release_whose_stored_runs_changed_is_refused_not_decided() {
     let ingest = |batch: i32| {
         let tree = dir.path().join(format!("batch-{batch}"));
         let out = liftdb_cmd(&db)
-            .args(["ingest", "--release", "r", "--shard", &format!("batch-{batch}")])
+            .args([
+                "ingest",
+                "--release",
+                "r",
+                "--shard",
+                &format!("batch-{batch}"),
+            ])
             .arg(tree.join("eval-runs"))
             .arg(tree.join("manifest.json"))
             .output()
@@ -515,7 +521,14 @@ fn a_release_whose_stored_runs_changed_is_refused_not_decided() {
     for batch in 1..=3 {
         assert_cmd::Command::cargo_bin("gen-runs")
             .unwrap()
-            .args(["--runs", "40", "--models", "claude-sonnet-4-5", "--reps", "1"])
+            .args([
+                "--runs",
+                "40",
+                "--models",
+                "claude-sonnet-4-5",
+                "--reps",
+                "1",
+            ])
             .args(["--seed", &(200 + batch).to_string(), "--out"])
             .arg(dir.path().join(format!("batch-{batch}")))
             .assert()
@@ -548,7 +561,10 @@ fn a_release_whose_stored_runs_changed_is_refused_not_decided() {
     assert_eq!(check["outcome"], "error", "{check}");
     assert_eq!(check["sequential"]["replaced"], 1, "{check}");
     let said = check["measured"].as_str().unwrap();
-    assert!(said.contains("1 of the release's runs were stored again"), "{said}");
+    assert!(
+        said.contains("1 of the release's runs were stored again"),
+        "{said}"
+    );
     assert!(said.contains(&case), "{said}");
 
     // A report rewritten at its path: the next repetitions replace the
@@ -558,7 +574,10 @@ fn a_release_whose_stored_runs_changed_is_refused_not_decided() {
     let mu = lifts(&mut rng, 0.3);
     let report = dir.path().join("rewritten/benchmark.json");
     for batch in 0..2 {
-        write_report(&report, &runs_of(&mut rng, "eval-runs", &mu, 1 + 3 * batch, 3));
+        write_report(
+            &report,
+            &runs_of(&mut rng, "eval-runs", &mu, 1 + 3 * batch, 3),
+        );
         let out = liftdb_cmd(&db)
             .args(["ingest", "--release", "r"])
             .arg(&report)
@@ -586,7 +605,14 @@ fn shards_by_case_with_declared_cases_wait_for_each_other() {
     let tree = dir.path().join("suite");
     assert_cmd::Command::cargo_bin("gen-runs")
         .unwrap()
-        .args(["--runs", "120", "--models", "claude-sonnet-4-5", "--reps", "3"])
+        .args([
+            "--runs",
+            "120",
+            "--models",
+            "claude-sonnet-4-5",
+            "--reps",
+            "3",
+        ])
         .args(["--seed", "301", "--out"])
         .arg(&tree)
         .assert()
@@ -618,7 +644,11 @@ fn shards_by_case_with_declared_cases_wait_for_each_other() {
             0 => {
                 assert_eq!(code, Some(3), "{verdict}");
                 assert_eq!(seen["rounds"], 0, "{check}");
-                assert_eq!(seen["lacking"].as_array().unwrap().len(), cases.len() - half, "{check}");
+                assert_eq!(
+                    seen["lacking"].as_array().unwrap().len(),
+                    cases.len() - half,
+                    "{check}"
+                );
             }
             _ => {
                 assert_ne!(check["outcome"], "error", "{check}");
