@@ -157,16 +157,30 @@ pub fn min_lift(pairs: &[Pair], declared: &[Declared], min: f64, alpha: f64) -> 
     let test = sequential::test(&rounds.complete, LIFT.0, LIFT.1, min, alpha);
     let (lower, upper) = sequential::bounds(&rounds.complete, LIFT.0, LIFT.1, alpha);
     let (lower, upper) = decided_bounds(&test, lower, upper, min, min);
+    decided(rounds, test, (min, min), alpha, (lower, upper), None)
+}
+
+/// A check's decision on its rounds: its test, the thresholds it passes
+/// above and fails below, its level and bounds (the changed-run counts are
+/// the caller's to set).
+fn decided(
+    rounds: Rounds,
+    test: Sequential,
+    (pass_above, fail_below): (f64, f64),
+    level: f64,
+    (lower, upper): (Option<f64>, Option<f64>),
+    baseline_rounds: Option<usize>,
+) -> Decided {
     Decided {
         check: SequentialCheck {
             test,
-            pass_above: min,
-            fail_below: min,
-            level: alpha,
+            pass_above,
+            fail_below,
+            level,
             lower,
             upper,
             units: rounds.units,
-            baseline_rounds: None,
+            baseline_rounds,
             waiting_pairs: rounds.waiting_pairs,
             lacking: rounds.lacking.clone(),
             replaced: 0,
@@ -235,24 +249,14 @@ pub fn change(
         threshold,
         threshold,
     );
-    Decided {
-        check: SequentialCheck {
-            test,
-            pass_above: pass_at,
-            fail_below: fail_at,
-            level: alpha,
-            lower,
-            upper,
-            units: rounds.units,
-            baseline_rounds: Some(base.complete.len()),
-            waiting_pairs: rounds.waiting_pairs,
-            lacking: rounds.lacking.clone(),
-            replaced: 0,
-            deleted: 0,
-            joined_late: rounds.joined_late.clone(),
-        },
+    decided(
         rounds,
-    }
+        test,
+        (pass_at, fail_at),
+        alpha,
+        (lower, upper),
+        Some(base.complete.len()),
+    )
 }
 
 /// The bounds as decided: a side that rejected its threshold bounds the

@@ -124,6 +124,84 @@ fn a_skill_without_lift_ever_passes_the_sequential_gate_at_most_alpha_of_the_tim
     );
 }
 
+/// A gen-runs tree of one batch (40 runs: 20 cases, one model, one
+/// repetition) under `dir`/batch-N, seeded by `seed`.
+fn gen_batch(dir: &std::path::Path, batch: i32, seed: i32) -> std::path::PathBuf {
+    let tree = dir.join(format!("batch-{batch}"));
+    assert_cmd::Command::cargo_bin("gen-runs")
+        .unwrap()
+        .args([
+            "--runs",
+            "40",
+            "--models",
+            "claude-sonnet-4-5",
+            "--reps",
+            "1",
+        ])
+        .args(["--seed", &seed.to_string(), "--out"])
+        .arg(&tree)
+        .assert()
+        .success();
+    tree
+}
+
+/// `report` (a benchmark report defining runs) ingested into `release`.
+fn ingest_report(db: &std::path::Path, release: &str, report: &std::path::Path) {
+    let out = liftdb_cmd(db)
+        .args(["ingest", "--release", release])
+        .arg(report)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+}
+
+/// `tree` (a gen-runs batch: its runs and manifest) ingested into release r
+/// as shard batch-N.
+fn ingest_shard(db: &std::path::Path, tree: &std::path::Path, batch: i32) {
+    let out = liftdb_cmd(db)
+        .args([
+            "ingest",
+            "--release",
+            "r",
+            "--shard",
+            &format!("batch-{batch}"),
+        ])
+        .arg(tree.join("eval-runs"))
+        .arg(tree.join("manifest.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+}
+
+/// The rounds of a store's release read here on their own: each
+/// (experiment, case, model) unit's eligible deltas in the order their
+/// shards were ingested (the shards' names sort so), round j the j-th of
+/// every unit, only as many rounds as every unit has (docs/metrics.md §M14).
+fn rounds_in_shard_order(db: &std::path::Path) -> Vec<Vec<f64>> {
+    let store = liftdb::store::open_read_after_upkeep(db).unwrap();
+    let units: Vec<Vec<f64>> = rows(
+        &store,
+        "SELECT coalesce(list(with_rate - control_rate ORDER BY shard, repetition) FILTER (WHERE eligible), []) AS d
+         FROM pairs WHERE control_arm = 'without_skill'
+         GROUP BY experiment, case_id, model
+         ORDER BY experiment NULLS FIRST, case_id, model NULLS FIRST",
+    )
+    .iter()
+    .map(|r| {
+        r["d"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    })
+    .collect();
+    let complete = units.iter().map(Vec::len).min().unwrap_or(0);
+    (0..complete)
+        .map(|j| units.iter().map(|u| u[j]).collect())
+        .collect()
+}
+
 /// Five gen-runs batches of one suite (the same cases, each batch its own
 /// shard), ingested one after another; after each, `liftdb gate --min-lift 0
 /// --sequential` decides as `stats::sequential::test` does on the store's
@@ -135,77 +213,12 @@ fn gate_sequential_decides_through_real_ingests_as_the_test_function_does() {
     let db = dir.path().join("s.duckdb");
     let mut decided = Vec::new();
     for batch in 1..=5 {
-        let tree = dir.path().join(format!("batch-{batch}"));
-        assert_cmd::Command::cargo_bin("gen-runs")
-            .unwrap()
-            .args([
-                "--runs",
-                "40",
-                "--models",
-                "claude-sonnet-4-5",
-                "--reps",
-                "1",
-            ])
-            .args(["--seed", &(100 + batch).to_string(), "--out"])
-            .arg(&tree)
-            .assert()
-            .success();
-        let out = liftdb_cmd(&db)
-            .args([
-                "ingest",
-                "--release",
-                "r",
-                "--shard",
-                &format!("batch-{batch}"),
-            ])
-            .arg(tree.join("eval-runs"))
-            .arg(tree.join("manifest.json"))
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
-        let gate = liftdb_cmd(&db)
-            .args([
-                "gate",
-                "--min-lift",
-                "0",
-                "--sequential",
-                "--format",
-                "json",
-            ])
-            .output()
-            .unwrap();
-        let verdict: serde_json::Value =
-            serde_json::from_slice(&gate.stdout).unwrap_or_else(|_| panic!("{}", stderr_of(&gate)));
+        let tree = gen_batch(dir.path(), batch, 100 + batch);
+        ingest_shard(&db, &tree, batch);
+        let (code, verdict) = gate_json(&db, &["--min-lift", "0"]);
         let check = &verdict["checks"][0];
-
-        // The rounds, read independently: each (experiment, case, model)
-        // unit's eligible deltas in the order their shards were ingested
-        // (the shards' names sort so), round j the j-th of every unit, only
-        // as many rounds as every unit has (docs/metrics.md §M14).
-        let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
-        let units: Vec<Vec<f64>> = rows(
-            &store,
-            "SELECT coalesce(list(with_rate - control_rate ORDER BY shard, repetition) FILTER (WHERE eligible), []) AS d
-             FROM pairs WHERE control_arm = 'without_skill'
-             GROUP BY experiment, case_id, model
-             ORDER BY experiment NULLS FIRST, case_id, model NULLS FIRST",
-        )
-        .iter()
-        .map(|r| {
-            r["d"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_f64().unwrap())
-                .collect()
-        })
-        .collect();
-        drop(store);
-        let complete = units.iter().map(Vec::len).min().unwrap_or(0);
-        let rounds: Vec<Vec<f64>> = (0..complete)
-            .map(|j| units.iter().map(|u| u[j]).collect())
-            .collect();
-        assert!(complete <= batch as usize);
+        let rounds = rounds_in_shard_order(&db);
+        assert!(rounds.len() <= batch as usize);
         let expected = sequential::test(&rounds, -1.0, 1.0, 0.0, ALPHA);
         let seen = &check["sequential"];
         assert_eq!(seen["rounds"], expected.rounds, "{check}");
@@ -230,7 +243,7 @@ fn gate_sequential_decides_through_real_ingests_as_the_test_function_does() {
             "fail" => 1,
             _ => 3,
         };
-        assert_eq!(gate.status.code(), Some(exit));
+        assert_eq!(code, Some(exit));
         decided.push(outcome);
     }
     // gen-runs's cases mostly gain from the skill: five rounds of twenty
@@ -357,12 +370,7 @@ fn a_pooled_release_with_opposite_lifts_at_d_passes_no_more_than_alpha_allows() 
         let report = dir.path().join(format!("suite-{suite}/benchmark.json"));
         write_report(&report, &runs);
         let release = format!("s{suite:02}");
-        let out = liftdb_cmd(&db)
-            .args(["ingest", "--release", &release])
-            .arg(&report)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        ingest_report(&db, &release, &report);
         let (code, verdict) = gate_json(&db, &["--release", &release, "--min-lift", "0.1"]);
         let check = &verdict["checks"][0];
         assert_eq!(verdict["experiments"], "pooled", "{verdict}");
@@ -396,12 +404,7 @@ fn comparisons_with_a_sampled_baseline_decide_as_the_library_does_on_the_stored_
     let base = lifts(&mut rng, 0.3);
     let report = dir.path().join("base/benchmark.json");
     write_report(&report, &runs_of(&mut rng, "eval-runs", &base, 1, 3));
-    let out = liftdb_cmd(&db)
-        .args(["ingest", "--release", "base"])
-        .arg(&report)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    ingest_report(&db, "base", &report);
     let new: Vec<f64> = base.iter().map(|b| b - margin).collect();
     let pairs_of = |release: &str, reps_per_batch: i64| -> Vec<Pair> {
         let store = liftdb::store::open_read_after_upkeep(&db).unwrap();
@@ -438,12 +441,7 @@ fn comparisons_with_a_sampled_baseline_decide_as_the_library_does_on_the_stored_
             &report,
             &runs_of(&mut rng, "eval-runs", &new, 1 + 8 * batch, 8),
         );
-        let out = liftdb_cmd(&db)
-            .args(["ingest", "--release", "new"])
-            .arg(&report)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        ingest_report(&db, "new", &report);
         let (_, verdict) = gate_json(
             &db,
             &[
@@ -502,38 +500,9 @@ fn comparisons_with_a_sampled_baseline_decide_as_the_library_does_on_the_stored_
 fn a_release_whose_stored_runs_changed_is_refused_not_decided() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("s.duckdb");
-    let ingest = |batch: i32| {
-        let tree = dir.path().join(format!("batch-{batch}"));
-        let out = liftdb_cmd(&db)
-            .args([
-                "ingest",
-                "--release",
-                "r",
-                "--shard",
-                &format!("batch-{batch}"),
-            ])
-            .arg(tree.join("eval-runs"))
-            .arg(tree.join("manifest.json"))
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
-    };
     for batch in 1..=3 {
-        assert_cmd::Command::cargo_bin("gen-runs")
-            .unwrap()
-            .args([
-                "--runs",
-                "40",
-                "--models",
-                "claude-sonnet-4-5",
-                "--reps",
-                "1",
-            ])
-            .args(["--seed", &(200 + batch).to_string(), "--out"])
-            .arg(dir.path().join(format!("batch-{batch}")))
-            .assert()
-            .success();
-        ingest(batch);
+        let tree = gen_batch(dir.path(), batch, 200 + batch);
+        ingest_shard(&db, &tree, batch);
     }
     let (code, verdict) = gate_json(&db, &["--min-lift", "0"]);
     assert_ne!(code, Some(2), "{verdict}");
@@ -554,7 +523,7 @@ fn a_release_whose_stored_runs_changed_is_refused_not_decided() {
     let mut text = std::fs::read_to_string(&output).unwrap();
     text.push_str("\nStored again.\n");
     std::fs::write(&output, text).unwrap();
-    ingest(1);
+    ingest_shard(&db, &dir.path().join("batch-1"), 1);
     let (code, verdict) = gate_json(&db, &["--min-lift", "0"]);
     let check = &verdict["checks"][0];
     assert_eq!(code, Some(2), "{verdict}");
@@ -578,12 +547,7 @@ fn a_release_whose_stored_runs_changed_is_refused_not_decided() {
             &report,
             &runs_of(&mut rng, "eval-runs", &mu, 1 + 3 * batch, 3),
         );
-        let out = liftdb_cmd(&db)
-            .args(["ingest", "--release", "r"])
-            .arg(&report)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        ingest_report(&db, "r", &report);
     }
     let (code, verdict) = gate_json(&db, &["--min-lift", "0"]);
     let check = &verdict["checks"][0];
@@ -676,12 +640,7 @@ fn a_suite_that_grew_after_a_complete_round_is_refused_not_passed() {
     for (name, runs) in [("first", &first), ("later", &later)] {
         let report = dir.path().join(format!("{name}/benchmark.json"));
         write_report(&report, runs);
-        let out = liftdb_cmd(&db)
-            .args(["ingest", "--release", "r"])
-            .arg(&report)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        ingest_report(&db, "r", &report);
         let (code, verdict) = gate_json(&db, &["--min-lift", "0"]);
         let check = &verdict["checks"][0];
         match name {
@@ -715,12 +674,7 @@ fn several_skills_say_what_alpha_covers_and_family_wise_divides_it() {
         let mu = lifts(&mut rng, 0.3);
         let report = dir.path().join(format!("{skill}/benchmark.json"));
         write_skill_report(&report, skill, &runs_of(&mut rng, "eval-runs", &mu, 1, 3));
-        let out = liftdb_cmd(&db)
-            .args(["ingest", "--release", "r"])
-            .arg(&report)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        ingest_report(&db, "r", &report);
     }
     let (_, each) = gate_json(&db, &["--min-lift", "0"]);
     let notes = each["notes"].to_string();
