@@ -204,9 +204,11 @@ fn a_lake_on_s3_answers_every_report_and_view_as_a_file_store_does() {
     answers_as_a_file_store(TestLake::on_s3("equal"));
 }
 
-/// Two CSV texts equal cell by cell, numbers to 12 significant digits: a
-/// sum over many rows (a stddev, a mean) is added in whatever order DuckDB's
-/// threads meet the rows, on either store, and may differ in its last digit.
+/// Two CSV texts equal cell by cell, numbers to 12 digits (relative, or
+/// absolute below 1: a difference of two such sums is itself noise near 0):
+/// a sum over many rows (a stddev, a mean) is added in whatever order
+/// DuckDB's threads meet the rows, on either store, and may differ in its
+/// last digit.
 fn assert_same_csv(ours: &str, theirs: &str, what: &str) {
     let cells = |text: &str| -> Vec<Vec<String>> {
         text.lines()
@@ -220,7 +222,7 @@ fn assert_same_csv(ours: &str, theirs: &str, what: &str) {
                 && x.iter().zip(y).all(|(p, q)| {
                     p == q
                         || matches!((p.parse::<f64>(), q.parse::<f64>()), (Ok(u), Ok(v))
-                            if (u - v).abs() <= 1e-12 * u.abs().max(v.abs()))
+                            if (u - v).abs() <= 1e-12 * u.abs().max(v.abs()).max(1.0))
                 })
         });
     assert!(same, "{what}\n  lake: {ours}\n  file: {theirs}");
