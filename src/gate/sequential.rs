@@ -335,11 +335,10 @@ pub fn regression(
                 .cloned()
                 .collect();
             let d = change(&mine, &[], &before, 0.0, each);
+            // Could every change at −2 be shown below the threshold the
+            // decision itself uses (the baseline's lower bound)?
             let sizes: Vec<usize> = d.rounds.complete.iter().map(Vec::len).collect();
-            let base = rounds::deal(&before, &[]);
-            let (b_lower, _) = sequential::bounds(&base.complete, LIFT.0, LIFT.1, each / 2.0);
-            could |=
-                sequential::can_decide(&sizes, LIFT.0, LIFT, b_lower.unwrap_or(LIFT.0), each / 2.0);
+            could |= sequential::can_decide(&sizes, LIFT.0, LIFT, d.check.fail_below, each / 2.0);
             (case.to_string(), d)
         })
         .collect();
