@@ -189,6 +189,10 @@ pub const VIEWS: &[(&str, &str)] = &[
     ),
     ("case_flags", include_str!("../sql/views/40_case_flags.sql")),
     (
+        "case_flags_release",
+        include_str!("../sql/views/41_case_flags_release.sql"),
+    ),
+    (
         "reliability",
         include_str!("../sql/views/50_reliability.sql"),
     ),

@@ -1,5 +1,5 @@
 -- name: reconcile-trend
--- description: A skill-benchmark trend (--out JSON) beside liftdb's trend over the same releases of the skill: the series, each change from the release before (arm rates, case deltas, new and resolved flags) and the whole-history lists (recurring failures, prune candidates), as counts and as how many liftdb gives alike. A history report is the release of its label, else the benchmark report liftdb holds with its generated_at, else the skill's release at its position.
+-- description: A skill-benchmark trend (--out JSON) beside liftdb's trend over the same releases of the skill: the series, each change between consecutive reports (arm rates, case deltas, new and resolved flags, every experiment and model pooled per release) and the whole-history lists (recurring failures, prune candidates), as counts and as how many liftdb gives alike. A history report is the release of its label, else the benchmark report liftdb holds with its generated_at, else the skill's releases no other report matched, in order.
 -- params: release, skill, experiment
 -- compact: release, metric, tool_value, liftdb_value, agrees
 -- when: SELECT count(*) > 0 FROM peer_metric WHERE report_kind = 'trend'
@@ -9,52 +9,13 @@ WITH trend_doc AS MATERIALIZED (
            TRY_CAST(regexp_extract(json_path, '^/(series|diffs|recurring_failures|prune_candidates)/([0-9]+)', 2) AS INTEGER) AS idx
     FROM peer_metric WHERE report_kind = 'trend'
 ),
-trend_entry AS (
-    -- The reports of the tool's history, in its order.
-    SELECT source_path, idx,
-           any_value(value_text) FILTER (WHERE metric_name = 'label') AS label,
-           any_value(value) FILTER (WHERE metric_name = 'generated_at') AS generated_at
-    FROM trend_doc WHERE json_path LIKE '/series/%' GROUP BY ALL
-),
-skill_release AS (
-    SELECT skill_name, release_label,
-           row_number() OVER (PARTITION BY skill_name ORDER BY ordinal) - 1 AS idx,
-           count(*) OVER (PARTITION BY skill_name) AS releases
-    FROM skill_release_order
-),
-trend_match AS (
-    -- A history report is a release of that name, or the benchmark report
-    -- liftdb holds with the same generated_at.
-    SELECT e.source_path, e.idx, s.skill_name, s.release_label, 1 AS priority
-    FROM trend_entry e JOIN skill_release s ON s.release_label = e.label
-    UNION ALL
-    SELECT e.source_path, e.idx, b.skill_name, b.release_label, 2
-    FROM trend_entry e
-    JOIN peer_metric b ON b.report_kind = 'benchmark' AND b.json_path = '/generated_at' AND b.value = e.generated_at
-    WHERE b.skill_name IS NOT NULL
+trend_release AS MATERIALIZED (
+    -- Each history report as a release of its skill (trend_history_release:
+    -- by label, by generated_at, else the releases left in order).
+    SELECT * FROM trend_history_release
 ),
 trend_skill AS (
-    -- The skill a trend is over: the one most of its reports match; when none
-    -- matches, the only skill with as many releases as the history has reports.
-    SELECT source_path, skill_name FROM (
-        SELECT source_path, skill_name, count(DISTINCT idx) AS matched FROM trend_match GROUP BY source_path, skill_name
-        QUALIFY row_number() OVER (PARTITION BY source_path ORDER BY matched DESC, skill_name) = 1)
-    UNION ALL
-    SELECT h.source_path, any_value(s.skill_name)
-    FROM (SELECT source_path, count(*) AS reports FROM trend_entry GROUP BY ALL) h
-    JOIN (SELECT DISTINCT skill_name, releases FROM skill_release) s ON s.releases = h.reports
-    WHERE h.source_path NOT IN (SELECT source_path FROM trend_match)
-    GROUP BY h.source_path HAVING count(*) = 1
-),
-trend_release AS MATERIALIZED (
-    -- Each history report as a release of that skill: by label, by
-    -- generated_at, else by position.
-    SELECT e.source_path, e.idx, e.label, k.skill_name,
-           coalesce((SELECT m.release_label FROM trend_match m
-                      WHERE m.source_path = e.source_path AND m.idx = e.idx AND m.skill_name = k.skill_name
-                      ORDER BY m.priority, m.release_label LIMIT 1),
-                    (SELECT s.release_label FROM skill_release s WHERE s.skill_name = k.skill_name AND s.idx = e.idx)) AS release_label
-    FROM trend_entry e JOIN trend_skill k USING (source_path)
+    SELECT DISTINCT source_path, skill_name FROM trend_release
 ),
 trend_ours_series AS MATERIALIZED (
     -- liftdb's side, computed once, for the skills a trend is over. DuckDB
@@ -84,7 +45,8 @@ trend_last AS (
 trend_coverage AS (
     SELECT d.source_path AS source, l.release_label, l.skill_name,
            'trend: reports matched to releases of the skill' AS metric, d.value AS tool_value,
-           (SELECT count(release_label) FROM trend_release r WHERE r.source_path = d.source_path)::DOUBLE AS liftdb_value
+           (SELECT count(release_label) FROM trend_release r WHERE r.source_path = d.source_path)::DOUBLE AS liftdb_value,
+           NULL::VARCHAR AS definition
     FROM trend_doc d LEFT JOIN trend_last l USING (source_path)
     WHERE d.json_path = '/runs'
 ),
@@ -104,13 +66,19 @@ trend_series_compared AS (
                        WHEN 'flagged_cases' THEN max(s.flagged_cases)
                    END
               FROM trend_ours_series s
-             WHERE s.skill_name = r.skill_name AND s.release_label = r.release_label)::DOUBLE AS liftdb_value
+             WHERE s.skill_name = r.skill_name AND s.release_label = r.release_label)::DOUBLE AS liftdb_value,
+           NULL::VARCHAR AS definition
     FROM trend_doc d JOIN trend_release r ON r.source_path = d.source_path AND r.idx = d.idx
     WHERE regexp_matches(d.json_path, '^/series/[0-9]+/(with_skill|without_skill|lift|saturated_cases|flagged_cases|median_total_tokens/[a-z_]+)$')
 ),
 trend_diff_release AS (
-    -- diffs[N] goes from the history's report N to report N + 1.
-    SELECT r.source_path, r.idx - 1 AS diff_idx, r.skill_name, r.release_label, f.label AS from_label
+    -- diffs[N] goes from the history's report N to report N + 1: liftdb's
+    -- changes between the two releases they are (trend_pairs holds the pair
+    -- even when liftdb orders the releases otherwise).
+    SELECT r.source_path, r.idx - 1 AS diff_idx, r.skill_name, r.release_label, f.label AS from_label,
+           f.release_label AS from_release,
+           (SELECT p.adjacent FROM trend_pairs p WHERE p.skill_name = r.skill_name
+              AND p.previous_release = f.release_label AND p.release_label = r.release_label) AS adjacent
     FROM trend_release r JOIN trend_release f ON f.source_path = r.source_path AND f.idx = r.idx - 1
 ),
 trend_arms_compared AS (
@@ -128,7 +96,9 @@ trend_arms_compared AS (
                    END
               FROM trend_ours_arms c
              WHERE c.skill_name = r.skill_name AND c.release_label = r.release_label
-               AND c.arm = regexp_extract(d.json_path, '/variant_deltas/([^/]+)/', 1)) AS liftdb_value
+               AND c.previous_release = r.from_release AND c.scope = 'release'
+               AND c.arm = regexp_extract(d.json_path, '/variant_deltas/([^/]+)/', 1)) AS liftdb_value,
+           CASE WHEN NOT coalesce(r.adjacent, true) THEN 'liftdb''s release before ' || r.release_label || ' is not ' || r.from_release || ' (releases.ordinal): compared between the two releases the tool''s diff names' END AS definition
     FROM trend_doc d JOIN trend_diff_release r ON r.source_path = d.source_path AND r.diff_idx = d.idx
     WHERE regexp_matches(d.json_path, '^/diffs/[0-9]+/diff/variant_deltas/[^/]+/mean_(objective|combined)_pass_rate/(before|after|delta)$')
 ),
@@ -151,13 +121,18 @@ trend_cases_compared AS (
            (SELECT count(*) FROM trend_tool_case_deltas t WHERE t.source_path = r.source_path AND t.diff_idx = r.diff_idx)::DOUBLE AS tool_value,
            CASE m.what
                WHEN '' THEN (SELECT count(*) FROM trend_ours_cases c
-                              WHERE c.skill_name = r.skill_name AND c.release_label = r.release_label)
+                              WHERE c.skill_name = r.skill_name AND c.release_label = r.release_label
+                                AND c.previous_release = r.from_release AND c.scope = 'release'
+                                AND c.change_kind = 'moved')
                ELSE (SELECT count(*) FROM trend_tool_case_deltas t
                        JOIN trend_ours_cases c ON c.case_id = t.case_id AND c.arm = t.arm
                         AND c.change = t.delta AND abs(c.before - t.before) <= 1e-9 AND abs(c.after - t.after) <= 1e-9
                       WHERE t.source_path = r.source_path AND t.diff_idx = r.diff_idx
-                        AND c.skill_name = r.skill_name AND c.release_label = r.release_label)
-           END::DOUBLE AS liftdb_value
+                        AND c.skill_name = r.skill_name AND c.release_label = r.release_label
+                        AND c.previous_release = r.from_release AND c.scope = 'release'
+                        AND c.change_kind = 'moved')
+           END::DOUBLE AS liftdb_value,
+           CASE WHEN NOT coalesce(r.adjacent, true) THEN 'liftdb''s release before ' || r.release_label || ' is not ' || r.from_release || ' (releases.ordinal): compared between the two releases the tool''s diff names' END AS definition
     FROM trend_diff_release r CROSS JOIN (VALUES (''), (' (given alike)')) m(what)
 ),
 trend_flags_compared AS (
@@ -167,9 +142,11 @@ trend_flags_compared AS (
                AND d.json_path LIKE '/diffs/%/diff/' || k.change || '_flags/%')::DOUBLE AS tool_value,
            (SELECT count(*) FROM trend_ours_flags c
              WHERE c.skill_name = r.skill_name AND c.release_label = r.release_label AND c.change = k.change
+               AND c.previous_release = r.from_release AND c.scope = 'release'
                AND (m.what = '' OR c.flag IN (SELECT d.value_text FROM trend_doc d
                                                WHERE d.source_path = r.source_path AND d.idx = r.diff_idx
-                                                 AND d.json_path LIKE '/diffs/%/diff/' || k.change || '_flags/%')))::DOUBLE AS liftdb_value
+                                                 AND d.json_path LIKE '/diffs/%/diff/' || k.change || '_flags/%')))::DOUBLE AS liftdb_value,
+           CASE WHEN NOT coalesce(r.adjacent, true) THEN 'liftdb''s release before ' || r.release_label || ' is not ' || r.from_release || ' (releases.ordinal): compared between the two releases the tool''s diff names' END AS definition
     FROM trend_diff_release r
     CROSS JOIN (VALUES ('new'), ('resolved')) k(change)
     CROSS JOIN (VALUES (''), (' (given alike)')) m(what)
@@ -208,7 +185,8 @@ trend_lists_compared AS (
                    (SELECT count(*) FROM trend_tool_lists t
                       JOIN trend_ours_prune p ON p.case_id = t.case_id AND p.releases_observed = t.runs_observed AND p.reason = t.reason
                      WHERE t.source_path = l.source_path AND t.list = k.list AND p.skill_name = l.skill_name)
-           END::DOUBLE AS liftdb_value
+           END::DOUBLE AS liftdb_value,
+           NULL::VARCHAR AS definition
     FROM trend_last l
     CROSS JOIN (VALUES ('recurring_failures'), ('prune_candidates')) k(list)
     CROSS JOIN (VALUES (''), (' (given alike)')) m(what)
@@ -223,8 +201,10 @@ SELECT
     liftdb_value,
     liftdb_value - tool_value AS difference,
     abs(liftdb_value - tool_value) <= 5e-7 * greatest(1, abs(tool_value)) AS agrees,
-    -- liftdb's trend views follow skill-benchmark trend's definitions: none to name.
-    NULL::VARCHAR AS definition
+    -- liftdb's trend views follow skill-benchmark trend's definitions; a
+    -- change is named when the tool's diff pairs releases liftdb orders
+    -- otherwise.
+    definition
 FROM (SELECT * FROM trend_coverage UNION ALL SELECT * FROM trend_series_compared
       UNION ALL SELECT * FROM trend_arms_compared UNION ALL SELECT * FROM trend_cases_compared
       UNION ALL SELECT * FROM trend_flags_compared UNION ALL SELECT * FROM trend_lists_compared)

@@ -6,11 +6,15 @@
 -- pair get no row. Flag order follows the harness: saturated, forgettable,
 -- no lift, with-skill failure, then per arm (manifest order) flaky and
 -- critical-failure, then below-reference-floor.
--- case_flags_of(releases, cases): the flags of the releases listed (NULL:
--- every release) and of the cases listed (liftdb_case_key).
-CREATE OR REPLACE MACRO case_flags_of(releases, cases) AS TABLE
+-- case_flags_by(releases, cases, pooled): the flags of the releases listed
+-- (NULL: every release) and of the cases listed (liftdb_case_key), per
+-- experiment, or with pooled = true per release, every experiment pooled
+-- (experiment NULL): as the tool's report of a tree holding all of them
+-- (41_case_flags_release.sql).
+CREATE OR REPLACE MACRO case_flags_by(releases, cases, pooled) AS TABLE
 WITH paired AS (
-    SELECT * FROM pairs_of(releases, cases) WHERE control_arm = 'without_skill'
+    SELECT * REPLACE (CASE WHEN pooled THEN NULL ELSE experiment END AS experiment)
+    FROM pairs_of(releases, cases) WHERE control_arm = 'without_skill'
 ),
 case_rates AS (
     SELECT
@@ -34,14 +38,15 @@ arm_order AS (
 arm_findings AS (
     -- flaky and critical-failure per arm over the case's scorable runs
     SELECT
-        r.release_label, r.experiment, r.skill_name, r.case_id, r.arm,
+        r.release_label, CASE WHEN pooled THEN NULL ELSE r.experiment END AS experiment,
+        r.skill_name, r.case_id, r.arm,
         liftdb_arm_order(r.arm, coalesce(any_value(o.ablation_ids), [])) AS arm_rank,
         count(r.objective_pass_rate) >= 2 AND count(DISTINCT r.objective_pass_rate) >= 2 AS flaky,
         list_sort(list_distinct(flatten(list(r.critical_failures) FILTER (WHERE r.vetoed)))) AS critical_names
     FROM run_rows_of(releases, cases) r
     LEFT JOIN arm_order o USING (release_label, skill_name)
     WHERE r.scorable AND r.population = 'answer'
-    GROUP BY r.release_label, r.experiment, r.skill_name, r.case_id, r.arm
+    GROUP BY r.release_label, CASE WHEN pooled THEN NULL ELSE r.experiment END, r.skill_name, r.case_id, r.arm
 ),
 arm_flags AS (
     SELECT
@@ -98,6 +103,10 @@ LEFT JOIN arm_flags af
 LEFT JOIN floor_flags ff
     ON ff.release_label = cr.release_label AND ff.experiment IS NOT DISTINCT FROM cr.experiment
    AND ff.skill_name = cr.skill_name AND ff.case_id = cr.case_id;
+
+-- case_flags_of(releases, cases): per experiment (a tool's report holds one).
+CREATE OR REPLACE MACRO case_flags_of(releases, cases) AS TABLE
+SELECT * FROM case_flags_by(releases, cases, false);
 
 -- case_flags_in(releases): the flags of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO case_flags_in(releases) AS TABLE

@@ -1,20 +1,31 @@
 -- What skill-benchmark 0.6.0's `trend` reports over a history of benchmark
 -- reports, with each release of a skill as one report of the history (in
--- releases.ordinal order). Definitions as the tool's (docs/metrics.md §M11):
+-- releases.ordinal order), every runs root and model of the release pooled
+-- as the tool pools the one tree of a report. Definitions as the tool's
+-- (docs/metrics.md §M11):
+--   skill_release_order   each skill's releases in order, with the one before;
+--   trend_history_release each report of a held trend (`skill-benchmark trend
+--                         --out`) as a release of its skill;
+--   trend_pairs           the pairs of releases compared: each release with
+--                         the one before, and the pairs a held trend compares
+--                         when liftdb orders them otherwise;
 --   trend_arm_rates       per release and arm: mean objective / combined
 --                         pass rate and median total tokens;
 --   trend_series          per release: with, without, lift (the release's
 --                         paired lift), saturated and flagged cases, median
 --                         total tokens and mean objective / combined pass
 --                         rate per arm (scorable runs, as the tool's summary);
---   trend_arm_changes     per release and the one before: each arm's mean
---                         objective and combined pass rate before, after and
---                         the change rounded to 4 (the tool's variant_deltas);
+--   trend_arm_changes     per pair of releases: each arm's mean objective and
+--                         combined pass rate before, after and the change
+--                         rounded to 4 (the tool's variant_deltas), for the
+--                         release and for each experiment and model both have;
 --   trend_case_changes    per case and arm: mean objective pass rate before,
 --                         after, change rounded to 4, where both exist and
---                         they differ by 1e-9 or more (case_deltas);
---   trend_flag_changes    flags '<case>::<flag>' new or resolved since the
---                         release before (new_flags, resolved_flags);
+--                         they differ by 1e-9 or more (case_deltas); a case
+--                         with a rate on one side only is named added or
+--                         dropped (the tool leaves it out);
+--   trend_flag_changes    flags '<case>::<flag>' new or resolved between the
+--                         two releases (new_flags, resolved_flags);
 --   recurring_failures    (case, assertion, severity) failing in any run of a
 --                         release: prevalence = releases with it / releases,
 --                         rank = prevalence × severity weight (critical 3,
@@ -34,6 +45,108 @@ COMMENT ON COLUMN skill_release_order.release_label IS 'Release.';
 COMMENT ON COLUMN skill_release_order.ordinal IS 'Position of the release (releases.ordinal).';
 COMMENT ON COLUMN skill_release_order.previous_release IS 'The skill''s release before it; NULL for its first.';
 
+CREATE OR REPLACE VIEW trend_history_release AS
+WITH entry AS (
+    -- The reports of each held trend's history, in its order.
+    SELECT source_path, idx,
+           any_value(value_text) FILTER (WHERE metric_name = 'label') AS label,
+           any_value(value) FILTER (WHERE metric_name = 'generated_at') AS generated_at
+    FROM (SELECT source_path, metric_name, value, value_text,
+                 TRY_CAST(regexp_extract(json_path, '^/series/([0-9]+)/', 1) AS INTEGER) AS idx
+          FROM peer_metric
+          WHERE report_kind = 'trend' AND json_path LIKE '/series/%')
+    GROUP BY source_path, idx
+),
+skill_release AS (
+    SELECT skill_name, release_label, ordinal, count(*) OVER (PARTITION BY skill_name) AS releases
+    FROM skill_release_order
+),
+candidate AS (
+    -- A history report is a release of that name, or the benchmark report
+    -- liftdb holds with the same generated_at.
+    SELECT e.source_path, e.idx, s.skill_name, s.release_label, 1 AS priority
+    FROM entry e JOIN skill_release s ON s.release_label = e.label
+    UNION ALL
+    SELECT e.source_path, e.idx, b.skill_name, b.release_label, 2
+    FROM entry e
+    JOIN peer_metric b ON b.report_kind = 'benchmark' AND b.json_path = '/generated_at' AND b.value = e.generated_at
+    WHERE b.skill_name IS NOT NULL
+),
+trend_skill AS (
+    -- The skill a trend is over: the one most of its reports match; when none
+    -- matches, the only skill with as many releases as the history has reports.
+    SELECT source_path, skill_name FROM (
+        SELECT source_path, skill_name, count(DISTINCT idx) AS matched FROM candidate GROUP BY source_path, skill_name
+        QUALIFY row_number() OVER (PARTITION BY source_path ORDER BY matched DESC, skill_name) = 1)
+    UNION ALL
+    SELECT h.source_path, any_value(s.skill_name)
+    FROM (SELECT source_path, count(*) AS reports FROM entry GROUP BY ALL) h
+    JOIN (SELECT DISTINCT skill_name, releases FROM skill_release) s ON s.releases = h.reports
+    WHERE h.source_path NOT IN (SELECT source_path FROM candidate)
+    GROUP BY h.source_path HAVING count(*) = 1
+),
+by_match AS (
+    SELECT e.source_path, e.idx, e.label, k.skill_name, m.release_label, m.priority
+    FROM entry e
+    JOIN trend_skill k USING (source_path)
+    LEFT JOIN (SELECT * FROM candidate
+               QUALIFY row_number() OVER (PARTITION BY source_path, idx, skill_name ORDER BY priority, release_label) = 1) m
+        ON m.source_path = e.source_path AND m.idx = e.idx AND m.skill_name = k.skill_name
+),
+unmatched_entry AS (
+    SELECT source_path, idx, row_number() OVER (PARTITION BY source_path ORDER BY idx) AS n
+    FROM by_match WHERE release_label IS NULL
+),
+unmatched_release AS (
+    -- The skill's releases no report of the history matched, in order.
+    SELECT k.source_path, s.release_label, row_number() OVER (PARTITION BY k.source_path ORDER BY s.ordinal) AS n
+    FROM trend_skill k JOIN skill_release s USING (skill_name)
+    WHERE NOT EXISTS (SELECT 1 FROM by_match b WHERE b.source_path = k.source_path
+                      AND b.release_label = s.release_label)
+)
+SELECT b.source_path, b.idx, b.label, b.skill_name,
+       coalesce(b.release_label, r.release_label) AS release_label,
+       CASE b.priority WHEN 1 THEN 'label' WHEN 2 THEN 'generated_at'
+            ELSE CASE WHEN r.release_label IS NOT NULL THEN 'order' END END AS matched_by
+FROM by_match b
+LEFT JOIN unmatched_entry u USING (source_path, idx)
+LEFT JOIN unmatched_release r ON r.source_path = u.source_path AND r.n = u.n;
+
+COMMENT ON VIEW trend_history_release IS 'Each report of a held skill-benchmark trend as a release of its skill: the release of its label, else the one whose benchmark report liftdb holds with its generated_at, else the skill''s releases no other report matched, in order.';
+COMMENT ON COLUMN trend_history_release.source_path IS 'The trend file.';
+COMMENT ON COLUMN trend_history_release.idx IS 'Position of the report in the tool''s history (0 first).';
+COMMENT ON COLUMN trend_history_release.label IS 'The report''s label in the trend (its history file''s name).';
+COMMENT ON COLUMN trend_history_release.skill_name IS 'The skill the trend is over.';
+COMMENT ON COLUMN trend_history_release.release_label IS 'The release the report is; NULL when none is left to match.';
+COMMENT ON COLUMN trend_history_release.matched_by IS 'label, generated_at or order (the releases left, in order); NULL when unmatched.';
+
+CREATE OR REPLACE VIEW trend_pairs AS
+WITH adjacent AS (
+    SELECT skill_name, previous_release, release_label
+    FROM skill_release_order WHERE previous_release IS NOT NULL
+),
+named AS (
+    -- Consecutive reports of a held trend, as releases.
+    SELECT DISTINCT f.skill_name, f.release_label AS previous_release, t.release_label
+    FROM trend_history_release f
+    JOIN trend_history_release t ON t.source_path = f.source_path AND t.idx = f.idx + 1
+    WHERE f.release_label IS NOT NULL AND t.release_label IS NOT NULL AND f.release_label <> t.release_label
+)
+SELECT o.ordinal AS release_order, p.skill_name, p.previous_release, p.release_label, p.adjacent
+FROM (SELECT *, true AS adjacent FROM adjacent
+      UNION ALL
+      SELECT *, false FROM named n
+      WHERE NOT EXISTS (SELECT 1 FROM adjacent a WHERE a.skill_name = n.skill_name
+                        AND a.previous_release = n.previous_release AND a.release_label = n.release_label)) p
+JOIN skill_release_order o USING (skill_name, release_label);
+
+COMMENT ON VIEW trend_pairs IS 'The pairs of a skill''s releases the trend compares: each release with the one before it (adjacent), and each pair of consecutive reports of a held trend liftdb orders otherwise (not adjacent).';
+COMMENT ON COLUMN trend_pairs.release_order IS 'Position of the later release (releases.ordinal).';
+COMMENT ON COLUMN trend_pairs.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN trend_pairs.previous_release IS 'The release compared from.';
+COMMENT ON COLUMN trend_pairs.release_label IS 'The release compared to.';
+COMMENT ON COLUMN trend_pairs.adjacent IS 'true: the release before it in liftdb''s order; false: a pair only a held trend compares.';
+
 CREATE OR REPLACE VIEW trend_arm_rates AS
 SELECT release_label, skill_name, arm,
        liftdb_mean_agg(CASE WHEN scorable THEN objective_pass_rate END) AS mean_objective_pass_rate,
@@ -52,10 +165,11 @@ COMMENT ON COLUMN trend_arm_rates.median_total_tokens IS 'Median total tokens of
 
 CREATE OR REPLACE VIEW trend_series AS
 WITH flags AS (
+    -- The release's flags, every experiment pooled (the tool's report).
     SELECT release_label, skill_name,
            count(*) FILTER (WHERE len(flags) > 0) AS flagged_cases,
            coalesce(sum(len(list_filter(flags, lambda f: contains(f, 'saturated')))), 0) AS saturated_cases
-    FROM case_flag_rows
+    FROM case_flag_release_rows
     GROUP BY ALL
 )
 SELECT r.ordinal AS release_order, a.release_label, a.skill_name, a.arm,
@@ -78,89 +192,183 @@ COMMENT ON COLUMN trend_series.arm IS 'Arm (the tool''s variant).';
 COMMENT ON COLUMN trend_series.with_skill IS 'The release''s paired with_skill rate (lift, overall).';
 COMMENT ON COLUMN trend_series.without_skill IS 'The release''s paired without_skill rate.';
 COMMENT ON COLUMN trend_series.lift IS 'with_skill - without_skill.';
-COMMENT ON COLUMN trend_series.saturated_cases IS 'Flags naming saturation, over the release''s cases (the tool counts flags, not cases).';
-COMMENT ON COLUMN trend_series.flagged_cases IS 'Cases with at least one flag.';
+COMMENT ON COLUMN trend_series.saturated_cases IS 'Flags naming saturation, over the release''s cases, experiments pooled (the tool counts flags, not cases).';
+COMMENT ON COLUMN trend_series.flagged_cases IS 'Cases with at least one flag, experiments pooled.';
 COMMENT ON COLUMN trend_series.median_total_tokens IS 'Median total tokens of the arm''s scorable runs with tokens.';
 COMMENT ON COLUMN trend_series.mean_objective_pass_rate IS 'Exact mean objective pass rate of the arm''s scorable runs.';
 COMMENT ON COLUMN trend_series.mean_combined_pass_rate IS 'Exact mean combined pass rate of the arm''s scorable runs.';
 
+CREATE OR REPLACE VIEW trend_scopes AS
+-- What a release has at each scope: the release itself, each experiment,
+-- each model (a change is compared only at a scope both releases have).
+SELECT DISTINCT release_label, skill_name, 'release' AS scope, NULL::VARCHAR AS experiment, NULL::VARCHAR AS model
+FROM run_total_rows
+UNION ALL
+SELECT DISTINCT release_label, skill_name, 'experiment', experiment, NULL FROM run_total_rows
+UNION ALL
+SELECT DISTINCT release_label, skill_name, 'model', NULL, model FROM run_total_rows WHERE model IS NOT NULL;
+
+COMMENT ON VIEW trend_scopes IS 'The scopes a release of a skill has: the release, each experiment, each model (trend changes compare a scope both releases have).';
+COMMENT ON COLUMN trend_scopes.release_label IS 'Release.';
+COMMENT ON COLUMN trend_scopes.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN trend_scopes.scope IS 'release, experiment or model.';
+COMMENT ON COLUMN trend_scopes.experiment IS 'The experiment (scope experiment), else NULL.';
+COMMENT ON COLUMN trend_scopes.model IS 'The model (scope model), else NULL.';
+
 CREATE OR REPLACE VIEW trend_arm_changes AS
-SELECT o.ordinal AS release_order, cur.skill_name, o.previous_release, cur.release_label, cur.arm,
+WITH rates AS (
+    SELECT release_label, skill_name, 'release' AS scope, NULL::VARCHAR AS experiment, NULL::VARCHAR AS model, arm,
+           mean_objective_pass_rate, mean_combined_pass_rate
+    FROM trend_arm_rates
+    UNION ALL
+    SELECT release_label, skill_name, 'experiment', experiment, NULL, arm,
+           liftdb_mean_agg(CASE WHEN scorable THEN objective_pass_rate END),
+           liftdb_mean_agg(CASE WHEN scorable THEN combined_pass_rate END)
+    FROM run_rows GROUP BY ALL
+    UNION ALL
+    SELECT release_label, skill_name, 'model', NULL, model, arm,
+           liftdb_mean_agg(CASE WHEN scorable THEN objective_pass_rate END),
+           liftdb_mean_agg(CASE WHEN scorable THEN combined_pass_rate END)
+    FROM run_rows WHERE model IS NOT NULL GROUP BY ALL
+)
+SELECT p.release_order, p.skill_name, p.previous_release, p.release_label, p.adjacent,
+       cur.scope, cur.experiment, cur.model, cur.arm,
        old.mean_objective_pass_rate AS objective_before, cur.mean_objective_pass_rate AS objective_after,
        liftdb_pyround(cur.mean_objective_pass_rate - old.mean_objective_pass_rate, 4) AS objective_change,
        old.mean_combined_pass_rate AS combined_before, cur.mean_combined_pass_rate AS combined_after,
        liftdb_pyround(cur.mean_combined_pass_rate - old.mean_combined_pass_rate, 4) AS combined_change
-FROM trend_arm_rates cur
-JOIN skill_release_order o ON o.release_label = cur.release_label AND o.skill_name = cur.skill_name
-JOIN trend_arm_rates old ON old.release_label = o.previous_release AND old.skill_name = cur.skill_name
-                     AND old.arm = cur.arm;
+FROM trend_pairs p
+JOIN rates cur ON cur.release_label = p.release_label AND cur.skill_name = p.skill_name
+JOIN rates old ON old.release_label = p.previous_release AND old.skill_name = p.skill_name
+              AND old.scope = cur.scope AND old.experiment IS NOT DISTINCT FROM cur.experiment
+              AND old.model IS NOT DISTINCT FROM cur.model AND old.arm = cur.arm;
 
-COMMENT ON VIEW trend_arm_changes IS 'Per release and the one before, per arm: mean objective and combined pass rate before, after and the change rounded to 4 (skill-benchmark trend''s variant_deltas).';
+COMMENT ON VIEW trend_arm_changes IS 'Per pair of releases (trend_pairs) and arm, for the release and for each experiment and model both have: mean objective and combined pass rate before, after and the change rounded to 4 (skill-benchmark trend''s variant_deltas at scope release).';
 COMMENT ON COLUMN trend_arm_changes.release_order IS 'Position of the release.';
 COMMENT ON COLUMN trend_arm_changes.skill_name IS 'Skill under test.';
-COMMENT ON COLUMN trend_arm_changes.previous_release IS 'The release before.';
+COMMENT ON COLUMN trend_arm_changes.previous_release IS 'The release compared from.';
 COMMENT ON COLUMN trend_arm_changes.release_label IS 'Release.';
+COMMENT ON COLUMN trend_arm_changes.adjacent IS 'true: the release before in liftdb''s order; false: a pair only a held trend compares.';
+COMMENT ON COLUMN trend_arm_changes.scope IS 'release (every experiment and model pooled, the tool''s report), experiment or model.';
+COMMENT ON COLUMN trend_arm_changes.experiment IS 'The experiment (scope experiment), else NULL.';
+COMMENT ON COLUMN trend_arm_changes.model IS 'The model (scope model), else NULL.';
 COMMENT ON COLUMN trend_arm_changes.arm IS 'Arm.';
-COMMENT ON COLUMN trend_arm_changes.objective_before IS 'Mean objective pass rate in the release before.';
+COMMENT ON COLUMN trend_arm_changes.objective_before IS 'Mean objective pass rate of the scorable runs in the release compared from.';
 COMMENT ON COLUMN trend_arm_changes.objective_after IS 'Mean objective pass rate in this release.';
 COMMENT ON COLUMN trend_arm_changes.objective_change IS 'after - before, rounded to 4 as Python rounds.';
-COMMENT ON COLUMN trend_arm_changes.combined_before IS 'Mean combined pass rate in the release before.';
+COMMENT ON COLUMN trend_arm_changes.combined_before IS 'Mean combined pass rate in the release compared from.';
 COMMENT ON COLUMN trend_arm_changes.combined_after IS 'Mean combined pass rate in this release.';
 COMMENT ON COLUMN trend_arm_changes.combined_change IS 'after - before, rounded to 4.';
 
 CREATE OR REPLACE VIEW trend_case_changes AS
 WITH rates AS (
-    -- exact means from the runs stored summed per case (run_total_rows)
-    SELECT release_label, skill_name, case_id, arm,
-           liftdb_mean_of(sum(objective_sum), sum(objective_n)) AS rate
-    FROM run_total_rows
-    WHERE objective_n > 0
+    -- exact means from the runs stored summed per case (run_total_rows),
+    -- every run with a rate (scorable or not, as the tool's case_deltas)
+    SELECT release_label, skill_name, 'release' AS scope, NULL::VARCHAR AS experiment, NULL::VARCHAR AS model,
+           case_id, arm, liftdb_mean_of(sum(objective_sum), sum(objective_n)) AS rate
+    FROM run_total_rows WHERE objective_n > 0
     GROUP BY release_label, skill_name, case_id, arm
+    UNION ALL
+    SELECT release_label, skill_name, 'experiment', experiment, NULL,
+           case_id, arm, liftdb_mean_of(sum(objective_sum), sum(objective_n))
+    FROM run_total_rows WHERE objective_n > 0
+    GROUP BY release_label, skill_name, experiment, case_id, arm
+    UNION ALL
+    SELECT release_label, skill_name, 'model', NULL, model,
+           case_id, arm, liftdb_mean_of(sum(objective_sum), sum(objective_n))
+    FROM run_total_rows WHERE objective_n > 0 AND model IS NOT NULL
+    GROUP BY release_label, skill_name, model, case_id, arm
+),
+compared AS (
+    -- Each pair's scopes both releases have.
+    SELECT p.*, a.scope, a.experiment, a.model
+    FROM trend_pairs p
+    JOIN trend_scopes a ON a.release_label = p.release_label AND a.skill_name = p.skill_name
+    JOIN trend_scopes b ON b.release_label = p.previous_release AND b.skill_name = p.skill_name
+                       AND b.scope = a.scope AND b.experiment IS NOT DISTINCT FROM a.experiment
+                       AND b.model IS NOT DISTINCT FROM a.model
+),
+keyed AS (
+    SELECT DISTINCT c.*, r.case_id, r.arm
+    FROM compared c
+    JOIN rates r ON r.skill_name = c.skill_name AND r.release_label IN (c.release_label, c.previous_release)
+                AND r.scope = c.scope AND r.experiment IS NOT DISTINCT FROM c.experiment
+                AND r.model IS NOT DISTINCT FROM c.model
 )
-SELECT o.ordinal AS release_order, cur.skill_name, o.previous_release, cur.release_label,
-       cur.case_id, cur.arm, old.rate AS before, cur.rate AS after,
+SELECT k.release_order, k.skill_name, k.previous_release, k.release_label, k.adjacent,
+       k.scope, k.experiment, k.model, k.case_id, k.arm,
+       CASE WHEN old.rate IS NULL THEN 'added' WHEN cur.rate IS NULL THEN 'dropped' ELSE 'moved' END AS change_kind,
+       old.rate AS before, cur.rate AS after,
        liftdb_pyround(cur.rate - old.rate, 4) AS change
-FROM rates cur
-JOIN skill_release_order o ON o.release_label = cur.release_label AND o.skill_name = cur.skill_name
-JOIN rates old ON old.release_label = o.previous_release AND old.skill_name = cur.skill_name
-              AND old.case_id = cur.case_id AND old.arm = cur.arm
-WHERE abs(cur.rate - old.rate) >= 1e-9;
+FROM keyed k
+LEFT JOIN rates cur ON cur.release_label = k.release_label AND cur.skill_name = k.skill_name
+                   AND cur.scope = k.scope AND cur.experiment IS NOT DISTINCT FROM k.experiment
+                   AND cur.model IS NOT DISTINCT FROM k.model AND cur.case_id = k.case_id AND cur.arm = k.arm
+LEFT JOIN rates old ON old.release_label = k.previous_release AND old.skill_name = k.skill_name
+                   AND old.scope = k.scope AND old.experiment IS NOT DISTINCT FROM k.experiment
+                   AND old.model IS NOT DISTINCT FROM k.model AND old.case_id = k.case_id AND old.arm = k.arm
+WHERE old.rate IS NULL OR cur.rate IS NULL OR abs(cur.rate - old.rate) >= 1e-9;
 
-COMMENT ON VIEW trend_case_changes IS 'Per release and the one before, per case and arm whose mean objective pass rate moved (by 1e-9 or more): before, after, change rounded to 4 (skill-benchmark trend''s case_deltas).';
+COMMENT ON VIEW trend_case_changes IS 'Per pair of releases (trend_pairs), case and arm, for the release and each experiment and model both have: a mean objective pass rate that moved (by 1e-9 or more: skill-benchmark trend''s case_deltas at scope release), or a case with a rate on one side only (added, dropped: the tool leaves those out).';
 COMMENT ON COLUMN trend_case_changes.release_order IS 'Position of the release.';
 COMMENT ON COLUMN trend_case_changes.skill_name IS 'Skill under test.';
-COMMENT ON COLUMN trend_case_changes.previous_release IS 'The release before.';
+COMMENT ON COLUMN trend_case_changes.previous_release IS 'The release compared from.';
 COMMENT ON COLUMN trend_case_changes.release_label IS 'Release.';
+COMMENT ON COLUMN trend_case_changes.adjacent IS 'true: the release before in liftdb''s order; false: a pair only a held trend compares.';
+COMMENT ON COLUMN trend_case_changes.scope IS 'release (every experiment and model pooled, the tool''s report), experiment or model.';
+COMMENT ON COLUMN trend_case_changes.experiment IS 'The experiment (scope experiment), else NULL.';
+COMMENT ON COLUMN trend_case_changes.model IS 'The model (scope model), else NULL.';
 COMMENT ON COLUMN trend_case_changes.case_id IS 'Case.';
 COMMENT ON COLUMN trend_case_changes.arm IS 'Arm.';
-COMMENT ON COLUMN trend_case_changes.before IS 'Mean objective pass rate of the case''s runs on the arm, the release before.';
-COMMENT ON COLUMN trend_case_changes.after IS 'The same in this release.';
-COMMENT ON COLUMN trend_case_changes.change IS 'after - before, rounded to 4.';
+COMMENT ON COLUMN trend_case_changes.change_kind IS 'moved (a rate on both sides, 1e-9 or more apart), added (a rate in this release only) or dropped (in the release compared from only).';
+COMMENT ON COLUMN trend_case_changes.before IS 'Mean objective pass rate of the case''s runs on the arm in the release compared from; NULL when added.';
+COMMENT ON COLUMN trend_case_changes.after IS 'The same in this release; NULL when dropped.';
+COMMENT ON COLUMN trend_case_changes.change IS 'after - before, rounded to 4; NULL when added or dropped.';
 
 CREATE OR REPLACE VIEW trend_flag_changes AS
 WITH flags AS (
-    SELECT DISTINCT release_label, skill_name, case_id || '::' || unnest(flags) AS flag
+    SELECT DISTINCT release_label, skill_name, 'release' AS scope, NULL::VARCHAR AS experiment,
+           case_id || '::' || unnest(flags) AS flag
+    FROM case_flag_release_rows
+    UNION ALL
+    SELECT DISTINCT release_label, skill_name, 'experiment', experiment, case_id || '::' || unnest(flags)
     FROM case_flag_rows
+),
+compared AS (
+    SELECT p.*, a.scope, a.experiment
+    FROM trend_pairs p
+    JOIN trend_scopes a ON a.release_label = p.release_label AND a.skill_name = p.skill_name
+    JOIN trend_scopes b ON b.release_label = p.previous_release AND b.skill_name = p.skill_name
+                       AND b.scope = a.scope AND b.experiment IS NOT DISTINCT FROM a.experiment
+                       AND b.model IS NOT DISTINCT FROM a.model
+    WHERE a.scope IN ('release', 'experiment')
 )
-SELECT o.ordinal AS release_order, cur.skill_name, o.previous_release, cur.release_label,
-       'new' AS change, cur.flag
-FROM flags cur
-JOIN skill_release_order o ON o.release_label = cur.release_label AND o.skill_name = cur.skill_name
-WHERE o.previous_release IS NOT NULL
-  AND NOT EXISTS (SELECT 1 FROM flags old WHERE old.release_label = o.previous_release
-                  AND old.skill_name = cur.skill_name AND old.flag = cur.flag)
+SELECT c.release_order, c.skill_name, c.previous_release, c.release_label, c.adjacent,
+       c.scope, c.experiment, 'new' AS change, cur.flag
+FROM compared c
+JOIN flags cur ON cur.release_label = c.release_label AND cur.skill_name = c.skill_name
+              AND cur.scope = c.scope AND cur.experiment IS NOT DISTINCT FROM c.experiment
+WHERE NOT EXISTS (SELECT 1 FROM flags old WHERE old.release_label = c.previous_release
+                  AND old.skill_name = c.skill_name AND old.scope = c.scope
+                  AND old.experiment IS NOT DISTINCT FROM c.experiment AND old.flag = cur.flag)
 UNION ALL
-SELECT o.ordinal, old.skill_name, o.previous_release, o.release_label, 'resolved', old.flag
-FROM flags old
-JOIN skill_release_order o ON o.previous_release = old.release_label AND o.skill_name = old.skill_name
-WHERE NOT EXISTS (SELECT 1 FROM flags cur WHERE cur.release_label = o.release_label
-                  AND cur.skill_name = old.skill_name AND cur.flag = old.flag);
+SELECT c.release_order, c.skill_name, c.previous_release, c.release_label, c.adjacent,
+       c.scope, c.experiment, 'resolved', old.flag
+FROM compared c
+JOIN flags old ON old.release_label = c.previous_release AND old.skill_name = c.skill_name
+              AND old.scope = c.scope AND old.experiment IS NOT DISTINCT FROM c.experiment
+WHERE NOT EXISTS (SELECT 1 FROM flags cur WHERE cur.release_label = c.release_label
+                  AND cur.skill_name = c.skill_name AND cur.scope = c.scope
+                  AND cur.experiment IS NOT DISTINCT FROM c.experiment AND cur.flag = old.flag);
 
-COMMENT ON VIEW trend_flag_changes IS 'Per release and the one before: each flag ''<case>::<flag>'' that is new or resolved (skill-benchmark trend''s new_flags and resolved_flags).';
+COMMENT ON VIEW trend_flag_changes IS 'Per pair of releases (trend_pairs), for the release (every experiment pooled, the tool''s report) and each experiment both have: each flag ''<case>::<flag>'' that is new or resolved (skill-benchmark trend''s new_flags and resolved_flags at scope release).';
 COMMENT ON COLUMN trend_flag_changes.release_order IS 'Position of the release.';
 COMMENT ON COLUMN trend_flag_changes.skill_name IS 'Skill under test.';
-COMMENT ON COLUMN trend_flag_changes.previous_release IS 'The release before.';
+COMMENT ON COLUMN trend_flag_changes.previous_release IS 'The release compared from.';
 COMMENT ON COLUMN trend_flag_changes.release_label IS 'Release.';
+COMMENT ON COLUMN trend_flag_changes.adjacent IS 'true: the release before in liftdb''s order; false: a pair only a held trend compares.';
+COMMENT ON COLUMN trend_flag_changes.scope IS 'release or experiment (flags are the tool''s per report: none per model).';
+COMMENT ON COLUMN trend_flag_changes.experiment IS 'The experiment (scope experiment), else NULL.';
 COMMENT ON COLUMN trend_flag_changes.change IS 'new (flagged now, not before) or resolved (flagged before, not now).';
 COMMENT ON COLUMN trend_flag_changes.flag IS '<case>::<flag text>, as the tool writes it.';
 
