@@ -35,3 +35,4 @@ mod team_field;
 mod terminal;
 mod terminal_tmux;
 mod trend_history;
+mod trend_shapes;

@@ -291,7 +291,10 @@ fn assert_trend_is_the_tools(store: &liftdb::store::Store) {
         let d = &diff["diff"];
         let arms = rows(
             store,
-            &format!("SELECT * FROM trend_arm_changes WHERE release_label = '{to}'"),
+            &format!(
+                "SELECT * FROM trend_arm_changes
+                  WHERE previous_release = '{from}' AND release_label = '{to}' AND scope = 'release'"
+            ),
         );
         let variants = d["variant_deltas"].as_object().unwrap();
         assert_eq!(arms.len(), variants.len(), "{to}: arms");
@@ -319,7 +322,15 @@ fn assert_trend_is_the_tools(store: &liftdb::store::Store) {
                 );
             }
         }
-        let ours = rows(store, &format!("SELECT * FROM trend_case_changes WHERE release_label = '{to}' ORDER BY case_id, arm"));
+        // The tool's case deltas: the release's cases with a rate on both sides.
+        let ours = rows(
+            store,
+            &format!(
+                "SELECT * FROM trend_case_changes
+                  WHERE previous_release = '{from}' AND release_label = '{to}' AND scope = 'release'
+                    AND change_kind = 'moved' ORDER BY case_id, arm"
+            ),
+        );
         let theirs = d["case_deltas"].as_array().unwrap();
         assert_eq!(ours.len(), theirs.len(), "{to}: case deltas");
         for (o, t) in ours.iter().zip(theirs) {
@@ -337,7 +348,11 @@ fn assert_trend_is_the_tools(store: &liftdb::store::Store) {
         for (change, key) in [("new", "new_flags"), ("resolved", "resolved_flags")] {
             let ours: Vec<Value> = rows(
                 store,
-                &format!("SELECT flag FROM trend_flag_changes WHERE release_label = '{to}' AND change = '{change}' ORDER BY flag"),
+                &format!(
+                    "SELECT flag FROM trend_flag_changes
+                      WHERE previous_release = '{from}' AND release_label = '{to}' AND scope = 'release'
+                        AND change = '{change}' ORDER BY flag"
+                ),
             )
             .into_iter()
             .map(|r| r["flag"].clone())
