@@ -253,9 +253,11 @@ trigger_reports AS (
        OR (p.report_kind = 'skill_creator_trigger_eval' AND p.json_path IN ('/summary/passed', '/summary/total'))
 ),
 seh_ledger AS (
-    -- The skill-eval-harness runs a cost report of the release and skill covers.
+    -- The skill-eval-harness runs read from their folders: what a cost or
+    -- token report read under its runs root (a run another report defined,
+    -- its folder never read, was not on disk for it).
     SELECT r.release_label, r.skill_name, r.experiment, r.arm, r.cost_usd, r.total_tokens
-    FROM run_rows r WHERE r.source_format = 'C_seh' AND r.population = 'answer'
+    FROM run_rows r WHERE r.source_format = 'C_seh' AND r.population = 'answer' AND r.defined_by IS NULL
 ),
 runs_roots AS (
     -- The runs root a cost or token report names (`runs_root`, a report's
@@ -266,9 +268,21 @@ runs_roots AS (
     WHERE (report_kind = 'cost_summary' AND json_path = '/runs_root')
        OR (report_kind = 'token_overhead' AND regexp_matches(json_path, '^/reports/[0-9]+/runs$'))
 ),
+cost_summary_runs AS (
+    -- Per cost-summary.json: the runs it describes that the store holds.
+    SELECT p.source_path, p.release_label, p.skill_name, root.experiment,
+           (SELECT count(*) FROM seh_ledger l
+             WHERE l.release_label = p.release_label AND l.skill_name IS NOT DISTINCT FROM coalesce(p.skill_name, l.skill_name)
+               AND (root.experiment IS NULL OR l.experiment = root.experiment)) AS held,
+           p.value AS runs_seen
+    FROM peer_metric p
+    LEFT JOIN runs_roots root ON root.source_path = p.source_path AND root.json_path = '/runs_root'
+    WHERE p.report_kind = 'cost_summary' AND p.json_path = '/coverage/runs_seen'
+),
 cost_summary AS (
     -- cost-summary.json: runs seen, runs with a dollar cost or token usage,
-    -- and the known dollar subtotal, overall and per variant.
+    -- and the known dollar subtotal, overall and per variant, over the runs
+    -- read from the folders of its runs root in its release.
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
            (SELECT CASE
                        WHEN p.json_path LIKE '%/runs' OR p.json_path = '/coverage/runs_seen' THEN count(*)
@@ -277,18 +291,53 @@ cost_summary AS (
                        ELSE round(sum(l.cost_usd), 6) END
               FROM seh_ledger l
              WHERE l.release_label = p.release_label AND l.skill_name IS NOT DISTINCT FROM coalesce(p.skill_name, l.skill_name)
-               AND (root.experiment IS NULL OR l.experiment = root.experiment)
-               AND (p.json_path NOT LIKE '/by_variant/%' OR l.arm = regexp_extract(p.json_path, '^/by_variant/([^/]+)/', 1)))::DOUBLE AS liftdb_value
+               AND (h.experiment IS NULL OR l.experiment = h.experiment)
+               AND (p.json_path NOT LIKE '/by_variant/%' OR l.arm = regexp_extract(p.json_path, '^/by_variant/([^/]+)/', 1)))::DOUBLE AS liftdb_value,
+           NULL::VARCHAR AS definition
     FROM peer_metric p
-    LEFT JOIN runs_roots root ON root.source_path = p.source_path AND root.json_path = '/runs_root'
+    JOIN cost_summary_runs h ON h.source_path = p.source_path AND h.held > 0
     WHERE p.report_kind = 'cost_summary'
       AND (p.json_path IN ('/coverage/runs_seen', '/coverage/runs_with_dollar_cost', '/coverage/runs_with_token_usage',
                            '/totals/total_cost_usd_aggregate/known_subtotal')
            OR regexp_matches(p.json_path, '^/by_variant/[^/]+/(runs|total_cost_usd_aggregate/known_subtotal)$'))
+    UNION ALL
+    -- A report none of whose runs the store read from their folders: said,
+    -- not compared with other runs.
+    SELECT source_path, release_label, skill_name, 'runs the report describes', runs_seen, NULL,
+           'not in the store: no run of runs root ' || coalesce(experiment, '(none named)')
+               || ' of this release was read from its folder (ingest the runs root to compare)'
+    FROM cost_summary_runs WHERE held = 0
+),
+token_pairs AS (
+    -- The pairs each report of a token-overhead.json lists (its runs).
+    SELECT source_path, regexp_extract(pair, '^/reports/([0-9]+)/', 1) AS report,
+           any_value(release_label) AS release_label,
+           any_value(value_text) FILTER (WHERE metric_name = 'case_id') AS case_id,
+           any_value(value_text) FILTER (WHERE metric_name = 'model') AS model,
+           any_value(value) FILTER (WHERE metric_name = 'run_number') AS run_number
+    FROM (SELECT source_path, release_label, metric_name, value, value_text,
+                 regexp_extract(json_path, '^(/reports/[0-9]+/pairs/[0-9]+)/', 1) AS pair
+          FROM peer_metric
+          WHERE report_kind = 'token_overhead'
+            AND regexp_matches(json_path, '^/reports/[0-9]+/pairs/[0-9]+/(case_id|model|run_number)$'))
+    GROUP BY source_path, pair
+),
+token_pairs_held AS (
+    -- Per report of the file: the listed pairs the store holds from folders
+    -- of its runs root (a model the tool names None is any model).
+    SELECT p.source_path, p.report, p.release_label, root.experiment, count(*) AS listed,
+           count(*) FILTER (WHERE EXISTS (
+               SELECT 1 FROM cost_per_lift_rows c
+                WHERE c.release_label = p.release_label AND c.experiment = root.experiment AND c.case_id = p.case_id
+                  AND (p.model IS NULL OR c.model = p.model) AND c.repetition = p.run_number)) AS held
+    FROM token_pairs p
+    LEFT JOIN runs_roots root ON root.source_path = p.source_path AND root.json_path = '/reports/' || p.report || '/runs'
+    GROUP BY ALL
 ),
 token_overhead AS (
     -- token-overhead.json: n and mean of the comparable per-pair cost and
-    -- token deltas (cost_per_lift), per report of the file.
+    -- token deltas (cost_per_lift), per report of the file, over the pairs
+    -- it lists, in the experiment of its runs root.
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
            (SELECT CASE regexp_extract(p.json_path, '/([a-z_]+)/(n|mean)$', 1)
                        WHEN 'cost_delta_usd' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.cost_delta) ELSE list_avg(list_sort(list(c.cost_delta))) END
@@ -297,17 +346,25 @@ token_overhead AS (
                        WHEN 'output_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.output_token_delta) ELSE list_avg(list_sort(list(c.output_token_delta))) END
                    END
               FROM cost_per_lift_rows c
-             WHERE c.release_label = p.release_label
-               AND CASE WHEN root.experiment IS NULL
-                        THEN c.experiment IN (SELECT experiment FROM run_rows WHERE source_format = 'C_seh')
-                        ELSE c.experiment = root.experiment END
-               AND c.skill_name IS NOT DISTINCT FROM coalesce(p.skill_name, c.skill_name))::DOUBLE AS liftdb_value
+             WHERE c.release_label = p.release_label AND c.experiment = h.experiment
+               AND c.skill_name IS NOT DISTINCT FROM coalesce(p.skill_name, c.skill_name)
+               AND EXISTS (SELECT 1 FROM token_pairs t
+                            WHERE t.source_path = p.source_path AND t.report = h.report AND t.case_id = c.case_id
+                              AND (t.model IS NULL OR t.model = c.model) AND t.run_number = c.repetition))::DOUBLE AS liftdb_value,
+           NULL::VARCHAR AS definition
     FROM peer_metric p
-    LEFT JOIN runs_roots root
-      ON root.source_path = p.source_path
-     AND root.json_path = regexp_extract(p.json_path, '^(/reports/[0-9]+)/', 1) || '/runs'
+    JOIN token_pairs_held h
+      ON h.source_path = p.source_path AND h.report = regexp_extract(p.json_path, '^/reports/([0-9]+)/', 1) AND h.held > 0
     WHERE p.report_kind = 'token_overhead'
       AND regexp_matches(p.json_path, '^/reports/[0-9]+/summary/(cost_delta_usd|total_token_delta|input_token_delta|output_token_delta)/(n|mean)$')
+    UNION ALL
+    SELECT h.source_path, p.release_label, p.skill_name,
+           '/reports/' || h.report || ': pairs the report lists', h.listed::DOUBLE, NULL,
+           'not in the store: none of its pairs was read from the folders of runs root '
+               || coalesce(h.experiment, '(none named)') || ' (ingest the runs root to compare)'
+    FROM token_pairs_held h
+    JOIN peer_metric p ON p.source_path = h.source_path AND p.json_path = '/reports/' || h.report || '/runs'
+    WHERE h.held = 0
 ),
 graded_twice AS (
     -- Runs a skill-eval-harness report graded and liftdb graded too.
@@ -369,8 +426,8 @@ SELECT
 FROM (SELECT *, NULL AS definition FROM pairs_compared UNION ALL SELECT *, NULL FROM promptfoo
       UNION ALL SELECT *, NULL FROM promptfoo_costs UNION ALL SELECT *, NULL FROM handbook
       UNION ALL SELECT * FROM skill_creator_stats UNION ALL SELECT * FROM skill_creator_runs
-      UNION ALL SELECT *, NULL FROM trigger_reports UNION ALL SELECT *, NULL FROM cost_summary
-      UNION ALL SELECT *, NULL FROM token_overhead
+      UNION ALL SELECT *, NULL FROM trigger_reports UNION ALL SELECT * FROM cost_summary
+      UNION ALL SELECT * FROM token_overhead
       UNION ALL SELECT *, NULL FROM verdicts_compared UNION ALL SELECT *, NULL FROM first_disagreements)
 WHERE ($release IS NULL OR release_label = $release)
   AND ($skill IS NULL OR skill_name = $skill)

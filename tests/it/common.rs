@@ -189,12 +189,23 @@ pub fn succeeded(cmd: &mut assert_cmd::Command) -> std::process::Output {
 /// checking it is the tree the fixture's skill-benchmark report graded
 /// (`tree.sha256`: sha256 over the sorted lines `relative path NUL sha256(file)`).
 pub fn generated_tree(seed: u64, fixture: &Path) -> (tempfile::TempDir, PathBuf) {
+    gen_runs_tree(
+        &["--runs", "1500", "--seed", &seed.to_string()],
+        &fixture.join("tree.sha256"),
+    )
+}
+
+/// gen-runs' tree of `args` in a temporary directory, checked against the
+/// digest in `digest_file` (as `generated_tree`): the tree a tool's report
+/// kept as a fixture describes.
+pub fn gen_runs_tree(args: &[&str], digest_file: &Path) -> (tempfile::TempDir, PathBuf) {
     use sha2::{Digest, Sha256};
     let dir = tempfile::tempdir().unwrap();
     let tree = dir.path().join("gfix");
     assert_cmd::Command::cargo_bin("gen-runs")
         .unwrap()
-        .args(["--runs", "1500", "--seed", &seed.to_string(), "--out"])
+        .args(args)
+        .arg("--out")
         .arg(&tree)
         .assert()
         .success();
@@ -216,11 +227,11 @@ pub fn generated_tree(seed: u64, fixture: &Path) -> (tempfile::TempDir, PathBuf)
         let file_sha = Sha256::digest(std::fs::read(tree.join(rel)).unwrap());
         h.update(format!("{rel}\0{file_sha:x}\n"));
     }
-    let expected = std::fs::read_to_string(fixture.join("tree.sha256")).unwrap();
+    let expected = std::fs::read_to_string(digest_file).unwrap();
     assert_eq!(
         format!("{:x}", h.finalize()),
         expected.trim(),
-        "gen-runs no longer writes the tree skill-benchmark graded (seed {seed})"
+        "gen-runs no longer writes the tree the tool graded ({args:?})"
     );
     (dir, tree)
 }

@@ -567,6 +567,142 @@ fn reconcile_over_every_corpus_in_one_call_agrees_or_names_its_definition() {
     );
 }
 
+/// Release r2 of tests/fixtures/seh-trend-shapes: another suite's report
+/// (its runs root also named eval-runs) defining 200 runs, then, when
+/// `with_tree`, r2's tree from its folders; then the tool's cost summary and
+/// token overhead of that tree. The store and the two reports' paths.
+fn folder_reports_beside_another_report(
+    with_tree: bool,
+) -> (
+    crate::common::TestStore,
+    Vec<tempfile::TempDir>,
+    [PathBuf; 2],
+) {
+    let shapes = fixture("seh-trend-shapes");
+    let reports = [
+        shapes.join("r2/cost-summary.json.gz"),
+        shapes.join("r2/token-overhead.json.gz"),
+    ];
+    let mut ts = new_store();
+    let opts = liftdb::batch::IngestOptions {
+        release: Some("r2".into()),
+        ..Default::default()
+    };
+    let mut ingest = |paths: &[PathBuf]| {
+        let summary = liftdb::batch::ingest(&mut ts.store, paths, &opts).unwrap();
+        assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    };
+    ingest(&[shapes.join("other/benchmark.json.gz")]);
+    let mut dirs = Vec::new();
+    let mut paths = reports.to_vec();
+    if with_tree {
+        let (dir, tree) = crate::common::gen_runs_tree(
+            &[
+                "--runs",
+                "400",
+                "--models",
+                "claude-a,gpt-b",
+                "--reps",
+                "2",
+                "--seed",
+                "5",
+            ],
+            &shapes.join("r2/tree.sha256"),
+        );
+        paths.extend([tree.join("eval-runs"), tree.join("manifest.json")]);
+        dirs.push(dir);
+    }
+    ingest(&paths);
+    (ts, dirs, reports)
+}
+
+#[test]
+fn a_folder_report_is_compared_with_the_runs_on_disk_not_runs_another_report_defined() {
+    // The cost summary and token overhead read r2's tree (400 runs); the
+    // release also holds 200 runs another report defined, in an experiment
+    // of the same name. Each report is compared with its own runs: the
+    // figures are the files' own, read here.
+    let (ts, _dirs, [cost, tokens]) = folder_reports_beside_another_report(true);
+    let all = reconcile_rows(&ts.store);
+    let rows_of = |path: &PathBuf| -> Vec<&Value> {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        all.iter().filter(|r| r["report"] == name).collect()
+    };
+    let (cost_rows, token_rows) = (rows_of(&cost), rows_of(&tokens));
+    assert!(!cost_rows.is_empty() && !token_rows.is_empty(), "{all:#?}");
+    let disagreeing: Vec<&&Value> = cost_rows
+        .iter()
+        .chain(&token_rows)
+        .filter(|r| r["agrees"] != true)
+        .collect();
+    assert!(disagreeing.is_empty(), "{disagreeing:#?}");
+    let ours = |rows: &[&Value], metric: &str| -> f64 {
+        f(&rows
+            .iter()
+            .find(|r| r["metric"] == metric)
+            .unwrap_or_else(|| panic!("{metric}"))["liftdb_value"])
+    };
+    let summary = crate::common::read_report(&cost);
+    assert_eq!(
+        ours(&cost_rows, "/coverage/runs_seen"),
+        f(&summary["coverage"]["runs_seen"])
+    );
+    for arm in ["with_skill", "without_skill"] {
+        let metric = format!("/by_variant/{arm}/runs");
+        assert_eq!(
+            ours(&cost_rows, &metric),
+            f(&summary["by_variant"][arm]["runs"]),
+            "{arm}"
+        );
+    }
+    let overhead = crate::common::read_report(&tokens);
+    let listed = &overhead["reports"][0]["summary"];
+    for delta in ["cost_delta_usd", "total_token_delta"] {
+        for stat in ["n", "mean"] {
+            let metric = format!("/reports/0/summary/{delta}/{stat}");
+            assert_close(
+                ours(&token_rows, &metric),
+                f(&listed[delta][stat]),
+                1e-12,
+                &metric,
+            );
+        }
+    }
+}
+
+#[test]
+fn a_folder_report_whose_runs_are_not_held_says_so_in_one_row() {
+    // The same reports with no run of their tree read from its folders: one
+    // row each says so (the runs or pairs the file lists as tool_value, no
+    // value of liftdb's), instead of figures over another report's runs.
+    let (ts, _dirs, [cost, tokens]) = folder_reports_beside_another_report(false);
+    let all = reconcile_rows(&ts.store);
+    for (path, tool) in [
+        (
+            &cost,
+            f(&crate::common::read_report(&cost)["coverage"]["runs_seen"]),
+        ),
+        (
+            &tokens,
+            crate::common::read_report(&tokens)["reports"][0]["pairs"]
+                .as_array()
+                .unwrap()
+                .len() as f64,
+        ),
+    ] {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let rows: Vec<&Value> = all.iter().filter(|r| r["report"] == name).collect();
+        assert_eq!(rows.len(), 1, "{rows:#?}");
+        assert!(rows[0]["liftdb_value"].is_null(), "{rows:#?}");
+        assert_eq!(f(&rows[0]["tool_value"]), tool, "{name}");
+        let definition = rows[0]["definition"].as_str().unwrap();
+        assert!(
+            definition.starts_with("not in the store") && definition.contains("eval-runs"),
+            "{definition}"
+        );
+    }
+}
+
 #[test]
 fn promptfoo_incurred_cost_and_error_rows_are_read_as_promptfoo_counts_them() {
     // tests/fixtures/promptfoo-cached/README.md: cached answers carry

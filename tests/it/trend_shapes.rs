@@ -59,14 +59,26 @@ fn row<'a>(rows: &'a [Value], release: &str, metric: &str) -> &'a Value {
 fn assert_the_tools_trend(ts: &TestStore) {
     let trend = read_report(&shapes("trend.json"));
     let rows = reconcile_trend(ts);
-    let missing: Vec<&Value> = rows.iter().filter(|r| r["liftdb_value"].is_null()).collect();
-    assert!(missing.is_empty(), "rows without liftdb's value: {missing:#?}");
+    let missing: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["liftdb_value"].is_null())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "rows without liftdb's value: {missing:#?}"
+    );
     let disagreeing: Vec<&Value> = rows.iter().filter(|r| r["agrees"] != true).collect();
     assert!(disagreeing.is_empty(), "{disagreeing:#?}");
 
     for (i, release) in ["r1", "r2"].into_iter().enumerate() {
         let series = &trend["series"][i];
-        for key in ["with_skill", "without_skill", "lift", "flagged_cases", "saturated_cases"] {
+        for key in [
+            "with_skill",
+            "without_skill",
+            "lift",
+            "flagged_cases",
+            "saturated_cases",
+        ] {
             let ours = row(&rows, release, &format!("trend series: {key}"));
             assert_eq!(f(&ours["liftdb_value"]), f(&series[key]), "{release} {key}");
         }
@@ -108,12 +120,24 @@ fn reports_of_two_shapes_alone_give_the_tools_trend_on_every_row() {
         "SELECT release_label FROM skill_release_order WHERE previous_release IS NULL",
     ))
     .unwrap();
-    assert_eq!(first, "r2", "reports alone sort by generated_at (r1's is later)");
+    assert_eq!(
+        first, "r2",
+        "reports alone sort by generated_at (r1's is later)"
+    );
     assert_the_tools_trend(&ts);
     let named = reconcile_trend(&ts)
         .into_iter()
-        .filter(|r| r["metric"].as_str().unwrap().starts_with("trend change from"))
-        .all(|r| r["definition"].as_str().is_some_and(|d| d.contains("is not r1")));
+        .filter(|r| {
+            r["metric"]
+                .as_str()
+                .unwrap()
+                .starts_with("trend change from")
+        })
+        .all(|r| {
+            r["definition"]
+                .as_str()
+                .is_some_and(|d| d.contains("is not r1"))
+        });
     assert!(named, "a pair liftdb orders otherwise is named");
 }
 
@@ -176,7 +200,10 @@ fn changes_per_model_and_experiment_where_both_releases_have_them() {
         .collect();
     assert_eq!(
         scopes,
-        [("model".into(), "claude-a".into()), ("release".into(), String::new())],
+        [
+            ("model".into(), "claude-a".into()),
+            ("release".into(), String::new())
+        ],
         "no experiment is in both; gpt-b is not in r1"
     );
     let before = read_report(&shapes("r1/benchmark.json.gz"));
@@ -192,8 +219,14 @@ fn changes_per_model_and_experiment_where_both_releases_have_them() {
             ),
         );
         assert_eq!(ours.len(), 1, "{arm}");
-        assert!((f(&ours[0]["objective_before"]) - rate(&before)).abs() < 1e-12, "{arm}");
-        assert!((f(&ours[0]["objective_after"]) - rate(&after)).abs() < 1e-12, "{arm}");
+        assert!(
+            (f(&ours[0]["objective_before"]) - rate(&before)).abs() < 1e-12,
+            "{arm}"
+        );
+        assert!(
+            (f(&ours[0]["objective_after"]) - rate(&after)).abs() < 1e-12,
+            "{arm}"
+        );
     }
 }
 
@@ -225,12 +258,23 @@ fn cases_run_in_one_release_only_are_named_added_or_dropped() {
             .map(|c| c["id"].as_str().unwrap().to_string())
             .collect()
     };
-    let added: Vec<String> = case_ids(&large).difference(&case_ids(&small)).cloned().collect();
+    let added: Vec<String> = case_ids(&large)
+        .difference(&case_ids(&small))
+        .cloned()
+        .collect();
     assert_eq!(added.len(), 20, "the manifests: 50 cases and 30 of them");
 
     let mut ts = new_store();
-    ingest(&mut ts, Some("v1"), &[small.join("eval-runs"), small.join("manifest.json")]);
-    ingest(&mut ts, Some("v2"), &[large.join("eval-runs"), large.join("manifest.json")]);
+    ingest(
+        &mut ts,
+        Some("v1"),
+        &[small.join("eval-runs"), small.join("manifest.json")],
+    );
+    ingest(
+        &mut ts,
+        Some("v2"),
+        &[large.join("eval-runs"), large.join("manifest.json")],
+    );
     let kinds = |kind: &str| -> Vec<String> {
         rows(
             &ts.store,
