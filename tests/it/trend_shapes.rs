@@ -69,6 +69,10 @@ fn assert_the_tools_trend(ts: &TestStore) {
     );
     let disagreeing: Vec<&Value> = rows.iter().filter(|r| r["agrees"] != true).collect();
     assert!(disagreeing.is_empty(), "{disagreeing:#?}");
+    // And every benchmark report of the store against liftdb's figures.
+    let reconciled = crate::common::reconcile_rows(&ts.store);
+    let disagreeing: Vec<&Value> = reconciled.iter().filter(|r| r["agrees"] != true).collect();
+    assert!(disagreeing.is_empty(), "{disagreeing:#?}");
 
     for (i, release) in ["r1", "r2"].into_iter().enumerate() {
         let series = &trend["series"][i];
