@@ -21,22 +21,28 @@ trend_ours_series AS MATERIALIZED (
     -- liftdb's side, computed once, for the skills a trend is over. DuckDB
     -- computes these views even when no trend matched a skill: the report's
     -- `-- when:` header is what keeps a store without a trend from paying.
-    SELECT v.* FROM trend_skill k JOIN trend_series v ON v.skill_name = k.skill_name
+    SELECT * FROM trend_series WHERE skill_name IN (SELECT skill_name FROM trend_skill)
 ),
 trend_ours_arms AS MATERIALIZED (
-    SELECT v.* FROM trend_skill k JOIN trend_arm_changes v ON v.skill_name = k.skill_name
+    SELECT * FROM trend_arm_changes WHERE skill_name IN (SELECT skill_name FROM trend_skill)
 ),
 trend_ours_cases AS MATERIALIZED (
-    SELECT v.* FROM trend_skill k JOIN trend_case_changes v ON v.skill_name = k.skill_name
+    SELECT * FROM trend_case_changes WHERE skill_name IN (SELECT skill_name FROM trend_skill)
 ),
 trend_ours_flags AS MATERIALIZED (
-    SELECT v.* FROM trend_skill k JOIN trend_flag_changes v ON v.skill_name = k.skill_name
+    SELECT * FROM trend_flag_changes WHERE skill_name IN (SELECT skill_name FROM trend_skill)
+),
+trend_histories_held AS (
+    -- Each trend's history as the releases its reports are (one per report).
+    SELECT list({'history': source_path, 'skill_name': skill_name, 'release_label': release_label}) AS histories
+    FROM trend_release WHERE release_label IS NOT NULL
 ),
 trend_ours_recurring AS MATERIALIZED (
-    SELECT v.* FROM trend_skill k JOIN recurring_failures v ON v.skill_name = k.skill_name
+    -- Over the trend's own history, not every release the store holds.
+    SELECT * FROM recurring_failures_over((SELECT histories FROM trend_histories_held))
 ),
 trend_ours_prune AS MATERIALIZED (
-    SELECT v.* FROM trend_skill k JOIN prune_candidates v ON v.skill_name = k.skill_name
+    SELECT * FROM prune_candidates_over((SELECT histories FROM trend_histories_held))
 ),
 trend_last AS (
     -- Whole-history lists are shown under the history's last release.
@@ -67,7 +73,8 @@ trend_series_compared AS (
                    END
               FROM trend_ours_series s
              WHERE s.skill_name = r.skill_name AND s.release_label = r.release_label)::DOUBLE AS liftdb_value,
-           NULL::VARCHAR AS definition
+           CASE WHEN r.release_label IS NULL
+                THEN 'not in the store: the history''s report ' || r.label || ' is no release of the skill the store holds' END AS definition
     FROM trend_doc d JOIN trend_release r ON r.source_path = d.source_path AND r.idx = d.idx
     WHERE regexp_matches(d.json_path, '^/series/[0-9]+/(with_skill|without_skill|lift|saturated_cases|flagged_cases|median_total_tokens/[a-z_]+)$')
 ),
@@ -75,11 +82,19 @@ trend_diff_release AS (
     -- diffs[N] goes from the history's report N to report N + 1: liftdb's
     -- changes between the two releases they are (trend_pairs holds the pair
     -- even when liftdb orders the releases otherwise).
-    SELECT r.source_path, r.idx - 1 AS diff_idx, r.skill_name, r.release_label, f.label AS from_label,
-           f.release_label AS from_release,
-           (SELECT p.adjacent FROM trend_pairs p WHERE p.skill_name = r.skill_name
-              AND p.previous_release = f.release_label AND p.release_label = r.release_label) AS adjacent
-    FROM trend_release r JOIN trend_release f ON f.source_path = r.source_path AND f.idx = r.idx - 1
+    SELECT *,
+           CASE WHEN NOT held
+                THEN 'not in the store: the history''s report ' || CASE WHEN from_release IS NULL THEN from_label ELSE label END
+                     || ' is no release of the skill the store holds'
+                WHEN NOT adjacent
+                THEN 'liftdb''s release before ' || release_label || ' is not ' || from_release
+                     || ' (releases.ordinal): compared between the two releases the tool''s diff names' END AS note
+    FROM (SELECT r.source_path, r.idx - 1 AS diff_idx, r.skill_name, r.release_label, r.label,
+                 f.label AS from_label, f.release_label AS from_release,
+                 f.release_label IS NOT NULL AND r.release_label IS NOT NULL AS held,
+                 coalesce((SELECT p.adjacent FROM trend_pairs p WHERE p.skill_name = r.skill_name
+                             AND p.previous_release = f.release_label AND p.release_label = r.release_label), true) AS adjacent
+          FROM trend_release r JOIN trend_release f ON f.source_path = r.source_path AND f.idx = r.idx - 1)
 ),
 trend_arms_compared AS (
     SELECT d.source_path AS source, r.release_label, r.skill_name,
@@ -98,7 +113,7 @@ trend_arms_compared AS (
              WHERE c.skill_name = r.skill_name AND c.release_label = r.release_label
                AND c.previous_release = r.from_release AND c.scope = 'release'
                AND c.arm = regexp_extract(d.json_path, '/variant_deltas/([^/]+)/', 1)) AS liftdb_value,
-           CASE WHEN NOT coalesce(r.adjacent, true) THEN 'liftdb''s release before ' || r.release_label || ' is not ' || r.from_release || ' (releases.ordinal): compared between the two releases the tool''s diff names' END AS definition
+           r.note AS definition
     FROM trend_doc d JOIN trend_diff_release r ON r.source_path = d.source_path AND r.diff_idx = d.idx
     WHERE regexp_matches(d.json_path, '^/diffs/[0-9]+/diff/variant_deltas/[^/]+/mean_(objective|combined)_pass_rate/(before|after|delta)$')
 ),
@@ -119,8 +134,8 @@ trend_cases_compared AS (
     SELECT r.source_path AS source, r.release_label, r.skill_name,
            'trend change from ' || r.from_label || ': case deltas' || m.what AS metric,
            (SELECT count(*) FROM trend_tool_case_deltas t WHERE t.source_path = r.source_path AND t.diff_idx = r.diff_idx)::DOUBLE AS tool_value,
-           CASE m.what
-               WHEN '' THEN (SELECT count(*) FROM trend_ours_cases c
+           CASE WHEN NOT r.held THEN NULL
+               WHEN m.what = '' THEN (SELECT count(*) FROM trend_ours_cases c
                               WHERE c.skill_name = r.skill_name AND c.release_label = r.release_label
                                 AND c.previous_release = r.from_release AND c.scope = 'release'
                                 AND c.change_kind = 'moved')
@@ -132,7 +147,7 @@ trend_cases_compared AS (
                         AND c.previous_release = r.from_release AND c.scope = 'release'
                         AND c.change_kind = 'moved')
            END::DOUBLE AS liftdb_value,
-           CASE WHEN NOT coalesce(r.adjacent, true) THEN 'liftdb''s release before ' || r.release_label || ' is not ' || r.from_release || ' (releases.ordinal): compared between the two releases the tool''s diff names' END AS definition
+           r.note AS definition
     FROM trend_diff_release r CROSS JOIN (VALUES (''), (' (given alike)')) m(what)
 ),
 trend_flags_compared AS (
@@ -140,13 +155,13 @@ trend_flags_compared AS (
            'trend change from ' || r.from_label || ': ' || k.change || ' flags' || m.what AS metric,
            (SELECT count(*) FROM trend_doc d WHERE d.source_path = r.source_path AND d.idx = r.diff_idx
                AND d.json_path LIKE '/diffs/%/diff/' || k.change || '_flags/%')::DOUBLE AS tool_value,
-           (SELECT count(*) FROM trend_ours_flags c
+           (SELECT CASE WHEN r.held THEN count(*) END FROM trend_ours_flags c
              WHERE c.skill_name = r.skill_name AND c.release_label = r.release_label AND c.change = k.change
                AND c.previous_release = r.from_release AND c.scope = 'release'
                AND (m.what = '' OR c.flag IN (SELECT d.value_text FROM trend_doc d
                                                WHERE d.source_path = r.source_path AND d.idx = r.diff_idx
                                                  AND d.json_path LIKE '/diffs/%/diff/' || k.change || '_flags/%')))::DOUBLE AS liftdb_value,
-           CASE WHEN NOT coalesce(r.adjacent, true) THEN 'liftdb''s release before ' || r.release_label || ' is not ' || r.from_release || ' (releases.ordinal): compared between the two releases the tool''s diff names' END AS definition
+           r.note AS definition
     FROM trend_diff_release r
     CROSS JOIN (VALUES ('new'), ('resolved')) k(change)
     CROSS JOIN (VALUES (''), (' (given alike)')) m(what)
@@ -173,20 +188,25 @@ trend_lists_compared AS (
            (SELECT count(*) FROM trend_tool_lists t WHERE t.source_path = l.source_path AND t.list = k.list)::DOUBLE AS tool_value,
            CASE k.list || m.what
                WHEN 'recurring_failures' THEN
-                   (SELECT count(*) FROM trend_ours_recurring f WHERE f.skill_name = l.skill_name AND f.place <= 50)
+                   (SELECT count(*) FROM trend_ours_recurring f
+                     WHERE f.history = l.source_path AND f.skill_name = l.skill_name AND f.place <= 50)
                WHEN 'recurring_failures (given alike)' THEN
                    (SELECT count(*) FROM trend_tool_lists t
                       JOIN trend_ours_recurring f ON f.place = t.idx + 1 AND f.case_id = t.case_id AND f.assertion = t.assertion
                        AND f.severity = t.severity AND f.prevalence = t.prevalence AND f.rank = t.rank
-                     WHERE t.source_path = l.source_path AND t.list = k.list AND f.skill_name = l.skill_name)
+                     WHERE t.source_path = l.source_path AND t.list = k.list
+                       AND f.history = l.source_path AND f.skill_name = l.skill_name)
                WHEN 'prune_candidates' THEN
-                   (SELECT count(*) FROM trend_ours_prune p WHERE p.skill_name = l.skill_name)
+                   (SELECT count(*) FROM trend_ours_prune p WHERE p.history = l.source_path AND p.skill_name = l.skill_name)
                ELSE
                    (SELECT count(*) FROM trend_tool_lists t
                       JOIN trend_ours_prune p ON p.case_id = t.case_id AND p.releases_observed = t.runs_observed AND p.reason = t.reason
-                     WHERE t.source_path = l.source_path AND t.list = k.list AND p.skill_name = l.skill_name)
+                     WHERE t.source_path = l.source_path AND t.list = k.list
+                       AND p.history = l.source_path AND p.skill_name = l.skill_name)
            END::DOUBLE AS liftdb_value,
-           NULL::VARCHAR AS definition
+           (SELECT 'not in the store: the history''s reports ' || string_agg(u.label, ', ' ORDER BY u.idx)
+                   || ' are no release of the skill the store holds (counted over the others)'
+              FROM trend_release u WHERE u.source_path = l.source_path AND u.release_label IS NULL) AS definition
     FROM trend_last l
     CROSS JOIN (VALUES ('recurring_failures'), ('prune_candidates')) k(list)
     CROSS JOIN (VALUES (''), (' (given alike)')) m(what)

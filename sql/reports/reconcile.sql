@@ -256,24 +256,47 @@ seh_ledger AS (
     -- The skill-eval-harness runs read from their folders: what a cost or
     -- token report read under its runs root (a run another report defined,
     -- its folder never read, was not on disk for it).
-    SELECT r.release_label, r.skill_name, r.experiment, r.arm, r.cost_usd, r.total_tokens
-    FROM run_rows r WHERE r.source_format = 'C_seh' AND r.population = 'answer' AND r.defined_by IS NULL
+    -- A requested variant with no folder (a phantom run, graded by the
+    -- benchmark as missing) was not on disk either.
+    SELECT r.release_label, r.skill_name, r.experiment, r.case_id, r.model, r.repetition, r.arm, r.cost_usd, r.total_tokens
+    FROM run_rows r
+    WHERE r.source_format = 'C_seh' AND r.population = 'answer' AND r.defined_by IS NULL
+      AND r.run_id NOT IN (SELECT run_id FROM run WHERE repetition_source = 'phantom')
 ),
 runs_roots AS (
     -- The runs root a cost or token report names (`runs_root`, a report's
     -- `runs`): its last folder is the experiment of the runs it covers.
     SELECT source_path, json_path,
-           regexp_extract(value_text, '([^/\\]+)[/\\]*$', 1) AS experiment
+           nullif(nullif(regexp_extract(value_text, '([^/\\]+)[/\\]*$', 1), '.'), '..') AS experiment
     FROM peer_metric
     WHERE (report_kind = 'cost_summary' AND json_path = '/runs_root')
        OR (report_kind = 'token_overhead' AND regexp_matches(json_path, '^/reports/[0-9]+/runs$'))
 ),
+cost_summary_cases AS (
+    -- The cases a cost-summary.json walked (its manifest's: by_case).
+    SELECT source_path, regexp_extract(json_path, '^/by_case/(.+)/runs$', 1) AS case_id
+    FROM peer_metric
+    WHERE report_kind = 'cost_summary' AND regexp_matches(json_path, '^/by_case/.+/runs$')
+),
+cost_summary_ledger AS (
+    -- Per cost-summary.json, the runs it describes that the store read from
+    -- folders: of its release and skill, in its runs root's experiment (any
+    -- when it names none, as `--runs .`), of the cases it walked.
+    SELECT p.source_path, root.experiment, l.*
+    FROM peer_metric p
+    LEFT JOIN runs_roots root ON root.source_path = p.source_path AND root.json_path = '/runs_root'
+    JOIN seh_ledger l
+      ON l.release_label = p.release_label AND l.skill_name IS NOT DISTINCT FROM coalesce(p.skill_name, l.skill_name)
+     AND (root.experiment IS NULL OR l.experiment = root.experiment)
+    WHERE p.report_kind = 'cost_summary' AND p.json_path = '/coverage/runs_seen'
+      AND (l.case_id IN (SELECT c.case_id FROM cost_summary_cases c WHERE c.source_path = p.source_path)
+           OR NOT EXISTS (SELECT 1 FROM cost_summary_cases c WHERE c.source_path = p.source_path))
+),
 cost_summary_runs AS (
     -- Per cost-summary.json: the runs it describes that the store holds.
     SELECT p.source_path, p.release_label, p.skill_name, root.experiment,
-           (SELECT count(*) FROM seh_ledger l
-             WHERE l.release_label = p.release_label AND l.skill_name IS NOT DISTINCT FROM coalesce(p.skill_name, l.skill_name)
-               AND (root.experiment IS NULL OR l.experiment = root.experiment)) AS held,
+           (SELECT count(*) FROM cost_summary_ledger l WHERE l.source_path = p.source_path) AS held,
+           (SELECT count(DISTINCT l.experiment) FROM cost_summary_ledger l WHERE l.source_path = p.source_path) AS roots,
            p.value AS runs_seen
     FROM peer_metric p
     LEFT JOIN runs_roots root ON root.source_path = p.source_path AND root.json_path = '/runs_root'
@@ -289,13 +312,12 @@ cost_summary AS (
                        WHEN p.json_path = '/coverage/runs_with_dollar_cost' THEN count(l.cost_usd)
                        WHEN p.json_path = '/coverage/runs_with_token_usage' THEN count(l.total_tokens)
                        ELSE round(sum(l.cost_usd), 6) END
-              FROM seh_ledger l
-             WHERE l.release_label = p.release_label AND l.skill_name IS NOT DISTINCT FROM coalesce(p.skill_name, l.skill_name)
-               AND (h.experiment IS NULL OR l.experiment = h.experiment)
+              FROM cost_summary_ledger l
+             WHERE l.source_path = p.source_path
                AND (p.json_path NOT LIKE '/by_variant/%' OR l.arm = regexp_extract(p.json_path, '^/by_variant/([^/]+)/', 1)))::DOUBLE AS liftdb_value,
            NULL::VARCHAR AS definition
     FROM peer_metric p
-    JOIN cost_summary_runs h ON h.source_path = p.source_path AND h.held > 0
+    JOIN cost_summary_runs h ON h.source_path = p.source_path AND h.held > 0 AND h.roots = 1
     WHERE p.report_kind = 'cost_summary'
       AND (p.json_path IN ('/coverage/runs_seen', '/coverage/runs_with_dollar_cost', '/coverage/runs_with_token_usage',
                            '/totals/total_cost_usd_aggregate/known_subtotal')
@@ -304,9 +326,12 @@ cost_summary AS (
     -- A report none of whose runs the store read from their folders: said,
     -- not compared with other runs.
     SELECT source_path, release_label, skill_name, 'runs the report describes', runs_seen, NULL,
-           'not in the store: no run of runs root ' || coalesce(experiment, '(none named)')
-               || ' of this release was read from its folder (ingest the runs root to compare)'
-    FROM cost_summary_runs WHERE held = 0
+           CASE WHEN held = 0
+                THEN 'not in the store: no run of runs root ' || coalesce(experiment, '(none named)')
+                     || ' of this release was read from its folder (ingest the runs root to compare)'
+                ELSE 'not told apart: its runs root names no folder (--runs .) and the release holds runs of '
+                     || roots || ' runs roots' END
+    FROM cost_summary_runs WHERE held = 0 OR roots > 1
 ),
 token_pairs AS (
     -- The pairs each report of a token-overhead.json lists (its runs).
@@ -327,9 +352,10 @@ token_pairs_held AS (
     -- of its runs root (a model the tool names None is any model).
     SELECT p.source_path, p.report, p.release_label, root.experiment, count(*) AS listed,
            count(*) FILTER (WHERE EXISTS (
-               SELECT 1 FROM cost_per_lift_rows c
-                WHERE c.release_label = p.release_label AND c.experiment = root.experiment AND c.case_id = p.case_id
-                  AND (p.model IS NULL OR c.model = p.model) AND c.repetition = p.run_number)) AS held
+               SELECT 1 FROM seh_ledger l
+                WHERE l.release_label = p.release_label AND (root.experiment IS NULL OR l.experiment = root.experiment)
+                  AND l.case_id = p.case_id
+                  AND (p.model IS NULL OR l.model = p.model) AND l.repetition = p.run_number)) AS held
     FROM token_pairs p
     LEFT JOIN runs_roots root ON root.source_path = p.source_path AND root.json_path = '/reports/' || p.report || '/runs'
     GROUP BY ALL
@@ -346,11 +372,16 @@ token_overhead AS (
                        WHEN 'output_token_delta' THEN CASE WHEN p.json_path LIKE '%/n' THEN count(c.output_token_delta) ELSE list_avg(list_sort(list(c.output_token_delta))) END
                    END
               FROM cost_per_lift_rows c
-             WHERE c.release_label = p.release_label AND c.experiment = h.experiment
+             WHERE c.release_label = p.release_label AND (h.experiment IS NULL OR c.experiment = h.experiment)
                AND c.skill_name IS NOT DISTINCT FROM coalesce(p.skill_name, c.skill_name)
                AND EXISTS (SELECT 1 FROM token_pairs t
                             WHERE t.source_path = p.source_path AND t.report = h.report AND t.case_id = c.case_id
-                              AND (t.model IS NULL OR t.model = c.model) AND t.run_number = c.repetition))::DOUBLE AS liftdb_value,
+                              AND (t.model IS NULL OR t.model = c.model) AND t.run_number = c.repetition)
+               -- the pair's runs read from their folders (not another report's)
+               AND EXISTS (SELECT 1 FROM seh_ledger l
+                            WHERE l.release_label = c.release_label AND l.experiment = c.experiment
+                              AND l.case_id = c.case_id AND l.model IS NOT DISTINCT FROM c.model
+                              AND l.repetition = c.repetition))::DOUBLE AS liftdb_value,
            NULL::VARCHAR AS definition
     FROM peer_metric p
     JOIN token_pairs_held h
@@ -419,7 +450,9 @@ SELECT
     tool_value,
     liftdb_value,
     liftdb_value - tool_value AS difference,
-    abs(liftdb_value - tool_value) <= 5e-7 * greatest(1, abs(tool_value)) AS agrees,
+    -- Both unavailable (the tool's null, liftdb's NULL) agree.
+    CASE WHEN tool_value IS NULL AND liftdb_value IS NULL AND definition IS NULL THEN true
+         ELSE abs(liftdb_value - tool_value) <= 5e-7 * greatest(1, abs(tool_value)) END AS agrees,
     -- Where the tool's figure is defined otherwise than liftdb's views: the
     -- definition liftdb_value follows.
     definition

@@ -45,108 +45,6 @@ COMMENT ON COLUMN skill_release_order.release_label IS 'Release.';
 COMMENT ON COLUMN skill_release_order.ordinal IS 'Position of the release (releases.ordinal).';
 COMMENT ON COLUMN skill_release_order.previous_release IS 'The skill''s release before it; NULL for its first.';
 
-CREATE OR REPLACE VIEW trend_history_release AS
-WITH entry AS (
-    -- The reports of each held trend's history, in its order.
-    SELECT source_path, idx,
-           any_value(value_text) FILTER (WHERE metric_name = 'label') AS label,
-           any_value(value) FILTER (WHERE metric_name = 'generated_at') AS generated_at
-    FROM (SELECT source_path, metric_name, value, value_text,
-                 TRY_CAST(regexp_extract(json_path, '^/series/([0-9]+)/', 1) AS INTEGER) AS idx
-          FROM peer_metric
-          WHERE report_kind = 'trend' AND json_path LIKE '/series/%')
-    GROUP BY source_path, idx
-),
-skill_release AS (
-    SELECT skill_name, release_label, ordinal, count(*) OVER (PARTITION BY skill_name) AS releases
-    FROM skill_release_order
-),
-candidate AS (
-    -- A history report is a release of that name, or the benchmark report
-    -- liftdb holds with the same generated_at.
-    SELECT e.source_path, e.idx, s.skill_name, s.release_label, 1 AS priority
-    FROM entry e JOIN skill_release s ON s.release_label = e.label
-    UNION ALL
-    SELECT e.source_path, e.idx, b.skill_name, b.release_label, 2
-    FROM entry e
-    JOIN peer_metric b ON b.report_kind = 'benchmark' AND b.json_path = '/generated_at' AND b.value = e.generated_at
-    WHERE b.skill_name IS NOT NULL
-),
-trend_skill AS (
-    -- The skill a trend is over: the one most of its reports match; when none
-    -- matches, the only skill with as many releases as the history has reports.
-    SELECT source_path, skill_name FROM (
-        SELECT source_path, skill_name, count(DISTINCT idx) AS matched FROM candidate GROUP BY source_path, skill_name
-        QUALIFY row_number() OVER (PARTITION BY source_path ORDER BY matched DESC, skill_name) = 1)
-    UNION ALL
-    SELECT h.source_path, any_value(s.skill_name)
-    FROM (SELECT source_path, count(*) AS reports FROM entry GROUP BY ALL) h
-    JOIN (SELECT DISTINCT skill_name, releases FROM skill_release) s ON s.releases = h.reports
-    WHERE h.source_path NOT IN (SELECT source_path FROM candidate)
-    GROUP BY h.source_path HAVING count(*) = 1
-),
-by_match AS (
-    SELECT e.source_path, e.idx, e.label, k.skill_name, m.release_label, m.priority
-    FROM entry e
-    JOIN trend_skill k USING (source_path)
-    LEFT JOIN (SELECT * FROM candidate
-               QUALIFY row_number() OVER (PARTITION BY source_path, idx, skill_name ORDER BY priority, release_label) = 1) m
-        ON m.source_path = e.source_path AND m.idx = e.idx AND m.skill_name = k.skill_name
-),
-unmatched_entry AS (
-    SELECT source_path, idx, row_number() OVER (PARTITION BY source_path ORDER BY idx) AS n
-    FROM by_match WHERE release_label IS NULL
-),
-unmatched_release AS (
-    -- The skill's releases no report of the history matched, in order.
-    SELECT k.source_path, s.release_label, row_number() OVER (PARTITION BY k.source_path ORDER BY s.ordinal) AS n
-    FROM trend_skill k JOIN skill_release s USING (skill_name)
-    WHERE NOT EXISTS (SELECT 1 FROM by_match b WHERE b.source_path = k.source_path
-                      AND b.release_label = s.release_label)
-)
-SELECT b.source_path, b.idx, b.label, b.skill_name,
-       coalesce(b.release_label, r.release_label) AS release_label,
-       CASE b.priority WHEN 1 THEN 'label' WHEN 2 THEN 'generated_at'
-            ELSE CASE WHEN r.release_label IS NOT NULL THEN 'order' END END AS matched_by
-FROM by_match b
-LEFT JOIN unmatched_entry u USING (source_path, idx)
-LEFT JOIN unmatched_release r ON r.source_path = u.source_path AND r.n = u.n;
-
-COMMENT ON VIEW trend_history_release IS 'Each report of a held skill-benchmark trend as a release of its skill: the release of its label, else the one whose benchmark report liftdb holds with its generated_at, else the skill''s releases no other report matched, in order.';
-COMMENT ON COLUMN trend_history_release.source_path IS 'The trend file.';
-COMMENT ON COLUMN trend_history_release.idx IS 'Position of the report in the tool''s history (0 first).';
-COMMENT ON COLUMN trend_history_release.label IS 'The report''s label in the trend (its history file''s name).';
-COMMENT ON COLUMN trend_history_release.skill_name IS 'The skill the trend is over.';
-COMMENT ON COLUMN trend_history_release.release_label IS 'The release the report is; NULL when none is left to match.';
-COMMENT ON COLUMN trend_history_release.matched_by IS 'label, generated_at or order (the releases left, in order); NULL when unmatched.';
-
-CREATE OR REPLACE VIEW trend_pairs AS
-WITH adjacent AS (
-    SELECT skill_name, previous_release, release_label
-    FROM skill_release_order WHERE previous_release IS NOT NULL
-),
-named AS (
-    -- Consecutive reports of a held trend, as releases.
-    SELECT DISTINCT f.skill_name, f.release_label AS previous_release, t.release_label
-    FROM trend_history_release f
-    JOIN trend_history_release t ON t.source_path = f.source_path AND t.idx = f.idx + 1
-    WHERE f.release_label IS NOT NULL AND t.release_label IS NOT NULL AND f.release_label <> t.release_label
-)
-SELECT o.ordinal AS release_order, p.skill_name, p.previous_release, p.release_label, p.adjacent
-FROM (SELECT *, true AS adjacent FROM adjacent
-      UNION ALL
-      SELECT *, false FROM named n
-      WHERE NOT EXISTS (SELECT 1 FROM adjacent a WHERE a.skill_name = n.skill_name
-                        AND a.previous_release = n.previous_release AND a.release_label = n.release_label)) p
-JOIN skill_release_order o USING (skill_name, release_label);
-
-COMMENT ON VIEW trend_pairs IS 'The pairs of a skill''s releases the trend compares: each release with the one before it (adjacent), and each pair of consecutive reports of a held trend liftdb orders otherwise (not adjacent).';
-COMMENT ON COLUMN trend_pairs.release_order IS 'Position of the later release (releases.ordinal).';
-COMMENT ON COLUMN trend_pairs.skill_name IS 'Skill under test.';
-COMMENT ON COLUMN trend_pairs.previous_release IS 'The release compared from.';
-COMMENT ON COLUMN trend_pairs.release_label IS 'The release compared to.';
-COMMENT ON COLUMN trend_pairs.adjacent IS 'true: the release before it in liftdb''s order; false: a pair only a held trend compares.';
-
 CREATE OR REPLACE VIEW trend_arm_rates AS
 SELECT release_label, skill_name, arm,
        liftdb_mean_agg(CASE WHEN scorable THEN objective_pass_rate END) AS mean_objective_pass_rate,
@@ -197,6 +95,119 @@ COMMENT ON COLUMN trend_series.flagged_cases IS 'Cases with at least one flag, e
 COMMENT ON COLUMN trend_series.median_total_tokens IS 'Median total tokens of the arm''s scorable runs with tokens.';
 COMMENT ON COLUMN trend_series.mean_objective_pass_rate IS 'Exact mean objective pass rate of the arm''s scorable runs.';
 COMMENT ON COLUMN trend_series.mean_combined_pass_rate IS 'Exact mean combined pass rate of the arm''s scorable runs.';
+
+CREATE OR REPLACE VIEW trend_history_release AS
+WITH entry AS (
+    -- The reports of each held trend's history, in its order.
+    SELECT source_path, idx,
+           any_value(value_text) FILTER (WHERE leaf = 'label') AS label,
+           any_value(value) FILTER (WHERE leaf = 'generated_at') AS generated_at,
+           any_value(value) FILTER (WHERE leaf = 'with_skill') AS with_skill,
+           any_value(value) FILTER (WHERE leaf = 'without_skill') AS without_skill,
+           any_value(value) FILTER (WHERE leaf = 'lift') AS lift
+    FROM (SELECT source_path, value, value_text,
+                 TRY_CAST(regexp_extract(json_path, '^/series/([0-9]+)/', 1) AS INTEGER) AS idx,
+                 regexp_extract(json_path, '^/series/[0-9]+/(.*)$', 1) AS leaf
+          FROM peer_metric
+          WHERE report_kind = 'trend' AND json_path LIKE '/series/%')
+    GROUP BY source_path, idx
+),
+skill_release AS (
+    SELECT skill_name, release_label, ordinal, count(*) OVER (PARTITION BY skill_name) AS releases
+    FROM skill_release_order
+),
+candidate AS (
+    -- A history report is a release of that name, or the benchmark report
+    -- liftdb holds with the same generated_at.
+    SELECT e.source_path, e.idx, s.skill_name, s.release_label, 1 AS priority
+    FROM entry e JOIN skill_release s ON s.release_label = e.label
+    UNION ALL
+    SELECT e.source_path, e.idx, b.skill_name, b.release_label, 2
+    FROM entry e
+    JOIN peer_metric b ON b.report_kind = 'benchmark' AND b.json_path = '/generated_at' AND b.value = e.generated_at
+    WHERE b.skill_name IS NOT NULL
+    UNION ALL
+    -- else the release whose paired with_skill, without_skill and lift are
+    -- the report's (a release read from its folders holds no report).
+    SELECT DISTINCT e.source_path, e.idx, s.skill_name, s.release_label, 3
+    FROM entry e
+    JOIN trend_series s ON abs(s.with_skill - e.with_skill) <= 1e-9
+                       AND abs(s.without_skill - e.without_skill) <= 1e-9 AND abs(s.lift - e.lift) <= 1e-9
+),
+trend_skill AS (
+    -- The skill a trend is over: the one most of its reports match; when none
+    -- matches, the only skill with as many releases as the history has reports.
+    SELECT source_path, skill_name FROM (
+        SELECT source_path, skill_name, count(DISTINCT idx) AS matched FROM candidate GROUP BY source_path, skill_name
+        QUALIFY row_number() OVER (PARTITION BY source_path ORDER BY matched DESC, skill_name) = 1)
+    UNION ALL
+    SELECT h.source_path, any_value(s.skill_name)
+    FROM (SELECT source_path, count(*) AS reports FROM entry GROUP BY ALL) h
+    JOIN (SELECT DISTINCT skill_name, releases FROM skill_release) s ON s.releases = h.reports
+    WHERE h.source_path NOT IN (SELECT source_path FROM candidate)
+    GROUP BY h.source_path HAVING count(*) = 1
+),
+by_match AS (
+    SELECT e.source_path, e.idx, e.label, k.skill_name, m.release_label, m.priority
+    FROM entry e
+    JOIN trend_skill k USING (source_path)
+    LEFT JOIN (SELECT * FROM candidate
+               QUALIFY row_number() OVER (PARTITION BY source_path, idx, skill_name ORDER BY priority, release_label) = 1) m
+        ON m.source_path = e.source_path AND m.idx = e.idx AND m.skill_name = k.skill_name
+),
+unmatched_entry AS (
+    SELECT source_path, idx, row_number() OVER (PARTITION BY source_path ORDER BY idx) AS n
+    FROM by_match WHERE release_label IS NULL
+),
+unmatched_release AS (
+    -- The skill's releases no report of the history matched, in order.
+    SELECT k.source_path, s.release_label, row_number() OVER (PARTITION BY k.source_path ORDER BY s.ordinal) AS n
+    FROM trend_skill k JOIN skill_release s USING (skill_name)
+    WHERE NOT EXISTS (SELECT 1 FROM by_match b WHERE b.source_path = k.source_path
+                      AND b.release_label = s.release_label)
+)
+SELECT b.source_path, b.idx, b.label, b.skill_name,
+       coalesce(b.release_label, r.release_label) AS release_label,
+       CASE b.priority WHEN 1 THEN 'label' WHEN 2 THEN 'generated_at' WHEN 3 THEN 'series'
+            ELSE CASE WHEN r.release_label IS NOT NULL THEN 'order' END END AS matched_by
+FROM by_match b
+LEFT JOIN unmatched_entry u USING (source_path, idx)
+LEFT JOIN unmatched_release r ON r.source_path = u.source_path AND r.n = u.n;
+
+COMMENT ON VIEW trend_history_release IS 'Each report of a held skill-benchmark trend as a release of its skill: the release of its label, else the one whose benchmark report liftdb holds with its generated_at, else the one whose paired with_skill, without_skill and lift are the report''s series, else the skill''s releases no other report matched, in order.';
+COMMENT ON COLUMN trend_history_release.source_path IS 'The trend file.';
+COMMENT ON COLUMN trend_history_release.idx IS 'Position of the report in the tool''s history (0 first).';
+COMMENT ON COLUMN trend_history_release.label IS 'The report''s label in the trend (its history file''s name).';
+COMMENT ON COLUMN trend_history_release.skill_name IS 'The skill the trend is over.';
+COMMENT ON COLUMN trend_history_release.release_label IS 'The release the report is; NULL when none is left to match.';
+COMMENT ON COLUMN trend_history_release.matched_by IS 'label, generated_at, series (its with_skill, without_skill and lift) or order (the releases left, in order); NULL when unmatched.';
+
+CREATE OR REPLACE VIEW trend_pairs AS
+WITH adjacent AS (
+    SELECT skill_name, previous_release, release_label
+    FROM skill_release_order WHERE previous_release IS NOT NULL
+),
+named AS (
+    -- Consecutive reports of a held trend, as releases.
+    SELECT DISTINCT f.skill_name, f.release_label AS previous_release, t.release_label
+    FROM trend_history_release f
+    JOIN trend_history_release t ON t.source_path = f.source_path AND t.idx = f.idx + 1
+    WHERE f.release_label IS NOT NULL AND t.release_label IS NOT NULL
+)
+SELECT o.ordinal AS release_order, p.skill_name, p.previous_release, p.release_label, p.adjacent
+FROM (SELECT *, true AS adjacent FROM adjacent
+      UNION ALL
+      SELECT *, false FROM named n
+      WHERE NOT EXISTS (SELECT 1 FROM adjacent a WHERE a.skill_name = n.skill_name
+                        AND a.previous_release = n.previous_release AND a.release_label = n.release_label)) p
+JOIN skill_release_order o USING (skill_name, release_label);
+
+COMMENT ON VIEW trend_pairs IS 'The pairs of a skill''s releases the trend compares: each release with the one before it (adjacent), and each pair of consecutive reports of a held trend liftdb orders otherwise (not adjacent).';
+COMMENT ON COLUMN trend_pairs.release_order IS 'Position of the later release (releases.ordinal).';
+COMMENT ON COLUMN trend_pairs.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN trend_pairs.previous_release IS 'The release compared from.';
+COMMENT ON COLUMN trend_pairs.release_label IS 'The release compared to.';
+COMMENT ON COLUMN trend_pairs.adjacent IS 'true: the release before it in liftdb''s order; false: a pair only a held trend compares.';
 
 CREATE OR REPLACE VIEW trend_scopes AS
 -- What a release has at each scope: the release itself, each experiment,
@@ -372,31 +383,49 @@ COMMENT ON COLUMN trend_flag_changes.experiment IS 'The experiment (scope experi
 COMMENT ON COLUMN trend_flag_changes.change IS 'new (flagged now, not before) or resolved (flagged before, not now).';
 COMMENT ON COLUMN trend_flag_changes.flag IS '<case>::<flag text>, as the tool writes it.';
 
-CREATE OR REPLACE VIEW recurring_failures AS
-WITH failing AS (
-    -- Each release's failing (case, assertion, severity), stored per batch
-    -- (failing_assertion_rows).
-    SELECT * FROM failing_assertion_rows
+-- A history: the releases of a skill its reports are, one entry per report
+-- (a history may hold a report twice). trend_histories(histories): the list
+-- given, {history, skill_name, release_label} per report; NULL: each
+-- skill's releases in the store, one history per skill (named after it).
+CREATE OR REPLACE MACRO trend_histories(histories) AS TABLE
+SELECT h.history, h.skill_name, h.release_label
+FROM (SELECT unnest(coalesce(histories,
+          []::STRUCT(history VARCHAR, skill_name VARCHAR, release_label VARCHAR)[])) AS h)
+UNION ALL
+SELECT skill_name, skill_name, release_label FROM skill_release_order WHERE histories IS NULL;
+
+-- recurring_failures_over(histories): the recurring failures of each history
+-- (trend_histories), as skill-benchmark trend ranks a history's reports.
+CREATE OR REPLACE MACRO recurring_failures_over(histories) AS TABLE
+WITH history AS (
+    SELECT * FROM trend_histories(histories)
 ),
-history AS (
-    SELECT skill_name, count(DISTINCT release_label) AS releases FROM run_total_rows GROUP BY ALL
+sizes AS (
+    SELECT history, skill_name, count(*) AS releases FROM history GROUP BY ALL
 ),
 counted AS (
-    SELECT f.skill_name, f.case_id, f.assertion, f.severity,
-           count(*) AS releases_failing, h.releases,
-           count(*) / greatest(h.releases, 1) AS prevalence_exact,
+    -- Each release's failing (case, assertion, severity), stored per batch
+    -- (failing_assertion_rows), once per report of the history it is.
+    SELECT h.history, f.skill_name, f.case_id, f.assertion, f.severity,
+           count(*) AS releases_failing, s.releases,
+           count(*) / greatest(s.releases, 1) AS prevalence_exact,
            CASE f.severity WHEN 'critical' THEN 3.0 WHEN 'gate' THEN 2.0 ELSE 1.0 END AS weight
-    FROM failing f JOIN history h USING (skill_name)
-    GROUP BY f.skill_name, f.case_id, f.assertion, f.severity, h.releases
+    FROM history h
+    JOIN failing_assertion_rows f ON f.release_label = h.release_label AND f.skill_name = h.skill_name
+    JOIN sizes s ON s.history = h.history AND s.skill_name = h.skill_name
+    GROUP BY h.history, f.skill_name, f.case_id, f.assertion, f.severity, s.releases
 ),
 ranked AS (
     SELECT *, liftdb_pyround(prevalence_exact, 4) AS prevalence,
            liftdb_pyround(prevalence_exact * weight, 4) AS rank
     FROM counted
 )
-SELECT skill_name, case_id, assertion, severity, releases_failing, releases, prevalence, rank,
-       row_number() OVER (PARTITION BY skill_name ORDER BY rank DESC, case_id, assertion) AS place
+SELECT history, skill_name, case_id, assertion, severity, releases_failing, releases, prevalence, rank,
+       row_number() OVER (PARTITION BY history, skill_name ORDER BY rank DESC, case_id, assertion) AS place
 FROM ranked;
+
+CREATE OR REPLACE VIEW recurring_failures AS
+SELECT * EXCLUDE (history) FROM recurring_failures_over(NULL);
 
 COMMENT ON VIEW recurring_failures IS 'Failing (case, assertion, severity) across a skill''s releases: prevalence and the severity-weighted rank of skill-benchmark trend (the tool lists the first 50 by place).';
 COMMENT ON COLUMN recurring_failures.skill_name IS 'Skill under test.';
@@ -409,7 +438,9 @@ COMMENT ON COLUMN recurring_failures.prevalence IS 'releases_failing / releases,
 COMMENT ON COLUMN recurring_failures.rank IS 'prevalence × weight (critical 3, gate 2, soft 1), rounded to 4.';
 COMMENT ON COLUMN recurring_failures.place IS 'Order by rank (highest first), then case and assertion.';
 
-CREATE OR REPLACE VIEW prune_candidates AS
+-- prune_candidates_over(histories): the prune candidates of each history
+-- (trend_histories), as skill-benchmark trend finds them over its reports.
+CREATE OR REPLACE MACRO prune_candidates_over(histories) AS TABLE
 WITH per_release AS (
     -- each arm's exact mean over its runs with a rate, from the runs stored
     -- summed per case (run_total_rows)
@@ -425,12 +456,16 @@ WITH per_release AS (
     HAVING sum(objective_n) FILTER (WHERE arm = 'with_skill') > 0
        AND sum(objective_n) FILTER (WHERE arm = 'without_skill') > 0
 )
-SELECT skill_name, case_id, count(*) AS releases_observed,
+SELECT h.history, h.skill_name, p.case_id, count(*) AS releases_observed,
        'never failed and never showed lift across the history' AS reason
-FROM per_release
-GROUP BY skill_name, case_id
-HAVING count(*) >= 2 AND NOT bool_or(regression_guard)
-   AND bool_and(with_rate = 1.0 AND without_rate = 1.0);
+FROM trend_histories(histories) h
+JOIN per_release p ON p.release_label = h.release_label AND p.skill_name = h.skill_name
+GROUP BY h.history, h.skill_name, p.case_id
+HAVING count(*) >= 2 AND NOT bool_or(p.regression_guard)
+   AND bool_and(p.with_rate = 1.0 AND p.without_rate = 1.0);
+
+CREATE OR REPLACE VIEW prune_candidates AS
+SELECT * EXCLUDE (history) FROM prune_candidates_over(NULL);
 
 COMMENT ON VIEW prune_candidates IS 'Cases that never failed and never showed lift in any release that ran both arms (at least two), regression guards excepted (skill-benchmark trend''s prune_candidates).';
 COMMENT ON COLUMN prune_candidates.skill_name IS 'Skill under test.';

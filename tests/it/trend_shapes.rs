@@ -149,7 +149,8 @@ fn reports_of_two_shapes_alone_give_the_tools_trend_on_every_row() {
 fn a_release_of_two_roots_pools_as_the_tools_report_of_one_tree() {
     // r2 as its two runs roots' reports (claude-a, gpt-b): liftdb pools the
     // release as the tool's report of the tree holding both; the history's
-    // report of r2 is not held, so it is the one release left.
+    // report of r2 is not held, so it is the release whose paired rates are
+    // its series'.
     let ts = store_with_r2(&["r2/benchmark-runs-a.json.gz", "r2/benchmark-runs-b.json.gz"]);
     assert_the_tools_trend(&ts);
     let matched = rows(
@@ -158,7 +159,7 @@ fn a_release_of_two_roots_pools_as_the_tools_report_of_one_tree() {
     );
     assert_eq!(matched[0]["matched_by"], "generated_at");
     assert_eq!(matched[1]["release_label"], "r2");
-    assert_eq!(matched[1]["matched_by"], "order");
+    assert_eq!(matched[1]["matched_by"], "series");
     // Per experiment the flags stay each root's own: their flagged cases
     // are each root report's case_flags (read here), not the release's.
     for (root, report) in [
@@ -305,4 +306,42 @@ fn cases_run_in_one_release_only_are_named_added_or_dropped() {
     let moved = kinds("moved");
     assert!(!moved.is_empty(), "seeds 5 and 6 draw other rates");
     assert!(moved.iter().all(|c| !added.contains(c)), "{moved:?}");
+}
+
+#[test]
+fn a_trend_is_reconciled_over_its_own_history_beside_later_releases_and_other_copies() {
+    // The store grows past the trend (r3, another release of the skill) and
+    // holds the trend twice (a copy in another folder): each copy's rows
+    // are its own, and its whole-history lists count its two reports, not
+    // the store's three releases (the tool's figures, read from trend.json).
+    let mut ts = store_with_r2(&["r2/benchmark.json.gz"]);
+    ingest(
+        &mut ts,
+        Some("r3"),
+        &[shapes("r2/benchmark-runs-a.json.gz")],
+    );
+    let copy = tempfile::tempdir().unwrap();
+    std::fs::copy(shapes("trend.json"), copy.path().join("trend.json")).unwrap();
+    ingest(&mut ts, None, &[copy.path().join("trend.json")]);
+    let trend = read_report(&shapes("trend.json"));
+    let rows = reconcile_trend(&ts);
+    let bad: Vec<&Value> = rows.iter().filter(|r| r["agrees"] != true).collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+    let lists: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["metric"] == "trend recurring failures (given alike)")
+        .collect();
+    assert_eq!(lists.len(), 2, "one per copy");
+    let tool = trend["recurring_failures"].as_array().unwrap().len() as f64;
+    assert!(
+        lists.iter().all(|r| f(&r["liftdb_value"]) == tool),
+        "{lists:#?}"
+    );
+    // The store's own view ranks over its three releases.
+    let releases: i64 = serde_json::from_value(scalar(
+        &ts.store,
+        "SELECT max(releases) FROM recurring_failures",
+    ))
+    .unwrap();
+    assert_eq!(releases, 3);
 }
