@@ -1,11 +1,12 @@
 -- stored: case_flag_release_rows
 -- stored grain: case
+-- stored comments from: case_flags
 -- case_flags_release: the harness's case-level findings (docs/metrics.md §M4)
 -- per release, every experiment and model of the release pooled: what the
 -- tool's report of one tree holding all of the release's runs roots flags,
 -- and so what its trend compares from one release to the next (§M11).
 -- case_flags keeps them per experiment, as each root's own report flags.
--- Same rules and columns as case_flags, without the experiment.
+-- Same rules and columns (and their comments) as case_flags, without the experiment.
 -- case_flags_release_of(releases, cases): the releases listed (NULL: every
 -- release) and the cases listed (liftdb_case_key).
 CREATE OR REPLACE MACRO case_flags_release_of(releases, cases) AS TABLE
@@ -18,16 +19,6 @@ SELECT * FROM case_flags_release_of(releases, NULL);
 CREATE OR REPLACE VIEW case_flags_release AS SELECT * FROM case_flags_release_in(NULL);
 
 COMMENT ON VIEW case_flags_release IS 'Case-level findings with the harness labels per release, every experiment and model pooled (what skill-benchmark trend compares between releases).';
-COMMENT ON COLUMN case_flags_release.release_label IS 'Release.';
-COMMENT ON COLUMN case_flags_release.skill_name IS 'Skill under test.';
-COMMENT ON COLUMN case_flags_release.case_id IS 'Eval case.';
-COMMENT ON COLUMN case_flags_release.split IS 'Case split.';
-COMMENT ON COLUMN case_flags_release.eval_intent IS 'capability or regression.';
-COMMENT ON COLUMN case_flags_release.with_skill IS 'Pair-weighted with_skill rate over the case''s eligible pairs in the release, experiments and models pooled.';
-COMMENT ON COLUMN case_flags_release.without_skill IS 'Pair-weighted control rate, pooled the same way.';
-COMMENT ON COLUMN case_flags_release.eligible_pairs IS 'Eligible pairs of the case in the release.';
-COMMENT ON COLUMN case_flags_release.blocked_pairs IS 'Blocked pairs of the case in the release.';
-COMMENT ON COLUMN case_flags_release.flags IS 'The harness''s findings, its labels and order (docs/metrics.md §M4).';
 
 -- case_flag_release_rows: case_flags_release stored, refilled at the end of
 -- every batch in its transaction: what the trend history reads.

@@ -209,22 +209,33 @@ COMMENT ON COLUMN trend_pairs.previous_release IS 'The release compared from.';
 COMMENT ON COLUMN trend_pairs.release_label IS 'The release compared to.';
 COMMENT ON COLUMN trend_pairs.adjacent IS 'true: the release before it in liftdb''s order; false: a pair only a held trend compares.';
 
-CREATE OR REPLACE VIEW trend_scopes AS
--- What a release has at each scope: the release itself, each experiment,
--- each model (a change is compared only at a scope both releases have).
-SELECT DISTINCT release_label, skill_name, 'release' AS scope, NULL::VARCHAR AS experiment, NULL::VARCHAR AS model
-FROM run_total_rows
-UNION ALL
-SELECT DISTINCT release_label, skill_name, 'experiment', experiment, NULL FROM run_total_rows
-UNION ALL
-SELECT DISTINCT release_label, skill_name, 'model', NULL, model FROM run_total_rows WHERE model IS NOT NULL;
+CREATE OR REPLACE VIEW trend_pair_scopes AS
+WITH scopes AS (
+    -- What a release has at each scope: the release itself, each
+    -- experiment, each model.
+    SELECT DISTINCT release_label, skill_name, 'release' AS scope, NULL::VARCHAR AS experiment, NULL::VARCHAR AS model
+    FROM run_total_rows
+    UNION ALL
+    SELECT DISTINCT release_label, skill_name, 'experiment', experiment, NULL FROM run_total_rows
+    UNION ALL
+    SELECT DISTINCT release_label, skill_name, 'model', NULL, model FROM run_total_rows WHERE model IS NOT NULL
+)
+SELECT p.*, a.scope, a.experiment, a.model
+FROM trend_pairs p
+JOIN scopes a ON a.release_label = p.release_label AND a.skill_name = p.skill_name
+JOIN scopes b ON b.release_label = p.previous_release AND b.skill_name = p.skill_name
+             AND b.scope = a.scope AND b.experiment IS NOT DISTINCT FROM a.experiment
+             AND b.model IS NOT DISTINCT FROM a.model;
 
-COMMENT ON VIEW trend_scopes IS 'The scopes a release of a skill has: the release, each experiment, each model (trend changes compare a scope both releases have).';
-COMMENT ON COLUMN trend_scopes.release_label IS 'Release.';
-COMMENT ON COLUMN trend_scopes.skill_name IS 'Skill under test.';
-COMMENT ON COLUMN trend_scopes.scope IS 'release, experiment or model.';
-COMMENT ON COLUMN trend_scopes.experiment IS 'The experiment (scope experiment), else NULL.';
-COMMENT ON COLUMN trend_scopes.model IS 'The model (scope model), else NULL.';
+COMMENT ON VIEW trend_pair_scopes IS 'Each pair of releases the trend compares (trend_pairs) at each scope both releases have: the release, each experiment, each model.';
+COMMENT ON COLUMN trend_pair_scopes.release_order IS 'Position of the later release (releases.ordinal).';
+COMMENT ON COLUMN trend_pair_scopes.skill_name IS 'Skill under test.';
+COMMENT ON COLUMN trend_pair_scopes.previous_release IS 'The release compared from.';
+COMMENT ON COLUMN trend_pair_scopes.release_label IS 'The release compared to.';
+COMMENT ON COLUMN trend_pair_scopes.adjacent IS 'true: the release before in liftdb''s order; false: a pair only a held trend compares.';
+COMMENT ON COLUMN trend_pair_scopes.scope IS 'release, experiment or model.';
+COMMENT ON COLUMN trend_pair_scopes.experiment IS 'The experiment (scope experiment), else NULL.';
+COMMENT ON COLUMN trend_pair_scopes.model IS 'The model (scope model), else NULL.';
 
 CREATE OR REPLACE VIEW trend_arm_changes AS
 WITH rates AS (
@@ -291,13 +302,7 @@ WITH rates AS (
     GROUP BY release_label, skill_name, model, case_id, arm
 ),
 compared AS (
-    -- Each pair's scopes both releases have.
-    SELECT p.*, a.scope, a.experiment, a.model
-    FROM trend_pairs p
-    JOIN trend_scopes a ON a.release_label = p.release_label AND a.skill_name = p.skill_name
-    JOIN trend_scopes b ON b.release_label = p.previous_release AND b.skill_name = p.skill_name
-                       AND b.scope = a.scope AND b.experiment IS NOT DISTINCT FROM a.experiment
-                       AND b.model IS NOT DISTINCT FROM a.model
+    SELECT * FROM trend_pair_scopes
 ),
 keyed AS (
     SELECT DISTINCT c.*, r.case_id, r.arm
@@ -346,13 +351,8 @@ WITH flags AS (
     FROM case_flag_rows
 ),
 compared AS (
-    SELECT p.*, a.scope, a.experiment
-    FROM trend_pairs p
-    JOIN trend_scopes a ON a.release_label = p.release_label AND a.skill_name = p.skill_name
-    JOIN trend_scopes b ON b.release_label = p.previous_release AND b.skill_name = p.skill_name
-                       AND b.scope = a.scope AND b.experiment IS NOT DISTINCT FROM a.experiment
-                       AND b.model IS NOT DISTINCT FROM a.model
-    WHERE a.scope IN ('release', 'experiment')
+    -- Flags are a report's: none per model.
+    SELECT * FROM trend_pair_scopes WHERE scope IN ('release', 'experiment')
 )
 SELECT c.release_order, c.skill_name, c.previous_release, c.release_label, c.adjacent,
        c.scope, c.experiment, 'new' AS change, cur.flag
