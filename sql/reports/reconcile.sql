@@ -282,7 +282,7 @@ cost_summary_ledger AS (
     -- Per cost-summary.json, the runs it describes that the store read from
     -- folders: of its release and skill, in its runs root's experiment (any
     -- when it names none, as `--runs .`), of the cases it walked.
-    SELECT p.source_path, root.experiment, l.*
+    SELECT p.source_path, l.*
     FROM peer_metric p
     LEFT JOIN runs_roots root ON root.source_path = p.source_path AND root.json_path = '/runs_root'
     JOIN seh_ledger l

@@ -704,6 +704,54 @@ fn a_folder_report_whose_runs_are_not_held_says_so_in_one_row() {
 }
 
 #[test]
+fn a_cost_summary_counts_the_runs_on_disk_of_the_cases_it_walked() {
+    // tests/fixtures/seh-cost-shapes: one arm's folder removed before the
+    // tool read the tree (liftdb records that requested variant as a
+    // missing run, as the benchmark grades it; the cost summary never saw
+    // it), a summary over a manifest of 4 of the cases, and one run with
+    // `--runs .`. Each agrees, at the figures the files hold (read here).
+    let shapes = fixture("seh-cost-shapes");
+    let (_dir, tree) = crate::common::gen_runs_tree(
+        &[
+            "--runs", "40", "--models", "claude-a", "--reps", "2", "--seed", "7",
+        ],
+        &shapes.join("tree.sha256"),
+    );
+    std::fs::remove_dir_all(tree.join("eval-runs/add-not-null-column-000000/claude-a/with_skill"))
+        .unwrap();
+    let reports = [
+        "cost-summary.json",
+        "cost-summary-subset.json",
+        "cost-summary-dot.json",
+    ];
+    let mut paths = vec![tree.join("eval-runs"), tree.join("manifest.json")];
+    paths.extend(reports.iter().map(|r| shapes.join(r)));
+    let ts = store_of(&paths);
+    let all = reconcile_rows(&ts.store);
+    for report in reports {
+        let rows: Vec<&Value> = all.iter().filter(|r| r["report"] == report).collect();
+        let bad: Vec<&&Value> = rows.iter().filter(|r| r["agrees"] != true).collect();
+        assert!(!rows.is_empty() && bad.is_empty(), "{report}: {bad:#?}");
+        let file = read_json(&shapes.join(report));
+        let ours =
+            |metric: &str| f(&rows.iter().find(|r| r["metric"] == metric).unwrap()["liftdb_value"]);
+        assert_eq!(
+            ours("/coverage/runs_seen"),
+            f(&file["coverage"]["runs_seen"]),
+            "{report}"
+        );
+        for arm in ["with_skill", "without_skill"] {
+            let metric = format!("/by_variant/{arm}/runs");
+            assert_eq!(
+                ours(&metric),
+                f(&file["by_variant"][arm]["runs"]),
+                "{report} {arm}"
+            );
+        }
+    }
+}
+
+#[test]
 fn promptfoo_incurred_cost_and_error_rows_are_read_as_promptfoo_counts_them() {
     // tests/fixtures/promptfoo-cached/README.md: cached answers carry
     // incurredCost 0 beside their cost, one provider error row.
