@@ -439,7 +439,9 @@ pub fn simulate(
                 deltas.push(lift + noise / reps as f64);
             }
         }
-        if sign_flip::p_value(&deltas).is_some_and(|(p, _)| p <= spec.alpha) {
+        // Detected as the gate decides (docs/metrics.md §M6): on p, or on a
+        // sampled test's upper bound.
+        if sign_flip::decision_p(&deltas).is_some_and(|p| p <= spec.alpha) {
             detected += 1;
         }
     }
