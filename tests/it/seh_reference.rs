@@ -618,7 +618,12 @@ fn lift_summary_is_the_tools_paired_summary_one_row_per_split() {
             }
             _ => p,
         };
-        assert_close(f(&row["p_upper"]), p_upper, 5e-7, &format!("{split} p_upper"));
+        assert_close(
+            f(&row["p_upper"]),
+            p_upper,
+            5e-7,
+            &format!("{split} p_upper"),
+        );
         assert_eq!(
             row["significant"].as_bool(),
             Some(p_upper <= 0.05),

@@ -68,7 +68,10 @@ fn demo_store() -> TestStore {
     let seed = fixture("seed000-skill-eval/runs/tmp/skills-eval");
     let seh = fixture("skill-eval-harness");
     releases_of(&[
-        ("2026.10", vec![seed.join("corpus-claude-sonnet-4-5-single")]),
+        (
+            "2026.10",
+            vec![seed.join("corpus-claude-sonnet-4-5-single")],
+        ),
         (
             "2026.11",
             vec![
@@ -138,7 +141,11 @@ fn one_rule_on_every_row(store: &Store, what: &str) -> usize {
         let upper = opt_f(&row["p_upper"]);
         let significant = row["significant"].as_bool();
         let Some(p) = p else {
-            assert_eq!((upper, significant), (None, None), "{what}: untested {row:?}");
+            assert_eq!(
+                (upper, significant),
+                (None, None),
+                "{what}: untested {row:?}"
+            );
             continue;
         };
         let upper = upper.unwrap_or_else(|| panic!("{what}: tested, no p_upper: {row:?}"));
@@ -177,7 +184,10 @@ fn one_rule_on_every_row(store: &Store, what: &str) -> usize {
     assert!(!summary.is_empty(), "{what}: no lift_summary row");
     for row in &summary {
         assert_eq!(row["summary"], row["evidence"], "{what}: {row:?}");
-        assert_eq!(row["summary_upper"], row["evidence_upper"], "{what}: {row:?}");
+        assert_eq!(
+            row["summary_upper"], row["evidence_upper"],
+            "{what}: {row:?}"
+        );
     }
 
     // lift_headline: the sentence says significant exactly when the row is.
@@ -248,7 +258,11 @@ fn one_rule_on_every_row(store: &Store, what: &str) -> usize {
     );
     for row in &directions {
         let decided = matches!(row["direction"].as_str(), Some("regressed" | "improved"));
-        assert_eq!(decided, row["change_significant"] == true, "{what}: {row:?}");
+        assert_eq!(
+            decided,
+            row["change_significant"] == true,
+            "{what}: {row:?}"
+        );
     }
     // report trend-cases carries the same boolean.
     let report = liftdb::report::find("trend-cases").unwrap();
@@ -339,7 +353,10 @@ fn the_tools_sampled_tune_p_under_0_05_is_not_significant_by_its_upper_bound() {
     );
     assert!(!stats.is_empty());
     for row in &stats {
-        assert_eq!(row["significant_at_0_05"], tool["significant_at_0_05"], "{row:?}");
+        assert_eq!(
+            row["significant_at_0_05"], tool["significant_at_0_05"],
+            "{row:?}"
+        );
         assert_eq!(row["significant"], false, "{row:?}");
     }
     let sentence = rows(
@@ -361,10 +378,16 @@ fn the_tools_sampled_tune_p_under_0_05_is_not_significant_by_its_upper_bound() {
     );
     let check = &verdict["checks"][0];
     assert_ne!(check["outcome"], "pass", "{verdict}");
-    assert_eq!(code, Some(3), "lift above 0, not significant: undecided: {verdict}");
+    assert_eq!(
+        code,
+        Some(3),
+        "lift above 0, not significant: undecided: {verdict}"
+    );
     let measured = check["measured"].as_str().unwrap();
     assert!(
-        measured.contains(&format!("p {p} (sampled; allowing for the sampling up to {expected:.6})")),
+        measured.contains(&format!(
+            "p {p} (sampled; allowing for the sampling up to {expected:.6})"
+        )),
         "{measured}"
     );
     assert!(
@@ -438,7 +461,18 @@ fn surfaces_say_the_rule(ts: TestStore, what: &str) {
     )
     .into_iter()
     .map(|r| {
-        let k = key(&r, &["release", "skill", "kind", "experiment", "scope", "model", "case"]);
+        let k = key(
+            &r,
+            &[
+                "release",
+                "skill",
+                "kind",
+                "experiment",
+                "scope",
+                "model",
+                "case",
+            ],
+        );
         (k, (r["significant"].clone(), r["absolute_delta"].clone()))
     })
     .collect();
@@ -467,7 +501,15 @@ fn surfaces_say_the_rule(ts: TestStore, what: &str) {
     let out = succeeded(liftdb_cmd(&db).args(["report", "lift", "--format", "json"]));
     let lift: Vec<Map<String, Value>> = serde_json::from_slice(&out.stdout).unwrap();
     assert!(!lift.is_empty());
-    let keys = ["release", "skill", "kind", "experiment", "scope", "model", "case"];
+    let keys = [
+        "release",
+        "skill",
+        "kind",
+        "experiment",
+        "scope",
+        "model",
+        "case",
+    ];
     for row in &lift {
         let (significant, _) = &evidence[&key(row, &keys)];
         assert_eq!(&row["significant"], significant, "{what}: {row:?}");
@@ -498,7 +540,11 @@ fn surfaces_say_the_rule(ts: TestStore, what: &str) {
     let headline = dir.path().join("headline.json");
     succeeded(
         liftdb_cmd(&db)
-            .args(["export", "SELECT * FROM lift_headline WHERE split = 'all' AND control_arm = 'without_skill'", "--out"])
+            .args([
+                "export",
+                "SELECT * FROM lift_headline WHERE split = 'all' AND control_arm = 'without_skill'",
+                "--out",
+            ])
             .arg(&headline),
     );
     let headline: Vec<Map<String, Value>> =
@@ -527,7 +573,13 @@ fn surfaces_say_the_rule(ts: TestStore, what: &str) {
             .collect::<Vec<_>>()
             .windows(3)
             .filter(|w| w[0] == "td" || w[0] == "th")
-            .map(|w| if w[1].starts_with('/') { String::new() } else { w[1].to_string() })
+            .map(|w| {
+                if w[1].starts_with('/') {
+                    String::new()
+                } else {
+                    w[1].to_string()
+                }
+            })
             .collect()
     };
     let mut lines = table.split("<tr>").skip(1);
@@ -568,6 +620,10 @@ fn surfaces_say_the_rule(ts: TestStore, what: &str) {
         let check = &verdict["checks"][0];
         assert_eq!(check["check"], "min-lift", "{verdict}");
         let passes = significant == true && lift.as_f64().is_some_and(|l| l >= -1e-12);
-        assert_eq!(check["outcome"] == "pass", passes, "{what} {skill}: {verdict}");
+        assert_eq!(
+            check["outcome"] == "pass",
+            passes,
+            "{what} {skill}: {verdict}"
+        );
     }
 }
