@@ -335,6 +335,12 @@ pub fn power(o: &Observed, units: u32, reps: u32, lift: f64, alpha: f64) -> f64 
     if units < 2 || 2.0 / 2f64.powi(units.min(60) as i32) > alpha {
         return 0.0;
     }
+    // Past 14 units the test is sampled and decided on its p's upper bound
+    // (docs/metrics.md §M6): in effect at a lower level.
+    let alpha = crate::stats::interval::decision_level(units as usize, alpha);
+    if alpha <= 0.0 {
+        return 0.0;
+    }
     let var = o.between_unit_sd.powi(2) + o.within_unit_sd.unwrap_or(0.0).powi(2) / reps as f64;
     if var <= 0.0 {
         return 1.0;

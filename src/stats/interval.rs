@@ -67,8 +67,24 @@ impl<'a> Shifted<'a> {
 /// patterns, min(1, hits/4096 + sqrt(ln(1/0.001) / (2·4096))). The one
 /// function the test (`SignFlip::p_upper`) and the interval's inversion use.
 pub(crate) fn p_upper(hits: usize) -> f64 {
-    let m = SAMPLES as f64;
-    (hits as f64 / m + ((1.0f64 / 0.001).ln() / (2.0 * m)).sqrt()).min(1.0)
+    (hits as f64 / SAMPLES as f64 + sampling_allowance()).min(1.0)
+}
+
+/// What `p_upper` adds to a sampled test's share of hits:
+/// sqrt(ln(1/0.001) / (2·4096)) = 0.0290.
+fn sampling_allowance() -> f64 {
+    ((1.0f64 / 0.001).ln() / (2.0 * SAMPLES as f64)).sqrt()
+}
+
+/// The level a test of `n` units is in effect decided at (docs/metrics.md
+/// §M13): α for an exact test; for a sampled one (n > 14) α less the
+/// sampling allowance, as p_upper <= α asks its share of hits, an estimate
+/// of its p, to be at most that; 0 when nothing is left (α below 0.029).
+pub fn decision_level(n: usize, alpha: f64) -> f64 {
+    match n > EXACT_MAX_N {
+        true => (alpha - sampling_allowance()).max(0.0),
+        false => alpha,
+    }
 }
 
 pub fn interval(d: &[f64]) -> Interval {

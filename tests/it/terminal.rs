@@ -262,10 +262,15 @@ fn each_reports_compact_columns_are_its_own_and_pipes_get_every_column() {
                 "400",
             ]);
             // A column shown only where some row has a value (a case's
-            // name) is not, on this corpus.
+            // name) is not, on this corpus. A compact set of one text column
+            // (lift-headline's sentence) is read as prose: no table at all.
+            let prose = report.name == "lift-headline";
             assert_eq!(
                 header_cells(&table),
-                report.compact.len() - report.compact_if_any.len(),
+                match prose {
+                    true => 0,
+                    false => report.compact.len() - report.compact_if_any.len(),
+                },
                 "report {}: {table}",
                 report.name
             );
