@@ -335,6 +335,12 @@ pub fn power(o: &Observed, units: u32, reps: u32, lift: f64, alpha: f64) -> f64 
     if units < 2 || 2.0 / 2f64.powi(units.min(60) as i32) > alpha {
         return 0.0;
     }
+    // Past 14 units the test is sampled and decided on its p's upper bound
+    // (docs/metrics.md §M6): in effect at a lower level.
+    let alpha = crate::stats::interval::decision_level(units as usize, alpha);
+    if alpha <= 0.0 {
+        return 0.0;
+    }
     let var = o.between_unit_sd.powi(2) + o.within_unit_sd.unwrap_or(0.0).powi(2) / reps as f64;
     if var <= 0.0 {
         return 1.0;
@@ -439,7 +445,9 @@ pub fn simulate(
                 deltas.push(lift + noise / reps as f64);
             }
         }
-        if sign_flip::p_value(&deltas).is_some_and(|(p, _)| p <= spec.alpha) {
+        // Detected as the gate decides (docs/metrics.md §M6): on p, or on a
+        // sampled test's upper bound.
+        if sign_flip::decision_p(&deltas).is_some_and(|p| p <= spec.alpha) {
             detected += 1;
         }
     }

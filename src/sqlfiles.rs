@@ -149,6 +149,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "run_first_stored",
         sql: include_str!("../sql/migrations/0028_run_first_stored.sql"),
     },
+    Migration {
+        version: 29,
+        name: "p_upper",
+        sql: include_str!("../sql/migrations/0029_p_upper.sql"),
+    },
 ];
 
 /// Views, created in this order (later views read earlier ones).

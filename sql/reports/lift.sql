@@ -38,6 +38,10 @@ SELECT
     liftdb_pyround(l.absolute_delta, 4) AS lift,
     liftdb_pyround(l.normalized_gain, 4) AS normalized_gain,
     l.p_value AS p,
+    -- The p the test decides on (p itself, or a sampled test's upper bound)
+    -- and liftdb's significance, p_upper <= 0.05 (docs/metrics.md §M6).
+    l.p_upper,
+    l.significant,
     l.method,
     -- Each interval named for what it bounds, to 4 places as the rates.
     liftdb_round4(l.ci_lower) AS lift_ci_lower,

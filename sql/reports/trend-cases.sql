@@ -15,6 +15,8 @@ SELECT
     direction,
     change_matched AS matched,
     change_p_value AS change_p,
+    -- p_upper <= 0.05, what direction decides on (docs/metrics.md §M6)
+    change_p_upper AS change_p_upper,
     change_significant AS significant
 FROM case_trend
 WHERE previous_lift IS NOT NULL

@@ -12,9 +12,11 @@
 --                          from lift_stats (no window here: filters on the
 --                          channel and scope reach the lift view).
 -- The harness-equal columns (p, the sign-flip interval) stay in lift_stats.
+-- significant is liftdb's one significance (docs/metrics.md §M6): p_upper
+-- (the exact p, or a sampled test's upper bound) at most 0.05.
 CREATE OR REPLACE VIEW lift_evidence AS
 SELECT l.*,
-       s.p_value, s.p_value_unrounded, s.method, s.ci_lower, s.ci_upper,
+       s.p_value, s.p_value_unrounded, s.p_upper, s.significant, s.method, s.ci_lower, s.ci_upper,
        s.noise_verdict, s.bootstrap_lower, s.bootstrap_upper,
        liftdb_wilson_lower(l.with_successes, l.eligible_pairs) AS with_wilson_lower,
        liftdb_wilson_upper(l.with_successes, l.eligible_pairs) AS with_wilson_upper,
@@ -65,7 +67,7 @@ COMMENT ON COLUMN lift_evidence.control_wilson_lower IS 'Wilson 95% interval of 
 COMMENT ON COLUMN lift_evidence.control_wilson_upper IS 'Wilson 95% interval of the control success rate, upper end.';
 COMMENT ON COLUMN lift_evidence.bootstrap_lower IS 'Case-clustered bootstrap 95% interval of the lift, lower end (lift_stats).';
 COMMENT ON COLUMN lift_evidence.bootstrap_upper IS 'Case-clustered bootstrap 95% interval of the lift, upper end.';
-COMMENT ON COLUMN lift_evidence.bh_q IS 'Benjamini–Hochberg q-value of a case row''s sign-flip p among its report''s case rows; NULL on other rows.';
+COMMENT ON COLUMN lift_evidence.bh_q IS 'Benjamini–Hochberg q-value of a case row''s p_upper among its report''s case rows; NULL on other rows.';
 COMMENT ON COLUMN lift_evidence.blocked_pairs IS 'Blocked pairs in scope (as lift).';
 COMMENT ON COLUMN lift_evidence.with_rate IS 'Mean over units of the with_skill unit means (as lift).';
 COMMENT ON COLUMN lift_evidence.without_rate IS 'Mean over units of the control unit means (as lift).';
@@ -77,7 +79,9 @@ COMMENT ON COLUMN lift_evidence.deltas IS 'Unit deltas (as lift).';
 COMMENT ON COLUMN lift_evidence.unit_without_rates IS 'Control unit means (as lift).';
 COMMENT ON COLUMN lift_evidence.unit_cases IS 'The case of each unit (as lift).';
 COMMENT ON COLUMN lift_evidence.p_value IS 'Sign-flip p, rounded 6 (lift_stats).';
-COMMENT ON COLUMN lift_evidence.p_value_unrounded IS 'Sign-flip p unrounded: the input of bh_q.';
+COMMENT ON COLUMN lift_evidence.p_value_unrounded IS 'Sign-flip p unrounded.';
+COMMENT ON COLUMN lift_evidence.p_upper IS 'The p the test decides on, unrounded: p_value_unrounded for an exact test, for a sampled one (method sign-flip-sampled) the upper bound of its estimate, min(1, hits/4096 + sqrt(ln(1000)/8192)) (lift_stats; the input of bh_q); NULL when untested.';
+COMMENT ON COLUMN lift_evidence.significant IS 'p_upper <= 0.05: liftdb''s significance, the one the headline, lift_summary, the reports and the gate use; NULL when untested.';
 COMMENT ON COLUMN lift_evidence.method IS 'Sign-flip method (lift_stats).';
 COMMENT ON COLUMN lift_evidence.ci_lower IS 'Sign-flip 95% interval, lower end (lift_stats).';
 COMMENT ON COLUMN lift_evidence.ci_upper IS 'Sign-flip 95% interval, upper end (lift_stats).';

@@ -16,7 +16,9 @@ SELECT
     ci_lower AS lift_ci_lower,
     ci_upper AS lift_ci_upper,
     p_value AS p,
-    p_value <= 0.05 AS significant,
+    p_upper,
+    -- liftdb's one significance (docs/metrics.md §M6), as lift_evidence.
+    significant,
     noise_verdict AS noise_check
 FROM lift_evidence
 WHERE row_kind = 'release' AND scope = 'overall' AND channel = 'objective'
@@ -37,5 +39,6 @@ COMMENT ON COLUMN lift_summary.lift IS 'with_skill minus without_skill.';
 COMMENT ON COLUMN lift_summary.lift_ci_lower IS 'Sign-flip 95% interval of the lift, lower end (NULL when too few units).';
 COMMENT ON COLUMN lift_summary.lift_ci_upper IS 'Sign-flip 95% interval of the lift, upper end.';
 COMMENT ON COLUMN lift_summary.p IS 'Sign-flip p of the lift, as skill-benchmark prints it.';
-COMMENT ON COLUMN lift_summary.significant IS 'p <= 0.05; NULL when the lift was not tested.';
+COMMENT ON COLUMN lift_summary.p_upper IS 'The p the test decides on: p for an exact test, a sampled test''s upper bound (lift_evidence.p_upper).';
+COMMENT ON COLUMN lift_summary.significant IS 'p_upper <= 0.05 (for an exact test p itself, for a sampled one the upper bound of its estimate); NULL when the lift was not tested.';
 COMMENT ON COLUMN lift_summary.noise_check IS 'Whether this many units can resolve a lift of this size at all (resolvable, too-few-cases-moved, ...): not a significance test.';

@@ -119,7 +119,10 @@ SELECT
     l.absolute_delta - lag(l.absolute_delta) OVER w AS lift_change,
     t.matched_units AS change_matched_units,
     t.p_value AS change_p_value,
-    t.significant_at_0_05 AS change_significant,
+    -- liftdb's significance (docs/metrics.md §M6): the p the change's test
+    -- decides on (p, or a sampled test's upper bound) at most 0.05.
+    t.p_upper AS change_p_upper,
+    t.significant AS change_significant,
     -- the reports' names
     l.release_label AS release, l.skill_name AS skill,
     l.with_rate AS with_skill, l.without_rate AS without_skill, s.p_value AS p
@@ -166,4 +169,5 @@ COMMENT ON COLUMN trend.previous_release IS 'The release before this one.';
 COMMENT ON COLUMN trend.lift_change IS 'Mean change of matched units'' deltas since the previous release (docs/metrics.md §M11).';
 COMMENT ON COLUMN trend.change_matched_units IS 'Units present in both releases.';
 COMMENT ON COLUMN trend.change_p_value IS 'Sign-flip p of that change.';
-COMMENT ON COLUMN trend.change_significant IS 'change_p_value <= 0.05.';
+COMMENT ON COLUMN trend.change_p_upper IS 'The p the change''s test decides on, unrounded: its p for an exact test, for a sampled one the upper bound of its estimate (trend_stats.p_upper).';
+COMMENT ON COLUMN trend.change_significant IS 'change_p_upper <= 0.05; NULL when untested.';

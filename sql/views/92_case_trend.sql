@@ -38,17 +38,19 @@ SELECT
     p.lift AS previous_lift,
     c.lift - p.lift AS lift_change,
     -- Regressed and improved are the test's words: a change its sign-flip
-    -- test does not find significant (p > 0.05, or too few matched units
-    -- to test) only moved.
+    -- test does not find significant (trend_stats.significant: p_upper, the
+    -- p or a sampled test's upper bound, above 0.05; or too few matched
+    -- units to test) only moved.
     CASE WHEN p.lift IS NULL THEN NULL
          WHEN abs(c.lift - p.lift) <= 1e-12 THEN 'unchanged'
-         WHEN t.significant_at_0_05 THEN CASE WHEN c.lift < p.lift THEN 'regressed' ELSE 'improved' END
+         WHEN t.significant THEN CASE WHEN c.lift < p.lift THEN 'regressed' ELSE 'improved' END
          ELSE CASE WHEN c.lift < p.lift THEN 'moved down' ELSE 'moved up' END
               || CASE WHEN t.p_value IS NULL THEN ', not tested' ELSE ', not significant' END
     END AS direction,
     t.matched_units AS change_matched,
     t.p_value AS change_p_value,
-    t.significant_at_0_05 AS change_significant,
+    t.p_upper AS change_p_upper,
+    t.significant AS change_significant,
     -- the reports' names
     c.release_label AS release, c.skill_name AS skill, c.case_id AS "case",
     c.with_rate AS with_skill, c.without_rate AS without_skill
@@ -80,7 +82,8 @@ COMMENT ON COLUMN case_trend.without_rate IS 'without_skill rate.';
 COMMENT ON COLUMN case_trend.lift IS 'with_rate - without_rate.';
 COMMENT ON COLUMN case_trend.previous_lift IS 'The lift in the previous release; NULL when the case had no eligible pair there.';
 COMMENT ON COLUMN case_trend.lift_change IS 'lift - previous_lift.';
-COMMENT ON COLUMN case_trend.direction IS 'regressed or improved (the change significant at p <= 0.05), moved down / moved up, not significant (or not tested: too few matched units), unchanged; NULL without a previous lift.';
+COMMENT ON COLUMN case_trend.direction IS 'regressed or improved (the change significant: change_p_upper <= 0.05), moved down / moved up, not significant (or not tested: too few matched units), unchanged; NULL without a previous lift.';
 COMMENT ON COLUMN case_trend.change_matched IS 'Matched units (case) or repetitions (case_model) behind the change''s test.';
 COMMENT ON COLUMN case_trend.change_p_value IS 'Sign-flip p of the matched changes (docs/metrics.md §M11).';
-COMMENT ON COLUMN case_trend.change_significant IS 'change_p_value < 0.05.';
+COMMENT ON COLUMN case_trend.change_p_upper IS 'The p the change''s test decides on, unrounded: its p for an exact test, a sampled test''s upper bound (trend_stats.p_upper).';
+COMMENT ON COLUMN case_trend.change_significant IS 'change_p_upper <= 0.05; NULL when untested.';

@@ -26,7 +26,8 @@ pub struct GateArgs {
     /// Each skill's release lift must be at least D.
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub min_lift: Option<f64>,
-    /// --min-lift also needs the lift's sign-flip p at most --alpha.
+    /// --min-lift also needs the lift significant: its sign-flip p (for a
+    /// sampled test, past 14 units, its upper bound) at most --alpha.
     #[arg(long)]
     pub significant: bool,
     /// Decide min-lift, non-inferiority and regression by anytime-valid

@@ -213,7 +213,7 @@ fn signed(x: f64) -> String {
 fn min_lift(skill: &str, row: Option<&Record>, min: f64, spec: &GateSpec) -> Check {
     let alpha = spec.alpha();
     let required = match spec.significant {
-        true => format!("lift >= {min} and p <= {alpha}"),
+        true => format!("lift >= {min} and p (its upper bound when sampled) <= {alpha}"),
         false => format!("lift >= {min}"),
     };
     let check = checker("min-lift", skill, PAIRED, required);
@@ -222,19 +222,29 @@ fn min_lift(skill: &str, row: Option<&Record>, min: f64, spec: &GateSpec) -> Che
     };
     let row = row.expect("a lift comes from a row");
     let p = row.number("p");
+    // The p the test decides on (docs/metrics.md §M6): p itself, or a
+    // sampled test's upper bound.
+    let p_upper = row.number("p_upper");
     let upper = row.number("ci_upper");
     let units = row.count("units").unwrap_or(0);
     let measured = format!(
         "lift {} over {units} units, p {}{}",
         signed(lift),
-        p.map_or("not tested".into(), |p| format!("{p}")),
+        match (p, p_upper) {
+            (None, _) => "not tested".into(),
+            // Sampled: p as the tool prints it, and the bound decided on.
+            (Some(p), Some(u)) if (u - p).abs() > 5e-7 => {
+                format!("{p} (sampled; allowing for the sampling up to {u:.6})")
+            }
+            (Some(p), _) => format!("{p}"),
+        },
         match (row.number("ci_lower"), upper) {
             (Some(l), Some(u)) => format!(", 95% interval {} to {}", signed(l), signed(u)),
             _ => String::new(),
         }
     );
     let enough = lift >= min - 1e-12;
-    let outcome = match (spec.significant, enough, p) {
+    let outcome = match (spec.significant, enough, p_upper) {
         (false, true, _) => Outcome::Pass,
         (false, false, _) => Outcome::Fail,
         (true, true, Some(p)) if p <= alpha => Outcome::Pass,
@@ -648,7 +658,9 @@ fn no_regression(skill: &str, units: &[Record], alpha: f64, baseline: Option<&st
         .iter()
         .map(|(case, d)| {
             let mean = d.iter().sum::<f64>() / d.len() as f64;
-            let p = sign_flip(d).p_exact.unwrap_or(1.0);
+            // BH over the p each case's test decides on (p_upper: p, or a
+            // sampled test's upper bound; docs/metrics.md §M6).
+            let p = sign_flip(d).p_upper.unwrap_or(1.0);
             (case.as_str(), mean, p, d.len())
         })
         .collect();

@@ -115,8 +115,8 @@ impl Shown {
         if !self.headline.is_empty() {
             writeln!(out)?;
         }
-        if report.compact.is_empty() && is_prose(rs) {
-            return write_sentences(rs, how, out);
+        if let Some(at) = prose_column(report, rs, how.all_columns) {
+            return write_sentences(rs, at, how, out);
         }
         let all = rs.schema.fields().len();
         if how.all_columns || report.compact.is_empty() {
@@ -212,19 +212,34 @@ fn has_value(rs: &ResultSet, column: &str) -> bool {
     })
 }
 
-/// Whether the result is one column of text: sentences, read as prose.
-fn is_prose(rs: &ResultSet) -> bool {
+/// The column read as prose, sentences: the result's one column of text,
+/// or (unless every column is asked for) a compact set that is one column
+/// of text (lift-headline: its sentence, the numbers it decided on beside
+/// it for pipes and --all-columns).
+fn prose_column(report: &Report, rs: &ResultSet, all_columns: bool) -> Option<usize> {
     use duckdb::arrow::datatypes::DataType;
-    matches!(
-        rs.schema.fields().as_ref(),
-        [only] if matches!(only.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
-    )
+    let text = |at: usize| {
+        matches!(
+            rs.schema.field(at).data_type(),
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+        )
+    };
+    match report.compact.as_slice() {
+        [] => (rs.schema.fields().len() == 1 && text(0)).then_some(0),
+        [only] if !all_columns => rs.schema.index_of(only).ok().filter(|at| text(*at)),
+        _ => None,
+    }
 }
 
-/// Each row's one text as a paragraph wrapped to the width, never cut.
-fn write_sentences(rs: &ResultSet, how: &Presentation, out: &mut dyn Write) -> std::io::Result<()> {
+/// Each row's text in column `at` as a paragraph wrapped to the width, never cut.
+fn write_sentences(
+    rs: &ResultSet,
+    at: usize,
+    how: &Presentation,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     for row in rs.text_rows() {
-        let text = row.into_iter().next().flatten().unwrap_or_default();
+        let text = row.into_iter().nth(at).flatten().unwrap_or_default();
         for (i, line) in output::wrap(&text, how.render.fit.max_width, 2)
             .iter()
             .enumerate()

@@ -2,7 +2,7 @@
 //! (docs/metrics.md §M7, skill-eval-harness main `effect_estimates`).
 
 use super::rounding::py_round;
-use super::sign_flip::{p_value, EPS, EXACT_MAX_N, SAMPLES};
+use super::sign_flip::{decision_p, EPS, EXACT_MAX_N, SAMPLES};
 use super::sign_table::SignTable;
 
 pub const ALPHA: f64 = 0.05;
@@ -19,14 +19,11 @@ pub struct Interval {
     pub reason: Option<&'static str>,
 }
 
-/// p used for inversion: exact p, or for sampled tests the upper confidence
-/// bound of the Monte-Carlo estimate (main's decision rule).
+/// p used for inversion: the p the test decides on (`sign_flip::decision_p`:
+/// exact p, or for sampled tests `p_upper`), so the interval and the
+/// significance never disagree.
 fn p_for_inversion(d: &[f64]) -> f64 {
-    match p_value(d) {
-        None => 1.0,
-        Some((p, "sign-flip-exact")) => p,
-        Some((p, _)) => p_upper(p),
-    }
+    decision_p(d).unwrap_or(1.0)
 }
 
 /// The test on `d - δ` for many δ. Exact tests (n <= 14) enumerate as
@@ -60,18 +57,34 @@ impl<'a> Shifted<'a> {
             .zip(b)
             .filter(|(a, b)| (*a - delta * *b).abs() / n >= threshold)
             .count();
-        let m = SAMPLES as f64;
-        let p = (hits + 1) as f64 / (m + 1.0);
-        p_upper(p) > ALPHA
+        p_upper(hits) > ALPHA
     }
 }
 
-/// Main's decision rule for a sampled p: the upper confidence bound of the
-/// Monte-Carlo estimate.
-fn p_upper(p: f64) -> f64 {
-    let m = SAMPLES as f64;
-    let hits = p * (m + 1.0) - 1.0;
-    (hits / m + ((1.0f64 / 0.001).ln() / (2.0 * m)).sqrt()).min(1.0)
+/// The p a sampled test decides on (skill-eval-harness main's rule, liftdb's
+/// significance everywhere, docs/metrics.md §M6): the upper confidence bound
+/// (99.9%) of the Monte-Carlo estimate from its `hits` of the 4096 drawn
+/// patterns, min(1, hits/4096 + sqrt(ln(1/0.001) / (2·4096))). The one
+/// function the test (`SignFlip::p_upper`) and the interval's inversion use.
+pub(crate) fn p_upper(hits: usize) -> f64 {
+    (hits as f64 / SAMPLES as f64 + sampling_allowance()).min(1.0)
+}
+
+/// What `p_upper` adds to a sampled test's share of hits:
+/// sqrt(ln(1/0.001) / (2·4096)) = 0.0290.
+fn sampling_allowance() -> f64 {
+    ((1.0f64 / 0.001).ln() / (2.0 * SAMPLES as f64)).sqrt()
+}
+
+/// The level a test of `n` units is in effect decided at (docs/metrics.md
+/// §M13): α for an exact test; for a sampled one (n > 14) α less the
+/// sampling allowance, as p_upper <= α asks its share of hits, an estimate
+/// of its p, to be at most that; 0 when nothing is left (α below 0.029).
+pub fn decision_level(n: usize, alpha: f64) -> f64 {
+    match n > EXACT_MAX_N {
+        true => (alpha - sampling_allowance()).max(0.0),
+        false => alpha,
+    }
 }
 
 pub fn interval(d: &[f64]) -> Interval {

@@ -1,7 +1,11 @@
 //! The paired sign-flip test of skill-eval-harness 0.6.0 (docs/metrics.md §M6):
 //! exact enumeration for n <= 14, else 4096 sign patterns drawn from
 //! Python's `random.Random(0)` in input order, p = (hits + 1) / 4097.
+//! liftdb's significance is decided on `p_upper` (the p itself for an exact
+//! test, its Monte-Carlo upper bound for a sampled one); `significant_at_0_05`
+//! is 0.6.0's own flag, p <= 0.05, kept for parity with its report.
 
+use super::interval::{p_upper, ALPHA};
 use super::rounding::py_round;
 use super::sign_table::SignTable;
 
@@ -18,11 +22,19 @@ pub struct SignFlip {
     pub observed_mean_delta: Option<f64>,
     /// Rounded to 6 decimals, as the tool prints it.
     pub p_value: Option<f64>,
+    /// skill-eval-harness 0.6.0's flag, unrounded p <= 0.05: the tool's
+    /// report, not liftdb's verdict (that is `significant`).
     pub significant_at_0_05: bool,
     /// Unrounded p, and the number of patterns at least as extreme.
     pub p_exact: Option<f64>,
     pub hits: usize,
     pub patterns: usize,
+    /// The p liftdb decides on, unrounded: the exact p, or for a sampled
+    /// test the upper bound of its estimate from its hits
+    /// (`interval::p_upper`); None when untested (no deltas).
+    pub p_upper: Option<f64>,
+    /// liftdb's significance: p_upper <= 0.05; None when untested.
+    pub significant: Option<bool>,
 }
 
 fn mean(d: &[f64]) -> f64 {
@@ -72,6 +84,27 @@ fn method_for(n: usize) -> &'static str {
     }
 }
 
+/// The p the test decides on (`SignFlip::p_upper`), unrounded: exact p, or
+/// a sampled test's upper bound; None for no deltas.
+pub fn decision_p(d: &[f64]) -> Option<f64> {
+    if d.is_empty() {
+        return None;
+    }
+    if d.iter().all(|v| v.abs() < EPS) {
+        return Some(1.0);
+    }
+    let (p, hits, _, method) = test_moved(d);
+    Some(decided_on(p, hits, method))
+}
+
+/// The p a test with this p, hits and method decides on.
+fn decided_on(p: f64, hits: usize, method: &str) -> f64 {
+    match method {
+        "sign-flip-sampled" => p_upper(hits),
+        _ => p,
+    }
+}
+
 /// Unrounded two-sided p and method, None for no deltas.
 pub fn p_value(d: &[f64]) -> Option<(f64, &'static str)> {
     if d.is_empty() {
@@ -95,12 +128,20 @@ pub fn sign_flip(d: &[f64]) -> SignFlip {
             p_exact: None,
             hits: 0,
             patterns: 0,
+            p_upper: None,
+            significant: None,
         };
     } else if d.iter().all(|v| v.abs() < EPS) {
+        // p = 1 whatever the method: no pattern was drawn.
         (1.0, 0, 0, method_for(d.len()), 0.0)
     } else {
         let (p, hits, patterns, method) = test_moved(d);
         (p, hits, patterns, method, mean(d))
+    };
+    let p_upper = if patterns == 0 {
+        p
+    } else {
+        decided_on(p, hits, method)
     };
     SignFlip {
         method,
@@ -111,6 +152,8 @@ pub fn sign_flip(d: &[f64]) -> SignFlip {
         p_exact: Some(p),
         hits,
         patterns,
+        p_upper: Some(p_upper),
+        significant: Some(p_upper <= ALPHA),
     }
 }
 
@@ -158,6 +201,39 @@ mod tests {
         let zeros = sign_flip(&[0.0, 0.0, 0.0]);
         assert_eq!(zeros.p_value, Some(1.0));
         assert_eq!(zeros.observed_mean_delta, Some(0.0));
+    }
+
+    /// An exact test decides on its p: p_upper is p.
+    #[test]
+    fn an_exact_test_decides_on_its_p() {
+        let s = sign_flip(&[1.0; 6]);
+        assert_eq!(s.p_upper, s.p_exact);
+        assert_eq!(s.significant, Some(true));
+        let untested = sign_flip(&[]);
+        assert_eq!((untested.p_upper, untested.significant), (None, None));
+        let zeros = sign_flip(&[0.0; 20]);
+        assert_eq!((zeros.p_upper, zeros.significant), (Some(1.0), Some(false)));
+    }
+
+    /// A sampled test decides on the upper bound of its estimate: with 158
+    /// hits of 4096, p = 159/4097 = 0.038809 (0.6.0 calls it significant)
+    /// but p_upper = 158/4096 + sqrt(ln(1000)/8192) = 0.0385742 + 0.0290385
+    /// = 0.0676127 > 0.05 (numbers worked by hand from §M6's formulas).
+    #[test]
+    fn a_sampled_test_decides_on_its_upper_bound() {
+        let p = 159.0 / 4097.0;
+        assert_eq!(py_round(p, 6), 0.038809);
+        let upper = decided_on(p, 158, "sign-flip-sampled");
+        assert!((upper - 0.0676127).abs() < 1e-7, "{upper}");
+        assert!(upper > ALPHA && p <= 0.05);
+        // On deltas whose sampled test lands anywhere: p_upper follows its hits.
+        let d: Vec<f64> = (0..21).map(|i| [0.5, -0.25, 0.75, 0.0][i % 4]).collect();
+        let s = sign_flip(&d);
+        assert_eq!(s.method, "sign-flip-sampled");
+        let expected = (s.hits as f64 / 4096.0 + (1000f64.ln() / 8192.0).sqrt()).min(1.0);
+        assert_eq!(s.p_upper, Some(expected));
+        assert_eq!(s.significant, Some(expected <= 0.05));
+        assert_eq!(decision_p(&d), s.p_upper);
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! The statistics as DuckDB scalar functions, registered on every liftdb
 //! connection (REPL, `liftdb sql`, reports):
 //!   sign_flip_p(DOUBLE[])        -> DOUBLE  unrounded two-sided p (exact n <= 14, else sampled)
-//!   sign_flip(DOUBLE[])          -> STRUCT(method, n, observed_mean_delta, p_value, significant_at_0_05)
+//!   sign_flip(DOUBLE[])          -> STRUCT(method, n, observed_mean_delta, p_value, significant_at_0_05,
+//!                                          p_upper, significant)
+//!     (significant: liftdb's rule, p_upper <= 0.05; significant_at_0_05:
+//!     skill-eval-harness 0.6.0's flag, p <= 0.05; docs/metrics.md §M6)
 //!   sign_flip_interval(DOUBLE[]) -> STRUCT(method, lower, upper, bounded)
 //! A stock DuckDB client does not have them; it reads the `lift_stats` table.
 
@@ -67,6 +70,8 @@ fn sign_flip_fields() -> Fields {
         Field::new("observed_mean_delta", DataType::Float64, true),
         Field::new("p_value", DataType::Float64, true),
         Field::new("significant_at_0_05", DataType::Boolean, true),
+        Field::new("p_upper", DataType::Float64, true),
+        Field::new("significant", DataType::Boolean, true),
     ])
 }
 
@@ -83,6 +88,7 @@ impl VArrowScalar for SignFlipStruct {
             Float64Builder::new(),
             BooleanBuilder::new(),
         );
+        let (mut upper, mut decided) = (Float64Builder::new(), BooleanBuilder::new());
         for row in rows_of(&input) {
             let s = row.map(|d| sign_flip::sign_flip(&d));
             method.append_option(s.as_ref().map(|s| s.method));
@@ -90,6 +96,8 @@ impl VArrowScalar for SignFlipStruct {
             mean.append_option(s.as_ref().and_then(|s| s.observed_mean_delta));
             p.append_option(s.as_ref().and_then(|s| s.p_value));
             sig.append_option(s.as_ref().map(|s| s.significant_at_0_05));
+            upper.append_option(s.as_ref().and_then(|s| s.p_upper));
+            decided.append_option(s.as_ref().and_then(|s| s.significant));
         }
         let columns: Vec<ArrayRef> = vec![
             Arc::new(method.finish()),
@@ -97,6 +105,8 @@ impl VArrowScalar for SignFlipStruct {
             Arc::new(mean.finish()),
             Arc::new(p.finish()),
             Arc::new(sig.finish()),
+            Arc::new(upper.finish()),
+            Arc::new(decided.finish()),
         ];
         Ok(Arc::new(StructArray::try_new(
             sign_flip_fields(),

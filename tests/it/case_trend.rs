@@ -153,7 +153,10 @@ fn report_trend_cases_lists_the_latest_releases_regressions_first() {
             };
             assert_eq!(direction.as_str(), Some(expected.as_str()), "p {p}");
             if expected == "regressed" || expected == "improved" {
+                // Decided on the p the test decides on (p, or a sampled
+                // test's upper bound: docs/metrics.md §M6).
                 assert!(f(&p) <= 0.05);
+                assert!(f(&cell("change_p_upper")) <= 0.05);
             }
             changes.push(change);
         }

@@ -103,10 +103,11 @@ fn wilson_wins_ties_losses_and_q_equal_an_independent_computation() {
         "every unit is a win, a tie or a loss"
     );
 
-    // BH across the report's case rows, from their p.
+    // BH across the report's case rows, from the p each decides on
+    // (p_upper: p for an exact test, a sampled test's upper bound).
     let cases = rows(
         store,
-        &format!("SELECT case_id, p_value_unrounded AS p, bh_q FROM lift_evidence WHERE {ROW} AND scope = 'case' ORDER BY case_id"),
+        &format!("SELECT case_id, p_upper AS p, bh_q FROM lift_evidence WHERE {ROW} AND scope = 'case' ORDER BY case_id"),
     );
     assert!(cases.len() >= 5, "the corpus has {} cases", cases.len());
     let ps: Vec<f64> = cases.iter().map(|r| f(&r["p"])).collect();

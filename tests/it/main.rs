@@ -28,6 +28,7 @@ mod schema_columns;
 mod secrets;
 mod seh_reference;
 mod seh_statistics;
+mod significance;
 mod skill_creator_anthropic;
 mod store_safety;
 mod streaming;

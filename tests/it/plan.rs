@@ -65,7 +65,9 @@ fn true_power(truth: &Value, cases: usize, reps: usize, alpha: f64, draw: &mut D
                 deltas.push(pairs.iter().sum::<f64>() / pairs.len() as f64);
             }
         }
-        if liftdb::stats::sign_flip::p_value(&deltas).is_some_and(|(p, _)| p <= alpha) {
+        // Detected as the gate decides (docs/metrics.md §M6): on p, or on a
+        // sampled test's upper bound.
+        if liftdb::stats::sign_flip::decision_p(&deltas).is_some_and(|p| p <= alpha) {
             detected += 1;
         }
     }

@@ -265,7 +265,7 @@ pub fn render(conn: &Connection, skill: Option<&str>, release: Option<&str>) -> 
         true => html.push_str(&charts::cost_vs_lift_svg(&cost_lift)),
         false => html.push_str("<p class=\"muted\">No case has a comparable cost in both arms: there is no cost to chart.</p>"),
     }
-    html.push_str("<h2>What changed since the previous release</h2><p class=\"note\">Each case's lift in the latest release of its skill against the release before, largest drop first; a change is called regressed or improved only when its sign-flip test over the case's matched models is significant (p &le; 0.05), else it moved; flags new or resolved; assertions failing release after release (ranked as skill-benchmark trend ranks them); cases that never failed nor moved, and the spend on idle cases per release.</p>");
+    html.push_str("<h2>What changed since the previous release</h2><p class=\"note\">Each case's lift in the latest release of its skill against the release before, largest drop first; a change is called regressed or improved only when its sign-flip test over the case's matched models is significant (p, for a sampled test its upper bound, &le; 0.05), else it moved; flags new or resolved; assertions failing release after release (ranked as skill-benchmark trend ranks them); cases that never failed nor moved, and the spend on idle cases per release.</p>");
     html.push_str(&table(
         &changes,
         "No case moved since the previous release (or there is only one release).",

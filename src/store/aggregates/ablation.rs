@@ -104,6 +104,8 @@ pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
                 if !reg.confirmed_cases.contains(&case) {
                     reg.confirmed_cases.push(case.clone());
                 }
+                // 0.6.0's CONFIRMED_CAUSAL rule, mirrored: its own flag
+                // (p <= 0.05), not liftdb's p_upper rule (docs/metrics.md §M8).
                 reg.significant |= test.significant_at_0_05;
             }
             if let Some(p) = test.p_value {

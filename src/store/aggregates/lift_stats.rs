@@ -141,19 +141,22 @@ fn write_family(appender: &mut Appender, batches: &[RecordBatch]) -> Result<u64>
             .map(|(input, _)| input.deltas.len())
             .filter(|&n| n > crate::stats::sign_flip::EXACT_MAX_N),
     );
-    let (mut tested, clusters): (Vec<(Row, Option<f64>)>, Vec<_>) =
+    let (mut tested, clusters): (Vec<Tested>, Vec<_>) =
         inputs.par_iter().map(|(input, _)| input.test()).unzip();
     drop(inputs);
     let boots = bootstrap::intervals(&clusters, rayon::current_num_threads());
-    for ((row, _), boot) in tested.iter_mut().zip(boots) {
-        row.extend([float(boot.map(|b| b.0)), float(boot.map(|b| b.1))]);
+    for (t, boot) in tested.iter_mut().zip(boots) {
+        t.head
+            .extend([float(boot.map(|b| b.0)), float(boot.map(|b| b.1))]);
     }
     let q = case_q_values(rows().zip(&slots), &tested);
     for (((batch, i), slot), q) in rows().zip(&slots).zip(q) {
         let keys = (0..KEYS).map(|k| text(string(batch.column(k).as_ref(), i)));
+        let t = &tested[*slot];
         let row = keys
-            .chain(tested[*slot].0.iter().cloned())
-            .chain([float(q)]);
+            .chain(t.head.iter().cloned())
+            .chain([float(q)])
+            .chain(t.tail.iter().cloned());
         appender.append_row(appender_params_from_iter(row))?;
     }
     Ok(slots.len() as u64)
@@ -163,18 +166,19 @@ fn write_family(appender: &mut Appender, batches: &[RecordBatch]) -> Result<u64>
 /// (release, skill, control arm, channel, split, row kind, experiment).
 const SCOPE: usize = 7;
 
-/// Benjamini–Hochberg q of each case row's unrounded p among the case rows
-/// of its report that have one; None elsewhere.
+/// Benjamini–Hochberg q of each case row's p among the case rows of its
+/// report that have one, from the p the test decides on (`p_upper`: the
+/// unrounded p of an exact test, a sampled test's upper bound); None elsewhere.
 fn case_q_values<'a>(
     rows: impl Iterator<Item = ((&'a RecordBatch, usize), &'a usize)>,
-    tested: &[(Row, Option<f64>)],
+    tested: &[Tested],
 ) -> Vec<Option<f64>> {
     let mut reports: HashMap<Vec<Option<&str>>, Vec<(usize, f64)>> = HashMap::new();
     let mut count = 0;
     for (at, ((batch, i), slot)) in rows.enumerate() {
         count += 1;
         let key = |k: usize| string(batch.column(k).as_ref(), i);
-        if let (Some("case"), Some(p)) = (key(SCOPE), tested[*slot].1) {
+        if let (Some("case"), Some(p)) = (key(SCOPE), tested[*slot].p_upper) {
             let report = (0..SCOPE).map(key).collect();
             reports.entry(report).or_default().push((at, p));
         }
@@ -219,11 +223,10 @@ impl TestInput {
         }
     }
 
-    /// The stats columns of a `lift_stats` row before the bootstrap's (test,
-    /// interval, noise check), the unrounded p the q-values start from, and
-    /// the bootstrap's clusters: rows with as many are resampled together
+    /// The stats columns of a `lift_stats` row (`Tested`), and the
+    /// bootstrap's clusters: rows with as many are resampled together
     /// (`bootstrap::intervals`).
-    fn test(&self) -> ((Row, Option<f64>), Option<bootstrap::Clusters>) {
+    fn test(&self) -> (Tested, Option<bootstrap::Clusters>) {
         let d: Vec<f64> = self.deltas.iter().map(|b| f64::from_bits(*b)).collect();
         let without: Vec<f64> = self.without.iter().map(|b| f64::from_bits(*b)).collect();
         (
@@ -233,7 +236,17 @@ impl TestInput {
     }
 }
 
-fn stats_columns(d: &[f64], without: &[f64]) -> (Row, Option<f64>) {
+/// A row's statistics as `lift_stats` orders its columns: `head` (test,
+/// interval, noise check; the bootstrap's two are appended to it), then the
+/// q-value (its input is `p_upper`), then `tail` (migration 0029's p_upper
+/// and significant).
+struct Tested {
+    head: Row,
+    p_upper: Option<f64>,
+    tail: Row,
+}
+
+fn stats_columns(d: &[f64], without: &[f64]) -> Tested {
     let mean = (!d.is_empty()).then(|| d.iter().sum::<f64>() / d.len() as f64);
     let test = sign_flip(d);
     let iv = interval(d);
@@ -258,7 +271,11 @@ fn stats_columns(d: &[f64], without: &[f64]) -> (Row, Option<f64>) {
         float(Some(noise.smallest_achievable_p)),
         int(noise.projected_cases.map(|p| p as i64)),
     ]);
-    (row, test.p_exact)
+    Tested {
+        head: row,
+        p_upper: test.p_upper,
+        tail: vec![float(test.p_upper), boolean(test.significant)],
+    }
 }
 
 #[cfg(test)]

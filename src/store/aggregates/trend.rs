@@ -95,6 +95,8 @@ pub fn refresh(conn: &Connection, scope: Scope) -> Result<u64> {
                 float(test.p_value),
                 boolean(Some(test.significant_at_0_05)),
                 text(r.get::<_, Option<String>>(6)?),
+                float(test.p_upper),
+                boolean(test.significant),
             ]);
         }
     }
