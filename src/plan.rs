@@ -24,7 +24,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 use crate::report::query;
 use crate::sqlfiles::PLAN_QUERIES;
 use crate::stats::mt19937::PyRandom;
-use crate::stats::sign_flip;
+use crate::stats::sign_flip::{self, EXACT_MAX_N};
 use crate::{Error, Result};
 
 /// Repetitions each plan is worked out for (and the release's own).
@@ -365,21 +365,30 @@ fn options(o: &Observed, units: &Units, spec: &PlanSpec) -> Vec<PlanOption> {
     reps.into_iter()
         .map(|r| {
             let reach = |k: u32| power(o, k * models, r, spec.lift, spec.alpha) >= spec.power;
-            // Power grows with k: find the least k by doubling, then halving.
-            let mut high = 1;
-            while high < MAX_CASES && !reach(high) {
-                high = (high * 2).min(MAX_CASES);
-            }
-            let mut low = high / 2;
-            while low + 1 < high {
-                let mid = (low + high) / 2;
-                if reach(mid) {
-                    high = mid;
-                } else {
-                    low = mid;
+            // Power grows with k, except where the test turns sampled (past
+            // EXACT_MAX_N units) and is decided at a lower level: the few k
+            // of an exact test are tried one by one, then past them the least
+            // k is found by doubling, then halving.
+            let exact = (EXACT_MAX_N as u32 / models).min(MAX_CASES);
+            let k = match (1..=exact).find(|&k| reach(k)) {
+                Some(k) => k,
+                None => {
+                    let mut high = exact + 1;
+                    while high < MAX_CASES && !reach(high) {
+                        high = (high * 2).min(MAX_CASES);
+                    }
+                    let mut low = (high / 2).max(exact);
+                    while low + 1 < high {
+                        let mid = (low + high) / 2;
+                        if reach(mid) {
+                            high = mid;
+                        } else {
+                            low = mid;
+                        }
+                    }
+                    high
                 }
-            }
-            let k = high;
+            };
             let n = k * models;
             PlanOption {
                 repetitions: r,
@@ -452,4 +461,56 @@ pub fn simulate(
         }
     }
     detected as f64 / replications as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A release of one model whose units' lifts spread by 0.6 (no
+    /// within-unit spread): the figures only set the power curve.
+    fn observed() -> Observed {
+        Observed {
+            release: "r".into(),
+            skill: "s".into(),
+            split: "all".into(),
+            cases: 10,
+            models: 1,
+            units: 10,
+            pairs: 10,
+            repetitions: 1.0,
+            lift: 0.5,
+            between_unit_sd: 0.6,
+            within_unit_sd: None,
+            cost_per_pair_usd: None,
+        }
+    }
+
+    /// Power drops where the test turns sampled (past 14 units it is decided
+    /// on p's upper bound): a plan is the least number of cases reaching the
+    /// power, which may lie before that drop, as a search over every count
+    /// finds it.
+    #[test]
+    fn a_plan_is_the_least_cases_reaching_the_power_across_the_exact_to_sampled_drop() {
+        let o = observed();
+        for (lift, alpha) in [(0.5, 0.05), (0.6, 0.02), (0.45, 0.05), (0.3, 0.1)] {
+            let spec = PlanSpec {
+                release: None,
+                skill: None,
+                split: None,
+                lift,
+                power: 0.8,
+                alpha,
+                simulate: None,
+            };
+            let least = (1..=MAX_CASES).find(|&k| power(&o, k, 1, lift, alpha) >= 0.8);
+            let plan = options(&o, &Units::new(), &spec);
+            let one = plan.iter().find(|p| p.repetitions == 1).unwrap();
+            assert_eq!(Some(one.cases), least, "lift {lift} α {alpha}");
+        }
+        // The case the drop hides: reached at 14 units, not at 15.
+        let spec_alpha = 0.05;
+        let at = |k| power(&o, k, 1, 0.5, spec_alpha);
+        assert!(at(14) >= 0.8 && at(15) < 0.8, "{} {}", at(14), at(15));
+    }
 }

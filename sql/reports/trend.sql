@@ -13,13 +13,15 @@ SELECT
     liftdb_pyround(without_rate, 4) AS without_skill,
     liftdb_pyround(lift, 4) AS lift,
     p_value AS p,
+    significant,
     ci_lower,
     ci_upper,
     CAST(known_cost_usd AS DECIMAL(18, 6)) AS known_cost_usd,
     previous_release AS previous,
     liftdb_pyround(lift_change, 4) AS lift_change,
     change_matched_units AS matched,
-    change_p_value AS change_p
+    change_p_value AS change_p,
+    change_significant
 FROM trend
 WHERE ($skill IS NULL OR skill_name = $skill)
   AND ($model IS NULL OR scope = 'overall' OR model = $model)

@@ -48,6 +48,9 @@ SELECT
              WHEN method = 'sign-flip-sampled' AND p_value <= 0.05 AND NOT significant
                  THEN printf('not significant (sampled p %.3f, but allowing for the sampling up to %.3f, above 0.05)',
                              p_value, p_upper)
+             WHEN method = 'sign-flip-sampled' AND significant
+                 THEN printf('significant (sampled p %s, allowing for the sampling up to %.3f)',
+                             CASE WHEN p_value < 0.001 THEN '< 0.001' ELSE printf('%.3f', p_value) END, p_upper)
              ELSE (CASE WHEN significant THEN 'significant' ELSE 'not significant' END)
                   || (CASE WHEN p_value < 0.001 THEN ' (p < 0.001)' ELSE printf(' (p %.3f)', p_value) END) END,
         coalesce(noise_verdict, 'no verdict')) AS sentence,

@@ -108,6 +108,8 @@ SELECT
     l.without_rate,
     l.absolute_delta AS lift,
     s.p_value,
+    s.p_upper,
+    s.significant,
     s.ci_lower,
     s.ci_upper,
     s.noise_verdict,
@@ -158,6 +160,8 @@ COMMENT ON COLUMN trend.with_rate IS 'with_skill rate (docs/metrics.md §M3).';
 COMMENT ON COLUMN trend.without_rate IS 'Control rate.';
 COMMENT ON COLUMN trend.lift IS 'with_rate - without_rate.';
 COMMENT ON COLUMN trend.p_value IS 'Sign-flip p of the lift, as the harness prints it.';
+COMMENT ON COLUMN trend.p_upper IS 'The p the lift''s test decides on: p for an exact test, a sampled test''s upper bound (lift_stats.p_upper).';
+COMMENT ON COLUMN trend.significant IS 'p_upper <= 0.05 (liftdb''s significance, docs/metrics.md §M6); NULL when untested.';
 COMMENT ON COLUMN trend.ci_lower IS 'Lower end of the 95% interval (NULL when unbounded).';
 COMMENT ON COLUMN trend.ci_upper IS 'Upper end of the 95% interval.';
 COMMENT ON COLUMN trend.noise_verdict IS 'Noise check: resolvable, too-few-cases-moved, unbounded, noise-exceeds-headroom, ...';
@@ -166,7 +170,7 @@ COMMENT ON COLUMN trend.runs_with_cost IS 'Runs with an available cost.';
 COMMENT ON COLUMN trend.known_cost_usd IS 'Sum of the available USD costs (a lower bound when some are missing).';
 COMMENT ON COLUMN trend.known_total_tokens IS 'Sum of the available total tokens.';
 COMMENT ON COLUMN trend.previous_release IS 'The release before this one.';
-COMMENT ON COLUMN trend.lift_change IS 'Mean change of matched units'' deltas since the previous release (docs/metrics.md §M11).';
+COMMENT ON COLUMN trend.lift_change IS 'The lift less the previous release''s (every unit of each); the change''s test is over the matched units only (change_matched_units, docs/metrics.md §M11).';
 COMMENT ON COLUMN trend.change_matched_units IS 'Units present in both releases.';
 COMMENT ON COLUMN trend.change_p_value IS 'Sign-flip p of that change.';
 COMMENT ON COLUMN trend.change_p_upper IS 'The p the change''s test decides on, unrounded: its p for an exact test, for a sampled one the upper bound of its estimate (trend_stats.p_upper).';

@@ -43,7 +43,9 @@ SELECT
     -- units to test) only moved.
     CASE WHEN p.lift IS NULL THEN NULL
          WHEN abs(c.lift - p.lift) <= 1e-12 THEN 'unchanged'
-         WHEN t.significant THEN CASE WHEN c.lift < p.lift THEN 'regressed' ELSE 'improved' END
+         -- the tested change's sign (its matched units' mean change), not
+         -- the difference of the two lifts, which counts unmatched units too
+         WHEN t.significant THEN CASE WHEN t.mean_change < 0 THEN 'regressed' ELSE 'improved' END
          ELSE CASE WHEN c.lift < p.lift THEN 'moved down' ELSE 'moved up' END
               || CASE WHEN t.p_value IS NULL THEN ', not tested' ELSE ', not significant' END
     END AS direction,

@@ -677,11 +677,14 @@ fn no_regression(skill: &str, units: &[Record], alpha: f64, baseline: Option<&st
             format!("regressed against {baseline}: {}", regressed.join(", ")),
         );
     }
-    // The smallest p a case's n units can give is 2/2^n (every sign alike):
-    // a case with fewer units than reach α could never be shown regressed.
-    let needed = crate::stats::interval::cases_needed_for_alpha(alpha);
+    // A case whose test cannot give a p at or below α (2/2^n for n exact
+    // units; past 14 units the sampled test's allowance) could never be
+    // shown regressed.
+    let could = tested
+        .iter()
+        .any(|t| crate::stats::interval::smallest_decision_p(t.3) <= alpha);
     let most = tested.iter().map(|t| t.3).max().unwrap_or(0);
-    match most >= needed {
+    match could {
         true => check(
             Outcome::Pass,
             format!(
@@ -692,7 +695,7 @@ fn no_regression(skill: &str, units: &[Record], alpha: f64, baseline: Option<&st
         false => check(
             Outcome::Undecided,
             format!(
-                "{} cases compared with {baseline}, none regressed significantly, but none could: a case has at most {most} matched units and needs {needed} for its test to reach {alpha}",
+                "{} cases compared with {baseline}, none regressed significantly, but none could: no case's test can give a p (its upper bound when sampled) at or below {alpha} (the most matched units of a case: {most})",
                 tested.len()
             ),
         ),

@@ -158,6 +158,18 @@ pub struct NoiseCheck {
 }
 
 /// `cases_needed_for_alpha = ceil(log2(2 / alpha))` = 6 at alpha 0.05.
+/// The smallest p a test of `n` units can decide on (§M6): 2/2^n for an
+/// exact test (every sign alike), the sampling allowance for a sampled one
+/// (no drawn pattern as extreme): a test whose smallest is above α can never
+/// be significant at α.
+pub fn smallest_decision_p(n: usize) -> f64 {
+    match n {
+        0 => 1.0,
+        n if n > EXACT_MAX_N => sampling_allowance(),
+        n => (2.0 / 2f64.powi(n as i32)).min(1.0),
+    }
+}
+
 pub fn cases_needed_for_alpha(alpha: f64) -> usize {
     (2.0 / alpha).log2().ceil() as usize
 }

@@ -234,3 +234,55 @@ fn idle_spend_is_the_known_cost_of_the_saturated_and_no_lift_cases() {
     assert!((f(&ours["known_cost_usd"]) - all).abs() < 1e-9);
     assert!((f(&ours["idle_cost_share"]) - idle.iter().sum::<f64>() / all).abs() < 1e-9);
 }
+
+#[test]
+fn a_significant_change_is_named_by_its_tested_mean_not_the_difference_of_lifts() {
+    // The change's test runs over the matched units; the lifts' difference
+    // counts every unit of each release, and the two can point opposite
+    // ways (a unit's repetitions run in one release only). The words follow
+    // the test: rows of skill-creator's iterations whose stored test is made
+    // significant with a mean change against their lifts' difference read
+    // as the test, not as the lifts.
+    let ts = store_of(&[fixture("skill-creator-anthropic")]);
+    let store = &ts.store;
+    let moved = rows(
+        store,
+        "SELECT release_label, skill_name, scope, case_id, coalesce(model, '') AS model, lift_change
+           FROM case_trend WHERE abs(lift_change) > 1e-9 AND change_p_value IS NOT NULL",
+    );
+    assert!(!moved.is_empty(), "the iterations have tested changes");
+    for r in &moved {
+        let against = -f(&r["lift_change"]).signum() * 0.25;
+        store
+            .conn
+            .execute(
+                "UPDATE trend_stats SET significant = true, p_upper = 0.01, mean_change = ?
+                  WHERE release_label = ? AND skill_name = ? AND scope = ? AND case_id = ?
+                    AND coalesce(model, '') = ?",
+                duckdb::params![
+                    against,
+                    r["release_label"].as_str(),
+                    r["skill_name"].as_str(),
+                    r["scope"].as_str(),
+                    r["case_id"].as_str(),
+                    r["model"].as_str()
+                ],
+            )
+            .unwrap();
+    }
+    let read = rows(
+        store,
+        "SELECT direction, lift_change FROM case_trend
+          WHERE abs(lift_change) > 1e-9 AND change_p_value IS NOT NULL",
+    );
+    assert_eq!(read.len(), moved.len());
+    for r in &read {
+        // The tested mean is against the lifts' difference.
+        let expected = if f(&r["lift_change"]) > 0.0 {
+            "regressed"
+        } else {
+            "improved"
+        };
+        assert_eq!(r["direction"], expected, "{r:?}");
+    }
+}

@@ -221,6 +221,14 @@ fn one_rule_on_every_row(store: &Store, what: &str) -> usize {
             );
             assert!(sentence.contains(&bound), "{what}: {sentence}");
         }
+        // A significant sampled test names the bound it was decided on too.
+        if row["method"] == SAMPLED && row["significant"] == true {
+            let bound = format!(
+                "allowing for the sampling up to {:.3})",
+                f64_of(&row["p_upper"])
+            );
+            assert!(sentence.contains(&bound), "{what}: {sentence}");
+        }
     }
 
     // trend_stats: its p_upper from its p (rounded 6: hits within 0.01).
