@@ -87,14 +87,7 @@ fn method_for(n: usize) -> &'static str {
 /// The p the test decides on (`SignFlip::p_upper`), unrounded: exact p, or
 /// a sampled test's upper bound; None for no deltas.
 pub fn decision_p(d: &[f64]) -> Option<f64> {
-    if d.is_empty() {
-        return None;
-    }
-    if d.iter().all(|v| v.abs() < EPS) {
-        return Some(1.0);
-    }
-    let (p, hits, _, method) = test_moved(d);
-    Some(decided_on(p, hits, method))
+    sign_flip(d).p_upper
 }
 
 /// The p a test with this p, hits and method decides on.
