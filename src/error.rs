@@ -63,6 +63,13 @@ pub enum Error {
     #[error("lake {lake}: the PostgreSQL role {role} may read this lake but not write it, and this command writes (ingest, rebuild, release rename/drop, lake init/refresh/maintain); run it as a writer role (docs/guide.md, team mode: the roles)")]
     LakeReadOnly { lake: String, role: String },
 
+    #[error("lake {lake}: gave up waiting for the writers' turn after {waited_s} s: it is held by {holder}; nothing of this command is written. A holder that is stalled or gone frees the turn when PostgreSQL ends its session (docs/ci.md: idle_in_transaction_session_timeout, TCP keepalives); wait longer with --wait SECONDS")]
+    WritersTurnTimeout {
+        lake: String,
+        waited_s: u64,
+        holder: String,
+    },
+
     #[error("gave up after {tries} tries: every try conflicted with another writer's commit to the lake ({detail}); nothing of this batch is stored; run it again when the other writers are done")]
     LakeConflict { tries: u32, detail: String },
 
@@ -265,11 +272,14 @@ impl From<duckdb::Error> for Error {
 
 /// DuckDB's message without the code text the bindings append
 /// ("Error code 1: Unknown error code") or a repeat of itself.
+/// DuckDB's text of an error, without any password it quotes (the
+/// postgres extension repeats a failed connection string whole).
 pub fn duckdb_text(e: &duckdb::Error) -> String {
-    match e {
+    let text = match e {
         duckdb::Error::DuckDBFailure(_, Some(msg)) => msg.clone(),
         other => other.to_string(),
-    }
+    };
+    crate::model::redact::connection_text(&text).into_owned()
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

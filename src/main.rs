@@ -18,7 +18,9 @@ fn main() {
     let code = match cli::run() {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Every error ends here: a password any layer quoted goes.
+            let text = format!("{e:#}");
+            eprintln!("error: {}", liftdb::model::redact::connection_text(&text));
             liftdb::exit::ERROR
         }
     };

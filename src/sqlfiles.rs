@@ -425,6 +425,10 @@ pub const LAKE_QUERIES: &[(&str, &str)] = &[
         include_str!("../sql/lake/last_refilled.sql"),
     ),
     ("snapshots", include_str!("../sql/lake/snapshots.sql")),
+    (
+        "writers_turn_holder",
+        include_str!("../sql/lake/writers_turn_holder.sql"),
+    ),
 ];
 
 #[cfg(test)]

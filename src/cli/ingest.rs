@@ -20,9 +20,10 @@ pub struct IngestArgs {
     /// Read every file as this format: auto (detect), seh, handbook, skill-creator, promptfoo.
     #[arg(long, default_value = "auto")]
     pub format: String,
-    /// If another liftdb is writing the store, wait up to this many seconds for it.
-    #[arg(long, default_value_t = 0)]
-    pub wait: u64,
+    /// If another liftdb is writing the store, wait up to this many seconds for it
+    /// (default: a file store not at all; a lake 600, naming the holder as it waits).
+    #[arg(long)]
+    pub wait: Option<u64>,
     /// Remove from the store the runs whose directories (and reports whose files) are gone.
     #[arg(long)]
     pub prune: bool,
@@ -90,7 +91,7 @@ fn shard_name(name: &str) -> Result<String, String> {
 use liftdb::store::budget::DEFAULT_MEMORY_MB;
 
 pub fn run(db: &Location, args: &IngestArgs) -> anyhow::Result<i32> {
-    let wait = std::time::Duration::from_secs(args.wait);
+    let wait = std::time::Duration::from_secs(args.wait.unwrap_or(0));
     let mut store = super::naming_store(
         db,
         "opening",

@@ -299,7 +299,10 @@ pub fn naming_store<T>(db: &Location, doing: &str, r: liftdb::Result<T>) -> anyh
 }
 
 pub fn run() -> anyhow::Result<i32> {
-    let cli = Cli::parse();
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    take_turns(&matches, &cli);
     let shell = &cli.repl;
     if cli.command.is_some() && (!shell.commands.is_empty() || shell.file.is_some()) {
         anyhow::bail!(
@@ -358,6 +361,23 @@ pub fn run() -> anyhow::Result<i32> {
         Some(Command::Lake(args)) => lake::run(db, &args),
         None => repl(db, &cli.repl),
     }
+}
+
+/// How this process takes the writers' turn on a lake: named by its
+/// command (`ingest`, `lake refresh`), waiting ingest's --wait or the default.
+fn take_turns(matches: &clap::ArgMatches, cli: &Cli) {
+    let command = match matches.subcommand() {
+        Some((name, sub)) => match sub.subcommand_name() {
+            Some(inner) => format!("{name} {inner}"),
+            None => name.to_string(),
+        },
+        None => "shell".to_string(),
+    };
+    let wait = match &cli.command {
+        Some(Command::Ingest(args)) => args.wait.map(std::time::Duration::from_secs),
+        _ => None,
+    };
+    liftdb::store::turn::take_turns_as(&command, wait);
 }
 
 fn repl(db: &Location, args: &ReplArgs) -> anyhow::Result<i32> {

@@ -1,6 +1,9 @@
 //! Secrets never reach the store: bearer tokens, API keys, private-key
 //! blocks, password=/secret= assignments and the values of sensitive JSON
 //! keys are replaced by [REDACTED] in every text value before it is written.
+//! Nor a message: `connection_text` takes passwords out of connection strings
+//! and URLs (and the values the environment holds as secrets) in anything
+//! liftdb prints about a store or its storage.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -75,9 +78,91 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// What a printed password becomes.
+pub const HIDDEN: &str = "***";
+
+/// Environment variables whose values are secrets wherever they appear.
+const SECRET_VARIABLES: &[&str] = &["PGPASSWORD", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"];
+
+fn connection_rules() -> &'static [(Regex, &'static str)] {
+    static RULES: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        [
+            // libpq's keyword form, a quoted value included: password='a b\'c';
+            // punctuation after the value is the message's (`password=***: …`).
+            (
+                r"(?i)(?-u:\b)(password|passwd|pgpassword)(\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|[^\s'&]*[^\s'&:;,.)])",
+                "${1}${2}***",
+            ),
+            // A URL's userinfo (postgresql://user:pw@host, http://key:secret@host).
+            (r"(?i)(?-u:\b)([a-z][a-z0-9+.\-]*://)[^/@\s'\x22]+@", "${1}***@"),
+        ]
+        .into_iter()
+        .map(|(p, r)| (Regex::new(p).expect("connection pattern compiles"), r))
+        .collect()
+    })
+}
+
+/// `text` (a connection string, a URL, or a message quoting them, DuckDB's
+/// own included) with every password removed: libpq's `password=` values,
+/// URL userinfo, and the values of PGPASSWORD and the AWS secret variables.
+pub fn connection_text(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    for (re, replacement) in connection_rules() {
+        if re.is_match(&out) {
+            out = Cow::Owned(re.replace_all(&out, *replacement).into_owned());
+        }
+    }
+    for var in SECRET_VARIABLES {
+        if let Some(value) = std::env::var(var).ok().filter(|v| v.len() >= 3) {
+            if out.contains(value.as_str()) {
+                out = Cow::Owned(out.replace(value.as_str(), HIDDEN));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use super::{connection_text, redact};
+
+    #[test]
+    fn connection_strings_lose_their_passwords_and_keep_the_rest() {
+        for (text, want) in [
+            (
+                "ducklake:postgres:dbname=lake host=db port=5432 user=ci password=hunter2",
+                "ducklake:postgres:dbname=lake host=db port=5432 user=ci password=***",
+            ),
+            (
+                "dbname=lake password = 'a b\\'c' host=db",
+                "dbname=lake password = *** host=db",
+            ),
+            (
+                "ducklake:postgres:postgresql://ci:hunter2@db:5432/lake?sslmode=require",
+                "ducklake:postgres:postgresql://***@db:5432/lake?sslmode=require",
+            ),
+            (
+                "postgresql://db/lake?user=ci&password=hunter2&sslmode=require",
+                "postgresql://db/lake?user=ci&password=***&sslmode=require",
+            ),
+            (
+                "Could not connect to 'http://AKIA:s3cret@127.0.0.1:9/b/'",
+                "Could not connect to 'http://***@127.0.0.1:9/b/'",
+            ),
+            (
+                "ducklake:postgres:dbname=lake host=127.0.0.1",
+                "ducklake:postgres:dbname=lake host=127.0.0.1",
+            ),
+            // Already hidden: the text after it is kept.
+            (
+                "lake dbname=x password=***: gave up",
+                "lake dbname=x password=***: gave up",
+            ),
+        ] {
+            assert_eq!(connection_text(text), want, "{text}");
+        }
+    }
 
     #[test]
     fn planted_secrets_are_replaced() {

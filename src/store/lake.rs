@@ -10,6 +10,7 @@ use duckdb::{Config, Connection};
 use super::literal::quoted;
 use super::location::Lake;
 use super::object_storage;
+pub use super::turn::WriterLock;
 use crate::sqlfiles::MIGRATIONS;
 use crate::{Error, Result};
 
@@ -93,14 +94,14 @@ fn unreachable_lake(lake: &Lake, e: duckdb::Error) -> Error {
     if detail.contains("does not match existing data path") {
         return Error::Invalid(format!(
             "lake {}: --data-path {} is not where this lake keeps its data ({}); leave --data-path out (the lake records its own) or give the recorded one",
-            lake.catalog,
+            lake.shown,
             lake.data_path.as_deref().unwrap_or_default(),
             detail.lines().next().unwrap_or_default()
         ));
     }
     Error::LakeUnreachable {
-        lake: lake.catalog.clone(),
-        detail,
+        lake: lake.shown.clone(),
+        detail: crate::model::redact::connection_text(&detail).into_owned(),
     }
 }
 
@@ -118,10 +119,12 @@ pub fn data_path(conn: &Connection) -> Result<Option<String>> {
 }
 
 /// A lake's catalog database in PostgreSQL, attached beside the lake: where
-/// writers take turns to create the lake and to commit (an advisory lock,
-/// held by a transaction of its own), and where a role's rights are read.
+/// writers take turns to create the lake and to commit (`turn`), and where a
+/// role's rights are read.
 pub struct Catalog<'c> {
     conn: &'c Connection,
+    /// How messages name the lake (its settings without the password).
+    shown: String,
 }
 
 impl<'c> Catalog<'c> {
@@ -138,17 +141,24 @@ impl<'c> Catalog<'c> {
             ))
             .map_err(|e| unreachable_lake(lake, e))?;
         }
-        Ok(Some(Catalog { conn }))
+        Ok(Some(Catalog {
+            conn,
+            shown: lake.shown.clone(),
+        }))
     }
 
     /// The catalog attached on `conn` by a writer's open, if any.
     pub fn attached(conn: &'c Connection) -> Result<Option<Catalog<'c>>> {
-        let attached: bool = conn.query_row(
-            "SELECT count(*) > 0 FROM duckdb_databases() WHERE database_name = ?",
+        let settings: Option<String> = conn.query_row(
+            "SELECT any_value(path) FROM duckdb_databases() WHERE database_name = ?",
             [CATALOG_ALIAS],
             |r| r.get(0),
         )?;
-        Ok(attached.then_some(Catalog { conn }))
+        Ok(settings.map(|settings| Catalog {
+            conn,
+            shown: crate::model::redact::connection_text(&format!("ducklake:postgres:{settings}"))
+                .into_owned(),
+        }))
     }
 
     /// One value PostgreSQL computes, as text.
@@ -185,20 +195,12 @@ impl<'c> Catalog<'c> {
         Ok(self.ask(sql)?.as_deref() == Some("true"))
     }
 
-    /// Take the writers' lock: until the returned guard is dropped no other
-    /// liftdb creates, migrates or commits to this lake. Waits for the
-    /// holder; a holder that dies releases it with its session.
-    pub fn lock_writers(&self) -> Result<WriterLock> {
-        let holder = self.conn.try_clone()?;
-        holder.execute_batch("BEGIN TRANSACTION;")?;
-        holder.query_row(
-            &format!(
-                "SELECT * FROM postgres_query('{CATALOG_ALIAS}', 'SELECT pg_advisory_xact_lock({WRITERS_LOCK})::text')"
-            ),
-            [],
-            |_| Ok(()),
-        )?;
-        Ok(WriterLock { holder })
+    /// Take the writers' turn (for `batch`, when committing one): until the
+    /// returned guard is dropped no other liftdb creates, migrates or
+    /// commits to this lake. Waits the process's bounded wait, naming the
+    /// holder (`turn::take`); a holder that dies releases it with its session.
+    pub fn lock_writers(&self, batch: Option<i64>) -> Result<WriterLock> {
+        super::turn::take(self.conn, CATALOG_ALIAS, &self.shown, batch)
     }
 }
 
@@ -226,7 +228,7 @@ pub fn guard_commit(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<O
     let Some(catalog) = Catalog::attached(tx)? else {
         return Ok(None);
     };
-    let lock = catalog.lock_writers()?;
+    let lock = catalog.lock_writers(Some(batch_id))?;
     let ids = |conn: &Connection, sql: &str| -> Result<Vec<i64>> {
         let mut stmt = conn.prepare(sql)?;
         let ids = stmt.query_map([], |r| r.get::<_, i64>(0))?;
@@ -318,22 +320,6 @@ pub fn guard_commit(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<O
             batches: batches(&files_met),
             path: path.clone(),
         }),
-    }
-}
-
-/// The advisory lock's key: liftdb's own number ("liftdb" in ASCII), one
-/// lock per database, so per lake.
-const WRITERS_LOCK: i64 = 0x6c69_6674_6462;
-
-/// The writers' lock, held until dropped (its transaction then ends, and
-/// PostgreSQL releases the lock with it).
-pub struct WriterLock {
-    holder: Connection,
-}
-
-impl Drop for WriterLock {
-    fn drop(&mut self) {
-        let _ = self.holder.execute_batch("ROLLBACK;");
     }
 }
 

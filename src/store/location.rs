@@ -18,8 +18,11 @@ pub enum Location {
 /// A DuckLake: `ducklake:postgres:dbname=… host=… port=… user=…`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lake {
-    /// What DuckDB attaches (`ducklake:postgres:…`), as given.
+    /// What DuckDB attaches (`ducklake:postgres:…`), as given: a password
+    /// in it is never printed (messages name the lake by `shown`).
     pub catalog: String,
+    /// The catalog string as every message names it: without its password.
+    pub shown: String,
     /// Where its Parquet files go (a folder or any path DuckDB writes to);
     /// needed when the lake is created, recorded in its catalog after.
     pub data_path: Option<String>,
@@ -36,6 +39,7 @@ impl Location {
         match db.starts_with(LAKE_PREFIX) {
             true => Location::Lake(Lake {
                 catalog: db.to_string(),
+                shown: crate::model::redact::connection_text(db).into_owned(),
                 data_path: data_path.map(str::to_string),
                 extension_dir: extension_dir.map(Path::to_path_buf),
             }),
@@ -56,7 +60,8 @@ impl Location {
         self
     }
 
-    /// How messages name it (a path, or the lake's catalog string).
+    /// How messages name it (a path, or the lake's catalog string without
+    /// its password).
     pub fn display_path(&self) -> PathBuf {
         PathBuf::from(self.to_string())
     }
@@ -72,7 +77,7 @@ impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             Location::File(path) => write!(f, "{}", path.display()),
-            Location::Lake(lake) => f.write_str(&lake.catalog),
+            Location::Lake(lake) => f.write_str(&lake.shown),
         }
     }
 }
@@ -94,6 +99,11 @@ mod tests {
         assert_eq!(
             lake.to_string(),
             "ducklake:postgres:dbname=lake host=127.0.0.1"
+        );
+        let secret = Location::parse("ducklake:postgres:dbname=lake password=hunter2", None, None);
+        assert_eq!(
+            secret.to_string(),
+            "ducklake:postgres:dbname=lake password=***"
         );
         let file = Location::parse("runs.duckdb", Some("/ignored"), None);
         assert_eq!(file.file(), Some(Path::new("runs.duckdb")));

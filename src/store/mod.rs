@@ -15,6 +15,7 @@ mod migrate;
 pub mod object_storage;
 pub(crate) mod open;
 pub mod releases;
+pub mod turn;
 mod views;
 pub mod writer;
 

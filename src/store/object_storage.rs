@@ -28,6 +28,9 @@ pub fn is_remote(path: &str) -> bool {
 pub struct Endpoint {
     pub host: String,
     pub tls: bool,
+    /// The URL carried `user:password@` (never used: S3 signs with the
+    /// AWS_* keys; dropped so no request or message carries it).
+    pub had_userinfo: bool,
 }
 
 impl Endpoint {
@@ -38,14 +41,20 @@ impl Endpoint {
             (None, Some(host)) => (false, host),
             (None, None) => (true, url),
         };
+        let (had_userinfo, host) = match host.rsplit_once('@') {
+            Some((_, host)) => (true, host),
+            None => (false, host),
+        };
         if host.is_empty() || host.contains('/') {
+            let shown = crate::model::redact::connection_text(url);
             return Err(Error::Invalid(format!(
-                "AWS_ENDPOINT_URL {url:?} is not an endpoint: give the server's address, e.g. http://127.0.0.1:9000 or https://ACCOUNT.r2.cloudflarestorage.com"
+                "AWS_ENDPOINT_URL {shown:?} is not an endpoint: give the server's address, e.g. http://127.0.0.1:9000 or https://ACCOUNT.r2.cloudflarestorage.com"
             )));
         }
         Ok(Endpoint {
             host: host.to_string(),
             tls,
+            had_userinfo,
         })
     }
 }
@@ -74,6 +83,12 @@ pub fn connect(conn: &Connection, extension_dir: Option<&std::path::Path>) -> Re
         .filter(|u| !u.is_empty())
     {
         let endpoint = Endpoint::parse(&url)?;
+        if endpoint.had_userinfo {
+            eprintln!(
+                "liftdb: AWS_ENDPOINT_URL carries credentials in its address (***@{}); they are not used: requests are signed with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+                endpoint.host
+            );
+        }
         options.push(format!(
             "ENDPOINT {}",
             super::literal::quoted(&endpoint.host)
@@ -189,14 +204,24 @@ mod tests {
             Endpoint::parse("http://127.0.0.1:9000/").unwrap(),
             Endpoint {
                 host: "127.0.0.1:9000".into(),
-                tls: false
+                tls: false,
+                had_userinfo: false
+            }
+        );
+        assert_eq!(
+            Endpoint::parse("http://key:s3cret@127.0.0.1:9000").unwrap(),
+            Endpoint {
+                host: "127.0.0.1:9000".into(),
+                tls: false,
+                had_userinfo: true
             }
         );
         assert_eq!(
             Endpoint::parse("https://acct.r2.cloudflarestorage.com").unwrap(),
             Endpoint {
                 host: "acct.r2.cloudflarestorage.com".into(),
-                tls: true
+                tls: true,
+                had_userinfo: false
             }
         );
         assert!(Endpoint::parse("http://host/path").is_err());

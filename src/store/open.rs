@@ -29,7 +29,7 @@ impl Store {
     pub fn path(&self) -> &Path {
         match &self.location {
             Location::File(path) => path,
-            Location::Lake(lake) => Path::new(&lake.catalog),
+            Location::Lake(lake) => Path::new(&lake.shown),
         }
     }
 
@@ -86,7 +86,7 @@ pub fn open_read_at(location: &Location, snapshot: Option<i64>) -> Result<Store>
 /// others' batches first.
 fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store> {
     let conn = super::lake::engine(lake)?;
-    let name = Path::new(&lake.catalog);
+    let name = Path::new(&lake.shown);
     let catalog = super::lake::Catalog::attach(&conn, lake)?;
     let may_write = match &catalog {
         Some(c) => c.role_can_write()?,
@@ -98,7 +98,7 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
             if !c.lake_exists()? {
                 return Err(Error::Invalid(format!(
                     "no lake at {} yet: its PostgreSQL database holds no DuckLake catalog; a writer creates it (`liftdb lake init --data-path DIR`, or its first ingest)",
-                    lake.catalog
+                    lake.shown
                 )));
             }
         }
@@ -107,7 +107,7 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
         if let Some(c) = &catalog {
             if !may_write {
                 return Err(Error::LakeReadOnly {
-                    lake: lake.catalog.clone(),
+                    lake: lake.shown.clone(),
                     role: c.role()?,
                 });
             }
@@ -122,7 +122,7 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
                 {
                     super::object_storage::probe(&conn, path)?;
                 }
-                lock = Some(c.lock_writers()?);
+                lock = Some(c.lock_writers(None)?);
             }
         }
     }
@@ -132,9 +132,9 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
         let waiting = refill::waiting(&conn).unwrap_or(refill::Waiting::Nothing);
         if (writing || stale) && may_write {
             if stale && lock.is_none() {
-                lock = catalog.as_ref().map(|c| c.lock_writers()).transpose()?;
+                lock = catalog.as_ref().map(|c| c.lock_writers(None)).transpose()?;
             }
-            let migrated = super::lake::retrying(|| migrate::migrate_lake(&conn, &lake.catalog))?;
+            let migrated = super::lake::retrying(|| migrate::migrate_lake(&conn, &lake.shown))?;
             super::lake::retrying(|| views::ensure_views(&conn, migrated))?;
         }
         drop(lock.take());
@@ -155,7 +155,7 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
                 "{}: at snapshot {at} the stored aggregates wait for a refill (a batch was committed, \
                  its refill not yet done), so its reports would lack part of that batch; \
                  read a snapshot a report named, or a later one (`liftdb lake snapshots`)",
-                lake.catalog
+                lake.shown
             )));
         }
     }
@@ -201,16 +201,16 @@ fn open_last_refilled(conn: Connection, lake: &Lake, waiting: &refill::Waiting) 
     let Some(at) = at else {
         return Err(Error::Invalid(format!(
             "lake {}: {what} for the refill of the aggregates reports read, and no earlier snapshot of it was refilled; a writer's `liftdb lake refresh` brings them in",
-            lake.catalog
+            lake.shown
         )));
     };
     eprintln!(
         "liftdb: {}: {what} for a refill (batches stored with --defer-refill, or whose refill gave up); this role may only read, so the answer is the lake as it was at snapshot {at}, its last refilled state; a writer's `liftdb lake refresh` brings them in",
-        lake.catalog
+        lake.shown
     );
     super::lake::detach(&conn)?;
     super::lake::attach(&conn, lake, Some(at))?;
-    migrate::check_readable(&conn, Path::new(&lake.catalog))?;
+    migrate::check_readable(&conn, Path::new(&lake.shown))?;
     crate::stats::sql_functions::register(&conn)?;
     Ok(Store {
         conn,
