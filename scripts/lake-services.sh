@@ -65,6 +65,10 @@ if [ "$(id -u)" -eq 0 ]; then
     as_pg=(runuser -u postgres --)
 fi
 "${as_pg[@]}" "$LIFTDB_TEST_PG_BIN/initdb" -D "$pg_dir/data" --auth=trust -U postgres >/dev/null
+# Every role is trusted but one, whose password is checked: the tests of a
+# wrong password in a connection string log in as it.
+{ echo "host all liftdb_password_checked 127.0.0.1/32 scram-sha-256"; cat "$pg_dir/data/pg_hba.conf"; } \
+    > "$pg_dir/hba" && cat "$pg_dir/hba" > "$pg_dir/data/pg_hba.conf"
 "${as_pg[@]}" "$LIFTDB_TEST_PG_BIN/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" \
     -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $pg_dir -c max_connections=200" -w start >/dev/null
 export LIFTDB_TEST_PG="host=127.0.0.1 port=$pg_port user=postgres"

@@ -146,6 +146,9 @@ pub enum Error {
         nearest: Option<String>,
     },
 
+    #[error("--release {release}: this release waits for the refill of the aggregates reports read (its batches were stored with --defer-refill, or their refill gave up), and this role may only read, so the answer is the lake's last refilled snapshot {snapshot}, which holds none of it yet; a writer's `liftdb lake refresh` brings it in")]
+    ReleaseWaiting { release: String, snapshot: String },
+
     #[error("--{filter} {value} matches nothing in the store (filters compare whole values); {filter} values there: {existing}")]
     NoSuchFilterValue {
         filter: String,

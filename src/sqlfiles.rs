@@ -424,6 +424,10 @@ pub const LAKE_QUERIES: &[(&str, &str)] = &[
         "last_refilled",
         include_str!("../sql/lake/last_refilled.sql"),
     ),
+    (
+        "release_waiting",
+        include_str!("../sql/lake/release_waiting.sql"),
+    ),
     ("snapshots", include_str!("../sql/lake/snapshots.sql")),
     (
         "writers_turn_holder",

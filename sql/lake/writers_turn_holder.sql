@@ -8,7 +8,7 @@
 --
 -- Columns (all text, as postgres_query hands them over):
 --   application_name  what the holder calls itself; liftdb sets it to
---                     'liftdb COMMAND [batch N] HOST pid PID'
+--                     'liftdb COMMAND pid PID [batch N] on HOST'
 --   client_addr       the holder's address (empty over a Unix socket)
 --   pid               the holder's PostgreSQL backend
 --   state             active | idle in transaction | …

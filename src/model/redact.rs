@@ -91,7 +91,7 @@ fn connection_rules() -> &'static [(Regex, &'static str)] {
             // libpq's keyword form, a quoted value included: password='a b\'c';
             // punctuation after the value is the message's (`password=***: …`).
             (
-                r"(?i)(?-u:\b)(password|passwd|pgpassword)(\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|[^\s'&]*[^\s'&:;,.)])",
+                r"(?i)(?-u:\b)(password|passwd|pgpassword)(\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|[^\s'&\x22]*[^\s'&\x22:;,.)])",
                 "${1}${2}***",
             ),
             // A URL's userinfo (postgresql://user:pw@host, http://key:secret@host).
@@ -153,6 +153,11 @@ mod tests {
             (
                 "ducklake:postgres:dbname=lake host=127.0.0.1",
                 "ducklake:postgres:dbname=lake host=127.0.0.1",
+            ),
+            // DuckDB quotes the settings it failed with.
+            (
+                "Unable to connect to Postgres at \"dbname=x password=hunter2\": refused",
+                "Unable to connect to Postgres at \"dbname=x password=***\": refused",
             ),
             // Already hidden: the text after it is kept.
             (

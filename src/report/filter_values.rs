@@ -29,6 +29,22 @@ pub(super) fn check(
             .find(|b| b.num_rows() > 0)
             .and_then(|b| cell_text(b.column(0), 0));
         if let Some(existing) = existing {
+            if filter == "release" {
+                let waiting =
+                    crate::sqlfiles::named(crate::sqlfiles::LAKE_QUERIES, "release_waiting");
+                let rs = ask(waiting, &named)?;
+                let answered_at = rs
+                    .batches
+                    .iter()
+                    .find(|b| b.num_rows() > 0)
+                    .and_then(|b| cell_text(b.column(0), 0));
+                if let Some(snapshot) = answered_at {
+                    return Err(Error::ReleaseWaiting {
+                        release: value.clone(),
+                        snapshot,
+                    });
+                }
+            }
             return Err(Error::NoSuchFilterValue {
                 filter: filter.clone(),
                 value: value.clone(),

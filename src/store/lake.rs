@@ -385,11 +385,11 @@ pub fn configure(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// The snapshot a connection reads now: the lake's latest, or the one it
-/// was attached at.
+/// The snapshot a connection reads now: the lake's latest (its
+/// transaction's, inside one), or the one it was attached at.
 pub fn current_snapshot(conn: &Connection) -> Result<i64> {
     Ok(conn.query_row(
-        &format!("SELECT max(snapshot_id) FROM ducklake_snapshots('{ALIAS}')"),
+        &format!("SELECT * FROM ducklake_current_snapshot('{ALIAS}')"),
         [],
         |r| r.get(0),
     )?)

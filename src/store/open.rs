@@ -210,6 +210,21 @@ fn open_last_refilled(conn: Connection, lake: &Lake, waiting: &refill::Waiting) 
     );
     super::lake::detach(&conn)?;
     super::lake::attach(&conn, lake, Some(at))?;
+    // For a --release naming a waiting release (sql/lake/release_waiting.sql).
+    let labels = match waiting {
+        refill::Waiting::Releases(labels) => format!(
+            "[{}]::VARCHAR[]",
+            labels
+                .iter()
+                .map(|l| super::literal::quoted(l))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => "NULL".into(),
+    };
+    conn.execute_batch(&format!(
+        "SET VARIABLE liftdb_answer_snapshot = {at}; SET VARIABLE liftdb_waiting_releases = {labels};"
+    ))?;
     migrate::check_readable(&conn, Path::new(&lake.shown))?;
     crate::stats::sql_functions::register(&conn)?;
     Ok(Store {

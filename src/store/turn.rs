@@ -6,6 +6,7 @@
 //! holder's name and nothing written. The holder names itself: liftdb sets
 //! the session's `application_name` to its command, batch, host and pid
 //! while it holds the turn, which is what a waiting writer reads.
+//! (sql/lake/writers_turn_holder.sql says how it reads it.)
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -54,14 +55,15 @@ fn policy() -> &'static Policy {
     })
 }
 
-/// The session's name while it holds the turn (PostgreSQL keeps 63 bytes).
+/// The session's name while it holds the turn. PostgreSQL keeps 63 bytes:
+/// the host, longest, comes last.
 fn application_name(batch: Option<i64>) -> String {
     let batch = batch.map(|id| format!(" batch {id}")).unwrap_or_default();
     format!(
-        "liftdb {}{batch} {} pid {}",
+        "liftdb {} pid {}{batch} on {}",
         policy().command,
-        crate::sys::host::host_name(),
-        std::process::id()
+        std::process::id(),
+        crate::sys::host::host_name()
     )
 }
 

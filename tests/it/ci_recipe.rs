@@ -3,7 +3,10 @@
 //! local PostgreSQL and S3-compatible servers scripts/test starts. Two
 //! steps are stood in for (and named so in docs/ci.md): `install` (the
 //! liftdb under test goes on the PATH) and `evals` (no model is reachable:
-//! gen-runs writes each job's runs where the harness would).
+//! gen-runs writes each job's runs where the harness would). It runs
+//! offline: the extensions' `pip download` is served from the wheels
+//! scripts/test fetched once. The writer's password (PGPASSWORD) is planted
+//! and no job's output shows it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -21,7 +24,8 @@ fn expression(name: &str, lake: &TestLake, workspace: &Path, shard: Option<u32>)
         "vars.LAKE_HOST" => pg("host"),
         "vars.LAKE_PORT" => pg("port"),
         "vars.LAKE_WRITER" => "postgres".into(),
-        "secrets.LAKE_WRITER_PASSWORD" => String::new(),
+        // The test server trusts the role: the password only has to stay unprinted.
+        "secrets.LAKE_WRITER_PASSWORD" => crate::lake::PLANTED_PASSWORD.into(),
         "vars.LAKE_BUCKET" => env("LIFTDB_TEST_S3_BUCKET"),
         "vars.LAKE_REGION" => "us-east-1".into(),
         "vars.LAKE_ENDPOINT_URL" => env("LIFTDB_TEST_S3_ENDPOINT"),
@@ -114,6 +118,10 @@ fn run_job(
             format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
         )
         .env("GITHUB_STEP_SUMMARY", summary)
+        // Offline: the recipe's `pip download` finds the wheels scripts/test
+        // fetched once, and never asks the package index.
+        .env("PIP_NO_INDEX", "1")
+        .env("PIP_FIND_LINKS", env("LIFTDB_TEST_EXTENSION_WHEELS"))
         .env_remove("LIFTDB_SHARD")
         .env_remove("LIFTDB_HOST");
     for (k, v) in &env_vars {
@@ -210,6 +218,7 @@ fn the_ci_recipe_runs_as_written() {
     let gate = run_job(workflow, "gate", &runner, &value, &stand_in)
         .output()
         .unwrap();
+    crate::lake::no_password(&gate, "the gate job");
     // The gate's verdict is the data's (0 pass, 1 fail, 3 undecided); 2
     // is the recipe failing.
     assert!(
@@ -247,6 +256,10 @@ fn the_ci_recipe_runs_as_written() {
     let junit = std::fs::read_to_string(workspace.join("gate.xml")).unwrap();
     assert!(junit.contains("<testsuite"), "{junit}");
     let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        !summary.contains(crate::lake::PLANTED_PASSWORD),
+        "the step summary shows the password: {summary}"
+    );
     assert!(
         summary.contains(&release) && summary.contains("### liftdb gate: "),
         "{summary}"

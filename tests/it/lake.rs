@@ -18,6 +18,9 @@ pub struct TestLake {
     pub dbname: String,
 }
 
+/// The password every test lake's connection string carries.
+pub const PLANTED_PASSWORD: &str = "PLANTEDpw7c1e";
+
 pub fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {
         panic!("{name} is not set: run the tests with scripts/test, which starts PostgreSQL and fetches the DuckLake extensions")
@@ -55,8 +58,14 @@ impl TestLake {
             "createdb: {}",
             String::from_utf8_lossy(&created.stderr)
         );
+        // Every test lake's connection string carries a password (the test
+        // server trusts local connections and ignores it): no output of any
+        // command run through `ok` may show it.
         TestLake {
-            catalog: format!("ducklake:postgres:dbname={db} {}", env("LIFTDB_TEST_PG")),
+            catalog: format!(
+                "ducklake:postgres:dbname={db} {} password={PLANTED_PASSWORD}",
+                env("LIFTDB_TEST_PG")
+            ),
             data: tempfile::tempdir().unwrap(),
             s3: None,
             dbname: db,
@@ -176,7 +185,19 @@ pub fn ok(out: Output, what: &str) -> String {
         out.status.code(),
         String::from_utf8_lossy(&out.stderr)
     );
+    no_password(&out, what);
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// Neither stream of `out` shows the planted password.
+pub fn no_password(out: &Output, what: &str) {
+    for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(
+            !text.contains(PLANTED_PASSWORD),
+            "{what}: {stream} shows the connection string's password:\n{text}"
+        );
+    }
 }
 
 /// The corpora ingested in the lake and file equality test: runs with a

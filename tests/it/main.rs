@@ -33,6 +33,7 @@ mod skill_creator_anthropic;
 mod store_safety;
 mod streaming;
 mod team_field;
+mod team_network;
 mod terminal;
 mod terminal_tmux;
 mod trend_history;

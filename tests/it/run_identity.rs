@@ -15,7 +15,7 @@ use crate::lake::{ok, walk_runs, TestLake};
 
 /// Write a new gen-runs tree of `runs` runs at `at`, as a harness re-run
 /// writes its folder anew: its runs root `eval-runs` and `manifest.json`.
-fn harness_run(at: &Path, runs: usize, seed: u64) {
+pub fn harness_run(at: &Path, runs: usize, seed: u64) {
     if at.exists() {
         std::fs::remove_dir_all(at).unwrap();
     }
@@ -52,7 +52,7 @@ fn summary(out: &Output, what: &str) -> serde_json::Value {
 /// What every step must leave: each release its tree's runs, no identity
 /// twice, no content twice under one release. `count` answers one query's
 /// single number from the store.
-fn assert_each_run_once(count: &dyn Fn(&str) -> i64, expected: &[(&str, i64)], step: &str) {
+pub fn assert_each_run_once(count: &dyn Fn(&str) -> i64, expected: &[(&str, i64)], step: &str) {
     for (release, runs) in expected {
         assert_eq!(
             count(&format!(
@@ -184,8 +184,10 @@ fn a_folder_reused_for_three_releases_keeps_every_release_on_a_lake() {
 }
 
 /// Where the mount namespaces are made: each job sees its own tree at
-/// `at`, as every GitHub runner checks a repository out at one path.
-fn job_at(tree: &Path, at: &Path, lake: &TestLake, job: usize) -> Command {
+/// `at`, as every GitHub runner checks a repository out at one path; its
+/// ingest (release `matrix`, shard job-N, `--json`) takes `extra` too. The
+/// process is the ingest itself once the mount is made (`exec`).
+pub fn job_at(tree: &Path, at: &Path, lake: &TestLake, job: usize, extra: &[&str]) -> Command {
     let ingest = lake.liftdb();
     let mut line: Vec<String> = vec![ingest.get_program().to_string_lossy().into_owned()];
     line.extend(ingest.get_args().map(|a| a.to_string_lossy().into_owned()));
@@ -200,6 +202,7 @@ fn job_at(tree: &Path, at: &Path, lake: &TestLake, job: usize) -> Command {
         ]
         .map(str::to_string),
     );
+    line.extend(extra.iter().map(|a| a.to_string()));
     line.push(at.join("eval-runs").display().to_string());
     line.push(at.join("manifest.json").display().to_string());
     let quoted: Vec<String> = line
@@ -247,7 +250,7 @@ fn matrix_jobs_at_one_checkout_path_land_once_without_retries() {
         .iter()
         .enumerate()
         .map(|(i, tree)| {
-            job_at(tree, &at, &lake, i + 1)
+            job_at(tree, &at, &lake, i + 1, &[])
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .spawn()

@@ -409,6 +409,65 @@ fn a_read_only_role_reads_everything_and_writes_nothing() {
         said.contains("'v2'") && said.contains("lake refresh"),
         "names the waiting release and who brings it in: {said}"
     );
+    // The snapshot the reader names is the one it read: before the deferred
+    // batch (the lake's latest is later), and --snapshot reads it again.
+    let named: i64 = said
+        .split("read lake snapshot ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("names the snapshot it read: {said}"));
+    let latest: i64 = lake
+        .psql("postgres", "SELECT max(snapshot_id) FROM ducklake_snapshot")
+        .parse()
+        .unwrap();
+    assert!(named < latest, "read {named}, the latest {latest}: {said}");
+    let again = reader()
+        .args(["report", "lift", "--format", "csv", "--snapshot"])
+        .arg(named.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(ok(again, "--snapshot the named one"), before);
+    // The waiting release is named as waiting, not as missing.
+    let asked = reader()
+        .args(["report", "lift", "--release", "v2"])
+        .output()
+        .unwrap();
+    let said = stderr(&asked);
+    assert_eq!(asked.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("--release v2: this release waits for the refill")
+            && said.contains(&format!("snapshot {named}"))
+            && !said.contains("matches nothing"),
+        "{said}"
+    );
+    // A release with one shard refilled and another waiting answers from
+    // the refilled part, saying it waits.
+    let v1_alone = ok(
+        reader()
+            .args(["report", "lift", "--release", "v1", "--format", "csv"])
+            .output()
+            .unwrap(),
+        "v1 before its second shard",
+    );
+    let t3 = tree(dir.path(), "ro3", 48, 11);
+    ok(
+        ingest(&lake, &t3, "ro3")
+            .args(["--release", "v1", "--shard", "second", "--defer-refill"])
+            .output()
+            .unwrap(),
+        "v1's deferred second shard",
+    );
+    let part = reader()
+        .args(["report", "lift", "--release", "v1", "--format", "csv"])
+        .output()
+        .unwrap();
+    let said = stderr(&part);
+    assert_eq!(ok(part, "v1 while a shard waits"), v1_alone);
+    assert!(
+        said.contains("'v1'") && said.contains("last refilled"),
+        "{said}"
+    );
     let refused = reader()
         .args(["ingest", "--quiet"])
         .arg(t2.join("ro2"))
@@ -429,6 +488,17 @@ fn a_read_only_role_reads_everything_and_writes_nothing() {
         "after refresh",
     );
     assert!(after.contains("v2"), "the refreshed release is read");
+    assert_ne!(
+        ok(
+            reader()
+                .args(["report", "lift", "--release", "v1", "--format", "csv"])
+                .output()
+                .unwrap(),
+            "v1 after refresh",
+        ),
+        v1_alone,
+        "v1's second shard is read after the refresh"
+    );
 }
 
 /// Object storage that refuses: wrong credentials, a missing bucket, an
