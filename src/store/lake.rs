@@ -36,6 +36,10 @@ pub fn engine(lake: &Lake) -> Result<Connection> {
     let conn = Connection::open_in_memory_with_flags(config)?;
     let dir = lake.extension_dir.as_deref();
     super::extensions::load(&conn, dir, &["ducklake", "postgres_scanner"])?;
+    // The catalog is a network away: a pooled connection is not checked
+    // with a `SELECT 1` each time it is taken (two round trips per DuckDB
+    // transaction); a connection that broke fails its statement instead.
+    conn.execute_batch("SET pg_pool_health_check_query = '';")?;
     if lake
         .data_path
         .as_deref()
@@ -52,17 +56,31 @@ pub fn engine(lake: &Lake) -> Result<Connection> {
 /// are in object storage gets its credentials from the environment here
 /// when --data-path did not name it (a reader's lake says where its data are).
 pub fn attach(conn: &Connection, lake: &Lake, snapshot: Option<i64>) -> Result<()> {
-    let mut options = Vec::new();
+    attach_as(conn, lake, snapshot, false)
+}
+
+/// `attach`, read-only: a lake that does not exist is not created (the
+/// error says none is there: `NoLakeYet`), and nothing is written.
+pub fn attach_read_only(conn: &Connection, lake: &Lake, snapshot: Option<i64>) -> Result<()> {
+    attach_as(conn, lake, snapshot, true)
+}
+
+fn attach_as(conn: &Connection, lake: &Lake, snapshot: Option<i64>, read_only: bool) -> Result<()> {
+    // Rows are never inlined into the catalog: an inlined table is read
+    // from PostgreSQL by every scan of it, a round trip each, which
+    // doubled what a query costs over a network (a table's Parquet files
+    // are listed by the queries every scan makes anyway).
+    let mut options = vec!["DATA_INLINING_ROW_LIMIT 0".to_string()];
     if let Some(path) = &lake.data_path {
         options.push(format!("DATA_PATH {}", quoted(path)));
     }
     if let Some(version) = snapshot {
         options.push(format!("SNAPSHOT_VERSION {version}"));
     }
-    let options = match options.is_empty() {
-        true => String::new(),
-        false => format!(" ({})", options.join(", ")),
-    };
+    if read_only {
+        options.push("READ_ONLY".into());
+    }
+    let options = format!(" ({})", options.join(", "));
     conn.execute_batch(&format!(
         "ATTACH {} AS {ALIAS}{options}; USE {ALIAS};",
         quoted(&lake.catalog)
@@ -91,6 +109,9 @@ pub fn detach(conn: &Connection) -> Result<()> {
 /// The attach failed: a data path that is not the lake's, or the server.
 fn unreachable_lake(lake: &Lake, e: duckdb::Error) -> Error {
     let detail = crate::error::duckdb_text(&e);
+    if detail.contains("creating a new DuckLake is explicitly disabled") {
+        return no_lake_yet(lake);
+    }
     if detail.contains("does not match existing data path") {
         return Error::Invalid(format!(
             "lake {}: --data-path {} is not where this lake keeps its data ({}); leave --data-path out (the lake records its own) or give the recorded one",
@@ -103,6 +124,14 @@ fn unreachable_lake(lake: &Lake, e: duckdb::Error) -> Error {
         lake: lake.shown.clone(),
         detail: crate::model::redact::connection_text(&detail).into_owned(),
     }
+}
+
+/// A reader met a PostgreSQL database without a lake in it.
+pub fn no_lake_yet(lake: &Lake) -> Error {
+    Error::Invalid(format!(
+        "no lake at {} yet: its PostgreSQL database holds no DuckLake catalog; a writer creates it (`liftdb lake init --data-path DIR`, or its first ingest)",
+        lake.shown
+    ))
 }
 
 /// Where the attached lake keeps its data files, as its catalog records it.

@@ -86,6 +86,13 @@ pub fn open_read_at(location: &Location, snapshot: Option<i64>) -> Result<Store>
 /// others' batches first.
 fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store> {
     let conn = super::lake::engine(lake)?;
+    let conn = match writing {
+        true => conn,
+        false => match read_as_it_is(conn, lake, snapshot)? {
+            Ok(store) => return Ok(store),
+            Err(conn) => conn,
+        },
+    };
     let name = Path::new(&lake.shown);
     let catalog = super::lake::Catalog::attach(&conn, lake)?;
     let may_write = match &catalog {
@@ -96,10 +103,7 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
     if !writing {
         if let Some(c) = catalog.as_ref().filter(|_| snapshot.is_none()) {
             if !c.lake_exists()? {
-                return Err(Error::Invalid(format!(
-                    "no lake at {} yet: its PostgreSQL database holds no DuckLake catalog; a writer creates it (`liftdb lake init --data-path DIR`, or its first ingest)",
-                    lake.shown
-                )));
+                return Err(super::lake::no_lake_yet(lake));
             }
         }
     }
@@ -165,6 +169,42 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
         conn,
         location: Location::Lake(lake.clone()),
     })
+}
+
+/// A reader's open when the lake needs no upkeep (the common case): the
+/// lake attached read-only, its state read in one transaction (each
+/// transaction costs catalog round trips), no catalog database attached
+/// beside it. Err(conn), detached, when something waits for a refill or
+/// the views are not this binary's: the upkeep path decides who does it.
+fn read_as_it_is(
+    conn: Connection,
+    lake: &Lake,
+    snapshot: Option<i64>,
+) -> Result<std::result::Result<Store, Connection>> {
+    super::lake::attach_read_only(&conn, lake, snapshot)?;
+    conn.execute_batch("BEGIN TRANSACTION;")?;
+    let ready = match snapshot {
+        // A snapshot is read as it was: the upkeep path says why one
+        // taken while aggregates waited cannot be.
+        Some(_) => refill::waiting(&conn)? == refill::Waiting::Nothing,
+        None => {
+            migrate::has_ledger(&conn)?
+                && views::current(&conn).unwrap_or(false)
+                && refill::waiting(&conn)? == refill::Waiting::Nothing
+        }
+    };
+    if !ready {
+        conn.execute_batch("COMMIT;")?;
+        super::lake::detach(&conn)?;
+        return Ok(Err(conn));
+    }
+    migrate::check_readable(&conn, Path::new(&lake.shown))?;
+    conn.execute_batch("COMMIT;")?;
+    crate::stats::sql_functions::register(&conn)?;
+    Ok(Ok(Store {
+        conn,
+        location: Location::Lake(lake.clone()),
+    }))
 }
 
 /// Whether `lake` exists as a liftdb lake: DuckLake's catalog and liftdb's

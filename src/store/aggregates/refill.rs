@@ -332,6 +332,33 @@ fn steps(
     // only when a step meets another writer's commit (a query per step
     // would slow every lake refill).
     let settled = || -> Result<bool> { Ok(lake && covered(conn, marks)?) };
+    if lake {
+        // Each transaction on a lake pays its catalog round trips (the
+        // tables' statistics, the commit's snapshot): the whole refill is
+        // tried in one first, step by step only when it runs out of memory.
+        let whole = crate::store::lake::retrying_unless(settled, || {
+            let tx = conn.unchecked_transaction()?;
+            for fill in Fill::in_order() {
+                fill.take_turn_if_nothing_to_replace(&tx, scope)?;
+                fill.run(&tx, scope)?;
+            }
+            mark_done(&tx, marks)?;
+            Ok(tx.commit()?)
+        });
+        match whole {
+            Err(e) if e.is_out_of_memory() => {
+                clock.mark("out of memory in one transaction, step by step");
+                return_freed_memory();
+            }
+            other => {
+                clock.mark(match other? {
+                    Some(()) => "refill (one transaction)",
+                    None => "the refill done by another writer's",
+                });
+                return Ok(());
+            }
+        }
+    }
     for (n, fill) in Fill::in_order().enumerate() {
         let tries = tries(budgeted && fill.two_threads(), scope);
         let finished = step(conn, &tries, clock, &settled, |tx, scope| {
