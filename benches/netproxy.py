@@ -7,12 +7,14 @@ Every chunk is held D ms before it is passed on, in each direction, so a
 round trip costs 2·D more, as a server D ms away costs (the chunks of one
 direction keep their order). It counts round trips the way a client waits
 for them: a chunk the client sends after the server last replied starts one.
-`--control PORT`: a connection there gets "round_trips connections\\n" and
+`--log FILE`: each round trip's start time, a line each (to line them up
+with a query log). `--control PORT`: a connection there gets "round_trips connections\\n" and
 resets both counts; `delay MS\\n` sent there sets the delay.
 """
 
 import argparse
 import asyncio
+import time
 
 state = {"round_trips": 0, "connections": 0, "delay": 0.0}
 
@@ -41,6 +43,8 @@ async def pipe(reader, writer, side, turn):
                 break
             if side == "client" and turn["last"] != "client":
                 state["round_trips"] += 1
+                if state.get("log"):
+                    state["log"].write(f"{time.time():.6f}\n")
             turn["last"] = side
             queue.put_nowait((asyncio.get_running_loop().time() + state["delay"], data))
     except (ConnectionResetError, BrokenPipeError):
@@ -84,9 +88,12 @@ async def main():
     ap.add_argument("--to", required=True)
     ap.add_argument("--delay-ms", type=float, default=0)
     ap.add_argument("--control", type=int, required=True)
+    ap.add_argument("--log", help="append each round trip's start (Unix seconds) to this file")
     args = ap.parse_args()
     host, port = args.to.rsplit(":", 1)
     state["delay"] = args.delay_ms / 1000
+    if args.log:
+        state["log"] = open(args.log, "a", buffering=1)
     proxy = await asyncio.start_server(
         lambda r, w: serve(r, w, host, int(port)), "127.0.0.1", args.listen
     )

@@ -33,9 +33,8 @@ pub struct ReportArgs {
 /// query of the report runs in one transaction, so all of them read that
 /// snapshot, which is named on stderr.
 fn open_for_report(db: &Location, snapshot: Option<i64>) -> anyhow::Result<liftdb::store::Store> {
-    let store = super::naming_store(db, "opening", liftdb::store::open_read_at(db, snapshot))?;
+    let store = super::naming_store(db, "opening", liftdb::store::open_answer_at(db, snapshot))?;
     if db.file().is_none() {
-        store.conn.execute_batch("BEGIN TRANSACTION")?;
         let read = store.snapshot()?.unwrap_or_default();
         eprintln!("read lake snapshot {read} (--snapshot {read} reads it again)");
     }

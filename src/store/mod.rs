@@ -23,7 +23,7 @@ pub use location::{Lake, Location};
 pub use migrate::{applied_migrations, schema_version, AppliedMigration};
 pub use open::{
     check_persists, check_store_path, classify_db_error, is_write_refusal, lake_exists,
-    open_read_after_upkeep, open_read_at, open_write, open_write_at, open_write_up_to,
-    open_write_waiting, open_write_waiting_at, Store,
+    open_answer_at, open_read_after_upkeep, open_read_at, open_write, open_write_at,
+    open_write_up_to, open_write_waiting, open_write_waiting_at, Store,
 };
 pub use views::recreate_views;

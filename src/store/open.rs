@@ -60,6 +60,25 @@ pub fn open_write_waiting_at(location: &Location, wait: std::time::Duration) -> 
     }
 }
 
+/// `open_read_at` for one answer read whole at one snapshot (a report): on
+/// a lake the connection is left inside a transaction, begun as the open
+/// read the lake's state (one transaction less of catalog round trips), so
+/// every query of the answer reads the snapshot `Store::snapshot` names.
+pub fn open_answer_at(location: &Location, snapshot: Option<i64>) -> Result<Store> {
+    match location {
+        Location::File(_) => open_read_at(location, snapshot),
+        Location::Lake(lake) => {
+            let conn = super::lake::engine(lake)?;
+            let store = match read_as_it_is(conn, lake, snapshot, true)? {
+                Ok(store) => return Ok(store),
+                Err(conn) => open_lake_on(conn, lake, snapshot, false)?,
+            };
+            store.conn.execute_batch("BEGIN TRANSACTION;")?;
+            Ok(store)
+        }
+    }
+}
+
 /// Open a store to read, after its upkeep (see `open_read_after_upkeep`).
 /// `snapshot`: on a lake, read it as it was then (read-only).
 pub fn open_read_at(location: &Location, snapshot: Option<i64>) -> Result<Store> {
@@ -88,11 +107,23 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
     let conn = super::lake::engine(lake)?;
     let conn = match writing {
         true => conn,
-        false => match read_as_it_is(conn, lake, snapshot)? {
+        false => match read_as_it_is(conn, lake, snapshot, false)? {
             Ok(store) => return Ok(store),
             Err(conn) => conn,
         },
     };
+    open_lake_on(conn, lake, snapshot, writing)
+}
+
+/// `open_lake` on an engine made for it, the upkeep path: the catalog
+/// database attached beside the lake for the role's rights and the writers'
+/// turn.
+fn open_lake_on(
+    conn: Connection,
+    lake: &Lake,
+    snapshot: Option<i64>,
+    writing: bool,
+) -> Result<Store> {
     let name = Path::new(&lake.shown);
     let catalog = super::lake::Catalog::attach(&conn, lake)?;
     let may_write = match &catalog {
@@ -176,10 +207,12 @@ fn open_lake(lake: &Lake, snapshot: Option<i64>, writing: bool) -> Result<Store>
 /// transaction costs catalog round trips), no catalog database attached
 /// beside it. Err(conn), detached, when something waits for a refill or
 /// the views are not this binary's: the upkeep path decides who does it.
+/// `hold`: the transaction is left open for the caller (`open_answer_at`).
 fn read_as_it_is(
     conn: Connection,
     lake: &Lake,
     snapshot: Option<i64>,
+    hold: bool,
 ) -> Result<std::result::Result<Store, Connection>> {
     super::lake::attach_read_only(&conn, lake, snapshot)?;
     conn.execute_batch("BEGIN TRANSACTION;")?;
@@ -199,7 +232,9 @@ fn read_as_it_is(
         return Ok(Err(conn));
     }
     migrate::check_readable(&conn, Path::new(&lake.shown))?;
-    conn.execute_batch("COMMIT;")?;
+    if !hold {
+        conn.execute_batch("COMMIT;")?;
+    }
     crate::stats::sql_functions::register(&conn)?;
     Ok(Ok(Store {
         conn,

@@ -28,6 +28,19 @@ fn turn_holder(lake: &TestLake) -> String {
     )
 }
 
+/// `liftdb` on `lake`'s data and extensions with another connection string.
+fn on_catalog(lake: &TestLake, catalog: &str) -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("liftdb"));
+    cmd.env_remove("LIFTDB_DB")
+        .arg("--db")
+        .arg(catalog)
+        .arg("--data-path")
+        .arg(lake.data_path())
+        .arg("--extension-dir")
+        .arg(env("LIFTDB_TEST_EXTENSION_DIR"));
+    cmd
+}
+
 fn signal(pid: u32, sig: &str) {
     let sent = Command::new("kill")
         .args([sig, &pid.to_string()])
@@ -280,14 +293,7 @@ fn no_output_of_any_command_shows_a_password() {
             vec!["ingest", &root, &manifest],
             vec!["lake", "init"],
         ] {
-            let out = with_env(Command::new(assert_cmd::cargo::cargo_bin("liftdb")))
-                .env_remove("LIFTDB_DB")
-                .arg("--db")
-                .arg(&catalog)
-                .arg("--data-path")
-                .arg(lake.data_path())
-                .arg("--extension-dir")
-                .arg(env("LIFTDB_TEST_EXTENSION_DIR"))
+            let out = with_env(on_catalog(&lake, &catalog))
                 .args(&args)
                 .output()
                 .unwrap();
@@ -326,5 +332,127 @@ fn no_output_of_any_command_shows_a_password() {
     assert!(
         said.contains("the endpoint could not be reached") && !said.contains("bucket"),
         "{said}"
+    );
+}
+
+/// benches/netproxy.py in front of the test server: counts the catalog's
+/// round trips of each command sent through it.
+struct Proxy {
+    child: Child,
+    port: u16,
+    control: u16,
+}
+
+impl Proxy {
+    fn start() -> Proxy {
+        let free = || {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port()
+        };
+        let (port, control) = (free(), free());
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/netproxy.py");
+        let child = Command::new("python3")
+            .arg(script)
+            .args([
+                "--listen",
+                &port.to_string(),
+                "--control",
+                &control.to_string(),
+            ])
+            .arg("--to")
+            .arg(format!("{}:{}", setting("host"), setting("port")))
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", control)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the proxy did not start"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Proxy {
+            child,
+            port,
+            control,
+        }
+    }
+
+    /// Round trips since the last call.
+    fn round_trips(&self) -> u64 {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.control)).unwrap();
+        s.write_all(b"count\n").unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).unwrap();
+        answer.split_whitespace().next().unwrap().parse().unwrap()
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+/// A reader whose role may only read answers at once while a batch waits
+/// for its refill: from the last refilled snapshot, with the catalog round
+/// trips of a few opens, not a refill's nor a wait's. Counted (not timed)
+/// through a proxy: the same report when nothing waits is the anchor
+/// (measured about 2.8×; a reader that tried the refill, or waited for the
+/// writers' turn, asked thousands).
+#[test]
+fn a_read_only_answer_while_a_batch_waits_costs_a_few_opens() {
+    let lake = TestLake::new("rowait");
+    let dir = tempfile::tempdir().unwrap();
+    let t1 = crate::lake::tree(dir.path(), "w1", 96, 5);
+    let t2 = crate::lake::tree(dir.path(), "w2", 96, 6);
+    let ingest = |t: &Path, root: &str, extra: &[&str]| {
+        ok(
+            lake.liftdb()
+                .args(["ingest", "--quiet"])
+                .args(extra)
+                .arg(t.join(root))
+                .arg(t.join("manifest.json"))
+                .output()
+                .unwrap(),
+            root,
+        )
+    };
+    ingest(&t1, "w1", &["--release", "v1"]);
+    let role = format!("rowait_{}", std::process::id());
+    lake.psql(
+        "postgres",
+        &format!(
+            "CREATE ROLE {role} LOGIN; GRANT CONNECT ON DATABASE {db} TO {role};
+             GRANT USAGE ON SCHEMA public TO {role};
+             GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role};
+             ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {role};",
+            db = lake.dbname
+        ),
+    );
+    let proxy = Proxy::start();
+    let through_proxy = lake.catalog_as(&role).replace(
+        &format!("port={}", setting("port")),
+        &format!("port={}", proxy.port),
+    );
+    let report = || {
+        proxy.round_trips();
+        let out = on_catalog(&lake, &through_proxy)
+            .args(["report", "lift", "--format", "csv"])
+            .output();
+        (out.unwrap(), proxy.round_trips())
+    };
+    let (out, idle) = report();
+    let before = ok(out, "reader, nothing waits");
+    ingest(&t2, "w2", &["--release", "v2", "--defer-refill"]);
+    let (out, waiting) = report();
+    assert_eq!(ok(out, "reader while v2 waits"), before);
+    assert!(
+        waiting <= 4 * idle,
+        "a waiting batch made the reader ask {waiting} round trips against {idle}"
     );
 }
