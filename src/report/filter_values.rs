@@ -22,23 +22,13 @@ pub(super) fn check(
             continue;
         };
         let named = Filters::from([("value".to_string(), value.clone())]);
-        let rs = ask(sql, &named)?;
-        let existing = rs
-            .batches
-            .iter()
-            .find(|b| b.num_rows() > 0)
-            .and_then(|b| cell_text(b.column(0), 0));
-        if let Some(existing) = existing {
+        if let Some(existing) = first_cell(&ask(sql, &named)?) {
             if filter == "release" {
+                // A reader answering from a lake's last refilled snapshot
+                // may miss a release only because it waits for its refill.
                 let waiting =
                     crate::sqlfiles::named(crate::sqlfiles::LAKE_QUERIES, "release_waiting");
-                let rs = ask(waiting, &named)?;
-                let answered_at = rs
-                    .batches
-                    .iter()
-                    .find(|b| b.num_rows() > 0)
-                    .and_then(|b| cell_text(b.column(0), 0));
-                if let Some(snapshot) = answered_at {
+                if let Some(snapshot) = first_cell(&ask(waiting, &named)?) {
                     return Err(Error::ReleaseWaiting {
                         release: value.clone(),
                         snapshot,
@@ -57,4 +47,12 @@ pub(super) fn check(
         }
     }
     Ok(())
+}
+
+/// The first row's first value, as text (None: no row).
+fn first_cell(rs: &ResultSet) -> Option<String> {
+    rs.batches
+        .iter()
+        .find(|b| b.num_rows() > 0)
+        .and_then(|b| cell_text(b.column(0), 0))
 }

@@ -136,6 +136,20 @@ impl TestLake {
         ok(out, sql).trim().to_string()
     }
 
+    /// A role that may only read this lake, as docs/ci.md sets it up.
+    pub fn reader_role(&self, role: &str) {
+        self.psql(
+            "postgres",
+            &format!(
+                "CREATE ROLE {role} LOGIN; GRANT CONNECT ON DATABASE {db} TO {role};
+                 GRANT USAGE ON SCHEMA public TO {role};
+                 GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role};
+                 ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {role};",
+                db = self.dbname
+            ),
+        );
+    }
+
     /// One query's rows as CSV.
     pub fn sql(&self, query: &str) -> String {
         let out = self

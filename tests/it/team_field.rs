@@ -326,16 +326,7 @@ fn a_read_only_role_reads_everything_and_writes_nothing() {
     );
     // The team's reader role, as docs/guide.md sets it up.
     let role = format!("analyst_{}", std::process::id());
-    lake.psql(
-        "postgres",
-        &format!(
-            "CREATE ROLE {role} LOGIN; GRANT CONNECT ON DATABASE {db} TO {role};
-             GRANT USAGE ON SCHEMA public TO {role};
-             GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role};
-             ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {role};",
-            db = lake.dbname
-        ),
-    );
+    lake.reader_role(&role);
     let reader = || lake.liftdb_as(&role);
     for report in liftdb::report::all() {
         let args = ["report", report.name.as_str(), "--format", "csv"];

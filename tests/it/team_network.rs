@@ -169,9 +169,9 @@ fn a_writer_stalled_in_its_commit_is_named_and_no_one_waits_past_the_bound() {
     signal(stalled_pid, "-CONT");
     let out = output_within(stalled, Duration::from_secs(300), "the stalled job");
     ok(out, "the stalled job, continued");
-    for k in 1..3 {
+    for (k, tree) in trees.iter().enumerate().take(3).skip(1) {
         ok(
-            job_at(&trees[k], &at, &lake, k + 1, &[]).output().unwrap(),
+            job_at(tree, &at, &lake, k + 1, &[]).output().unwrap(),
             "a waiting job, run again",
         );
     }
@@ -424,16 +424,7 @@ fn a_read_only_answer_while_a_batch_waits_costs_a_few_opens() {
     };
     ingest(&t1, "w1", &["--release", "v1"]);
     let role = format!("rowait_{}", std::process::id());
-    lake.psql(
-        "postgres",
-        &format!(
-            "CREATE ROLE {role} LOGIN; GRANT CONNECT ON DATABASE {db} TO {role};
-             GRANT USAGE ON SCHEMA public TO {role};
-             GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role};
-             ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {role};",
-            db = lake.dbname
-        ),
-    );
+    lake.reader_role(&role);
     let proxy = Proxy::start();
     let through_proxy = lake.catalog_as(&role).replace(
         &format!("port={}", setting("port")),
