@@ -94,6 +94,13 @@ fn ingest_batch(
     batch_bytes: &mut Option<u64>,
 ) -> Result<IngestSummary> {
     let mut clock = Timings::from_env();
+    // On a lake every transaction costs catalog round trips (its snapshot,
+    // each table's statistics): the plan's reads share one, at one
+    // snapshot, ended before anything is written (rolled back if it fails).
+    let planning = match lake::on_lake(&store.conn)? {
+        true => Some(store.conn.unchecked_transaction()?),
+        false => None,
+    };
     // Read first: a batch another job commits from here on is met at the commit.
     let planned_after = lake::committed_batches(&store.conn)?;
     let mut budget = MemoryBudget::start(&store.conn, opts.memory_mb)?;
@@ -162,6 +169,9 @@ fn ingest_batch(
     // path at a time, never as a list of them.
     let doomed = || plan.doomed_units(&changed_runs, &resolved.replaced_units, opts.prune);
     let units_changed = doomed().count();
+    if let Some(reads) = planning {
+        reads.commit()?;
+    }
     if relabel_only && resolved.errors.is_empty() && !opts.dry_run {
         writer::touch(&store.conn, &plan.touched)?;
         clock.report();
