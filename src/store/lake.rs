@@ -251,9 +251,15 @@ pub fn committed_batches(conn: &Connection) -> Result<Vec<i64>> {
 /// (`Error::StoredMeanwhile`) and tried again, when it finds them stored.
 /// Files overlap only by their whole key (path, owner, release, shard) with
 /// other content: jobs at one checkout path reading other shards or
-/// releases never do, and a file both read alike is kept once.
+/// releases never do, and a file both read alike is kept once (dropped from
+/// `staged_files`, the batch's files not yet in `source_file`).
 /// None: not a PostgreSQL lake (one writer at a time).
-pub fn guard_commit(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<Option<WriterLock>> {
+pub fn guard_commit(
+    tx: &Connection,
+    batch_id: i64,
+    planned: &[i64],
+    staged_files: &str,
+) -> Result<Option<WriterLock>> {
     let Some(catalog) = Catalog::attached(tx)? else {
         return Ok(None);
     };
@@ -313,23 +319,25 @@ pub fn guard_commit(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<O
            JOIN run r ON r.run_id = m.run_id AND r.batch_id = $1
          ORDER BY 1, 2",
     )?;
-    let files_met = overlapping(
+    let files_met = overlapping(&format!(
         "SELECT DISTINCT m.batch_id, m.path FROM liftdb_meanwhile_files m
-           JOIN source_file f ON f.path = m.path AND f.owner_key = m.owner_key AND f.batch_id = $1
+           JOIN {staged_files} f ON f.path = m.path AND f.owner_key = m.owner_key AND f.batch_id = $1
             AND f.release_label IS NOT DISTINCT FROM m.release_label
             AND f.shard IS NOT DISTINCT FROM m.shard AND f.sha256 <> m.sha256
-         ORDER BY 1, 2",
-    )?;
+         ORDER BY 1, 2"
+    ))?;
     // A file both read alike (the manifest every job of a release names)
     // is no overlap: its row is kept once, the other writer's.
     if runs_met.is_empty() && files_met.is_empty() {
         tx.execute(
-            "DELETE FROM source_file WHERE batch_id = $1 AND EXISTS (
-                 SELECT 1 FROM liftdb_meanwhile_files m
-                 WHERE m.path = source_file.path AND m.owner_key = source_file.owner_key
-                   AND m.release_label IS NOT DISTINCT FROM source_file.release_label
-                   AND m.shard IS NOT DISTINCT FROM source_file.shard AND m.sha256 = source_file.sha256)",
-            [batch_id],
+            &format!(
+                "DELETE FROM {staged_files} f WHERE EXISTS (
+                     SELECT 1 FROM liftdb_meanwhile_files m
+                     WHERE m.path = f.path AND m.owner_key = f.owner_key
+                       AND m.release_label IS NOT DISTINCT FROM f.release_label
+                       AND m.shard IS NOT DISTINCT FROM f.shard AND m.sha256 = f.sha256)"
+            ),
+            [],
         )?;
     }
     tx.execute_batch(

@@ -228,6 +228,27 @@ const TOUCHED_BY_DELETES: &str = "
     UNION SELECT s.release_label, NULL FROM suite_record s JOIN liftdb_doomed d ON d.path = s.manifest_path
           WHERE d.release IS NULL OR d.release = s.release_label";
 
+/// The files this batch read, held out of `source_file` until its commit:
+/// on a lake, jobs at one checkout path read the same manifest, and the row
+/// another job stored meanwhile is dropped from here, where DuckLake sees no
+/// delete (a delete from `source_file` would conflict with every other
+/// job's insert into it and send the batch round again).
+const BATCH_FILES: &str = "liftdb_batch_files";
+
+/// `name TYPE, ...` of `columns`, for a temporary table shaped like a stored one.
+fn column_definitions(columns: &[Column]) -> String {
+    let defs: Vec<String> = columns
+        .iter()
+        .map(|c| format!("{} {}", c.name, c.sql_type))
+        .collect();
+    defs.join(", ")
+}
+
+fn column_names(columns: &[Column]) -> String {
+    let names: Vec<&str> = columns.iter().map(|c| c.name).collect();
+    names.join(", ")
+}
+
 /// A batch that replaces nothing touched nothing yet.
 const TOUCHED_NOTHING: &str =
     "CREATE OR REPLACE TEMP TABLE liftdb_touched (release_label VARCHAR, case_key VARCHAR)";
@@ -245,8 +266,7 @@ const TOUCHED_BY_REPLACED_REPORTED: &str = "
 const TOUCHED_BY_WRITES: &str = "
     INSERT INTO liftdb_touched
     WITH read_now AS (
-        SELECT path FROM source_file WHERE batch_id = $1
-        UNION SELECT owner_key FROM source_file WHERE batch_id = $1
+        SELECT path FROM liftdb_batch_files UNION SELECT owner_key FROM liftdb_batch_files
     )
     SELECT release_label, liftdb_case_key(release_label, skill_name, case_id) FROM run WHERE batch_id = $1
     UNION SELECT r.release_label, liftdb_case_key(r.release_label, r.skill_name, r.case_id)
@@ -276,7 +296,7 @@ const DUPLICATE_KEYS: &[(&str, &str)] = &[
          FROM grading WHERE grading_id IN (
              SELECT grading_id FROM grading
              WHERE run_id IN (SELECT run_id FROM run WHERE batch_id = $1)
-                OR report_path IN (SELECT path FROM source_file WHERE batch_id = $1))
+                OR report_path IN (SELECT path FROM liftdb_batch_files))
          GROUP BY grading_id HAVING count(*) > 1 ORDER BY grading_id LIMIT 1",
     ),
 ];
@@ -489,6 +509,10 @@ impl<'c> BatchWriter<'c> {
                 batch.release_label
             ],
         )?;
+        tx.execute_batch(&format!(
+            "CREATE OR REPLACE TEMP TABLE {BATCH_FILES} ({})",
+            column_definitions(SourceFileRec::COLUMNS)
+        ))?;
         let replaced = fill_doomed(&tx, replaced_units)?;
         // A batch that replaces nothing (new units only) skips the thirteen
         // deletes: each would still scan its table.
@@ -627,13 +651,12 @@ impl<'c> BatchWriter<'c> {
         Ok(())
     }
 
-    /// Record the files a chunk was read from. Every owner written here was
-    /// deleted by `begin` (each changed unit is replaced whole), so the
-    /// primary key (path, owner_key) catches a double write instead of a
-    /// delete hiding it.
+    /// Record the files a chunk was read from: staged (`BATCH_FILES`) until
+    /// the commit, when the writers' turn says which another writer has
+    /// stored meanwhile (`finish`).
     pub fn append_source_files(&mut self, files: &[SourceFileRec]) -> Result<()> {
         let rows = files.iter().map(|f| f.row(self.batch_id)).collect();
-        self.buffer_rows(SourceFileRec::TABLE, SourceFileRec::COLUMNS, rows)?;
+        self.buffer_rows(BATCH_FILES, SourceFileRec::COLUMNS, rows)?;
         Ok(())
     }
 
@@ -657,7 +680,7 @@ impl<'c> BatchWriter<'c> {
         mut self,
         batch: &BatchInfo,
         errors: &[IngestErrorRec],
-        touched: &[(String, i64, String)],
+        moved_mtimes: &[(String, i64, String)],
         clock: &mut crate::sys::timings::Timings,
     ) -> Result<WriteCounts> {
         self.appenders.flush()?;
@@ -707,14 +730,14 @@ impl<'c> BatchWriter<'c> {
         }
         refuse_duplicate_keys(tx, self.batch_id, batch.planned_after)?;
         tx.execute(RECORD_STORED_RUNS, [self.batch_id])?;
-        update_mtimes(tx, touched)?;
         register_run_releases(tx, self.batch_id)?;
         let release_dropped = drop_empty_release(tx, self.batch_id, batch.release_label)?;
         clock.mark("errors + mtimes");
         let touched = touched_by_batch(tx, self.batch_id)?;
         let releases: Vec<String> = touched.by_release.keys().cloned().collect();
         // A lake's refill takes whole releases (refill::run): its cases are not given.
-        let by_case = match super::lake::on_lake(tx)? {
+        let lake = super::lake::on_lake(tx)?;
+        let by_case = match lake {
             true => None,
             false => Some(whole_when_new(tx, touched)?),
         };
@@ -732,7 +755,13 @@ impl<'c> BatchWriter<'c> {
             ],
         )?;
         // On a lake the writers take turns from here to the commit.
-        let writers_turn = super::lake::guard_commit(tx, self.batch_id, batch.planned_after)?;
+        let writers_turn =
+            super::lake::guard_commit(tx, self.batch_id, batch.planned_after, BATCH_FILES)?;
+        let columns = column_names(SourceFileRec::COLUMNS);
+        tx.execute_batch(&format!(
+            "INSERT INTO source_file ({columns}) SELECT {columns} FROM {BATCH_FILES};
+             DROP TABLE temp.{BATCH_FILES};"
+        ))?;
         let counts = WriteCounts {
             batch_id: self.batch_id,
             release_dropped,
@@ -749,6 +778,7 @@ impl<'c> BatchWriter<'c> {
         tx.commit()?;
         drop(writers_turn);
         clock.mark("commit");
+        remember_mtimes(conn, moved_mtimes)?;
         // What the parse and the checks freed, handed back before the
         // refill's share is used.
         super::budget::return_freed_memory();
@@ -827,6 +857,18 @@ fn update_mtimes(conn: &Connection, touched: &[(String, i64, String)]) -> Result
         stmt.execute(params![mtime, path, sha])?;
     }
     Ok(())
+}
+
+/// After a batch's commit, in a transaction of its own: an update is a
+/// delete to DuckLake, which conflicts with every other writer's insert
+/// into `source_file` (jobs at one checkout path each hold their own copy
+/// of one manifest). An mtime not remembered costs the next ingest a read
+/// of the file, nothing else: one that meets another writer is left.
+fn remember_mtimes(conn: &Connection, touched: &[(String, i64, String)]) -> Result<()> {
+    match touch(conn, touched) {
+        Err(e) if e.is_transaction_conflict() => Ok(()),
+        other => other,
+    }
 }
 
 /// Files whose content is unchanged but whose mtime moved (path, mtime,

@@ -260,7 +260,13 @@ fn matrix_jobs_at_one_checkout_path_land_once_without_retries() {
     for (i, job) in jobs.into_iter().enumerate() {
         let out = job.wait_with_output().unwrap();
         let s = summary(&out, &format!("job-{}", i + 1));
-        assert_eq!(s["tries"], 1, "job-{}: {s}", i + 1);
+        assert_eq!(
+            s["tries"],
+            1,
+            "job-{}: {s}\n{}",
+            i + 1,
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert_eq!(s["stored_meanwhile_by"], serde_json::json!([]), "{s}");
         assert_eq!(s["already_stored"], 0, "{s}");
     }
