@@ -87,18 +87,32 @@ pub enum Error {
     OutOfMemory { path: String, detail: String },
 
     /// The batch committed; the refill after it did not finish (refill.rs).
-    #[error("batch {batch_id} is stored (all its runs are in the store), but refilling the aggregates reports read failed ({detail}); {} wait{} for that refill: the next liftdb command to open the store refills them (`liftdb check` does it now; on a lake, `liftdb lake refresh`)", waiting_releases(.releases), if .releases.len() == 1 { "s" } else { "" })]
+    #[error("batch {batch_id} is stored (all its runs are in the store), but refilling the aggregates reports read failed ({detail}); {} wait{} for that refill: {remedy}", waiting_releases(.releases), if .releases.len() == 1 { "s" } else { "" })]
     AggregatesWaiting {
         batch_id: i64,
         /// The releases whose aggregates wait.
         releases: Vec<String>,
         detail: String,
+        /// The command that finishes it (`budget::refill_remedy`).
+        remedy: String,
     },
 
     /// An open found the stored aggregates waiting (a batch's refill or a
     /// views change's not done) and could not refill them (refill.rs).
-    #[error("store {path}: its stored aggregates wait for a refill, and refilling them failed ({detail}); its runs are kept, and the next liftdb command to open it tries again (`liftdb check` does it now); until then a report may miss rows")]
-    AggregatesNotRefilled { path: String, detail: String },
+    #[error("store {path}: its stored aggregates wait for a refill, and refilling them failed ({detail}); its runs are kept: {remedy}; until then a report may miss rows")]
+    AggregatesNotRefilled {
+        path: String,
+        detail: String,
+        remedy: String,
+    },
+
+    /// A refill step that ran out of memory every way it was tried (refill.rs).
+    #[error("its step {step} ran out of memory on one thread under DuckDB's share of {}: {detail}", .budget_mib.map_or("DuckDB's own limit".to_string(), |mb| format!("--memory-mb {mb}")))]
+    RefillOutOfMemory {
+        step: String,
+        budget_mib: Option<u64>,
+        detail: String,
+    },
 
     #[error("store {path} is damaged (DuckDB: {detail}); `liftdb check` says what is affected, and the run trees it was ingested from can rebuild it: liftdb --db {path} rebuild --out NEW.duckdb")]
     Corrupt { path: String, detail: String },

@@ -98,6 +98,28 @@ CREATE OR REPLACE MACRO liftdb_mean_agg(x) AS liftdb_mean_of(sum(liftdb_scaled(x
 
 CREATE OR REPLACE MACRO liftdb_mean_signed_agg(x) AS liftdb_mean_signed_of(sum(liftdb_scaled(x)), count(x));
 
+-- For values of any size (token deltas, ratios): liftdb_sum_scale(m, n) is
+-- the power of two k that scales n values of magnitude at most m to integers
+-- whose sum stays inside a HUGEINT (below 2^125), at most 2^100 as above;
+-- liftdb_scaled_by(x, k) scales one value by it, and
+-- liftdb_mean_signed_scaled(s, n, k) is the exact mean of the scaled sum s.
+-- Summed as integers the mean is the same whatever order the values come
+-- in, and exact wherever x * 2^k is an integer (every value of a realistic
+-- spread); the state is a sum and a count, which spills.
+CREATE OR REPLACE MACRO liftdb_sum_scale(m, n) AS
+    CASE WHEN coalesce(m, 0) = 0 OR n = 0 THEN 100
+         ELSE CAST(least(100, greatest(-1000, 125 - ceil(log2(m) + log2(n)))) AS INTEGER) END;
+
+CREATE OR REPLACE MACRO liftdb_scaled_by(x, k) AS
+    CASE WHEN isfinite(x) THEN CAST(x * pow(2.0, k) AS HUGEINT) END;
+
+CREATE OR REPLACE MACRO liftdb_mean_signed_scaled(s, n, k) AS
+    CASE WHEN n > 0 THEN
+        list_transform([{'s': sign(s), 'q': abs(s) // n, 'r': abs(s) % n, 'n': n}],
+            lambda p: p.s * CAST(liftdb_round_shift(p.q, p.r, p.n, greatest(liftdb_bitlen(p.q) - 53, 0)) AS DOUBLE))[1]
+            / pow(2.0, k)
+    END;
+
 -- The exact mean of a list (NULLs are skipped, as avg() skips them).
 CREATE OR REPLACE MACRO liftdb_mean(xs) AS
     list_transform([list_transform(list_filter(xs, lambda x: x IS NOT NULL), lambda x: liftdb_scaled(x))],
@@ -198,9 +220,15 @@ CREATE OR REPLACE MACRO liftdb_case_key(release_label, skill_name, case_id) AS
     release_label || chr(31) || coalesce(skill_name, '') || chr(31) || coalesce(case_id, '');
 
 -- liftdb_in_scope: whether a row is among the releases listed (NULL: every
--- release) or the cases listed (keys made by liftdb_case_key; NULL: none).
+-- release) or the cases listed (keys made by liftdb_case_key; NULL: none),
+-- and in the part of the cases a refill is at when it works in parts: the
+-- variable liftdb_refill_part, [part, parts], keeps the cases whose key
+-- hashes to part modulo parts (unset, as in any other session: every case).
 CREATE OR REPLACE MACRO liftdb_in_scope(releases, cases, release_label, skill_name, case_id) AS
-    releases IS NULL
-    OR list_contains(releases, release_label)
-    -- (cases NULL: folded away before any key is built)
-    OR (cases IS NOT NULL AND list_contains(cases, liftdb_case_key(release_label, skill_name, case_id)));
+    (releases IS NULL
+     OR list_contains(releases, release_label)
+     -- (cases NULL: folded away before any key is built)
+     OR (cases IS NOT NULL AND list_contains(cases, liftdb_case_key(release_label, skill_name, case_id))))
+    AND (getvariable('liftdb_refill_part') IS NULL
+         OR hash(liftdb_case_key(release_label, skill_name, case_id)) % getvariable('liftdb_refill_part')[2]
+            = getvariable('liftdb_refill_part')[1]);

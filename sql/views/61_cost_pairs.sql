@@ -71,6 +71,24 @@ CREATE OR REPLACE MACRO liftdb_cost_blocked_reason(is_cost, both_scorable, l, r)
             THEN 'basis_mismatch'
     END;
 
+-- liftdb_cost_reasons: every reason liftdb_cost_blocked_reason gives, sorted
+-- (a reason added there is added here); liftdb_cost_reason_bit(reason) is its
+-- bit, and liftdb_cost_reasons_of(bits) the reasons a bit_or() of them names,
+-- joined as a sorted distinct list would be: a group's reasons held in one
+-- integer, which spills, where a list of strings does not.
+CREATE OR REPLACE MACRO liftdb_cost_reasons() AS
+    ['basis_mismatch', 'basis_missing', 'currency_mismatch', 'legacy_unverified', 'missing_left',
+     'missing_right', 'not_applicable', 'pair_key_mismatch', 'population_mismatch',
+     'provenance_mismatch', 'unscorable_arm'];
+
+CREATE OR REPLACE MACRO liftdb_cost_reason_bit(reason) AS
+    CAST(1 AS BIGINT) << (list_position(liftdb_cost_reasons(), reason) - 1);
+
+CREATE OR REPLACE MACRO liftdb_cost_reasons_of(bits) AS
+    CASE WHEN coalesce(bits, 0) <> 0 THEN
+        array_to_string(list_filter(liftdb_cost_reasons(), lambda reason, i: (bits >> (i - 1)) & 1 = 1), ', ')
+    END;
+
 -- cost_pairs_in(releases): the cost pairs of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO cost_pairs_in(releases) AS TABLE
 WITH p AS (

@@ -8,13 +8,30 @@
 -- token-overhead's summary). Overall and per-model rows come for each split
 -- and for every split pooled (split 'all'). Read from cost_per_lift_rows, the
 -- stored pairs.
--- Means exact, as statistics.mean takes them (liftdb_mean_signed_bounded):
--- they do not depend on the order the pairs are summed in (avg() sums in
--- thread order, and the last printed digit could change from one run to the
--- next).
+-- Means exact, as statistics.mean takes them: each quantity summed as
+-- integers, scaled by a power of two its release's magnitudes allow
+-- (liftdb_sum_scale), so that they do not depend on the order the pairs are
+-- summed in (avg() sums in thread order, and the last printed digit could
+-- change from one run to the next), and every group's state is a few
+-- numbers, which DuckDB spills under a memory limit (a list per group it
+-- cannot). A group holding an infinite value takes avg()'s.
 -- cost_per_lift_cases_in(releases): those of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO cost_per_lift_cases_in(releases) AS TABLE
-WITH per_scope AS (
+WITH pairs AS (
+    SELECT * FROM cost_per_lift_rows
+    WHERE releases IS NULL OR list_contains(releases, release_label)
+),
+scales AS (
+    SELECT release_label,
+        liftdb_sum_scale(max(abs(objective_delta)), count(objective_delta)) AS k_lift,
+        liftdb_sum_scale(max(abs(cost_delta)), count(cost_delta)) AS k_cost,
+        liftdb_sum_scale(max(abs(total_token_delta)), count(total_token_delta)) AS k_tokens,
+        liftdb_sum_scale(max(abs(lift_per_dollar)) FILTER (WHERE isfinite(lift_per_dollar)), count(lift_per_dollar)) AS k_per_dollar,
+        liftdb_sum_scale(max(abs(lift_per_1k_tokens)) FILTER (WHERE isfinite(lift_per_1k_tokens)), count(lift_per_1k_tokens)) AS k_per_1k_tokens,
+        liftdb_sum_scale(max(abs(cost_per_unit_lift)) FILTER (WHERE isfinite(cost_per_unit_lift)), count(cost_per_unit_lift)) AS k_per_unit_lift
+    FROM pairs GROUP BY release_label
+),
+per_scope AS (
     SELECT
         release_label, skill_name, experiment,
         CASE WHEN grouping(split) = 1 THEN 'all' ELSE split END AS split,
@@ -24,18 +41,22 @@ WITH per_scope AS (
         case_id, model,
         count(*) AS pairs,
         count(cost_delta) AS cost_comparable,
-        -- Each quantity's values, in no order: their means are exact
-        -- (liftdb_mean_signed_bounded), whatever order they come in.
-        list(objective_delta) AS lifts,
-        list(cost_delta) AS costs,
-        list(total_token_delta) AS tokens,
-        list(lift_per_dollar) AS per_dollar,
-        list(lift_per_1k_tokens) AS per_1k_tokens,
-        list(cost_per_unit_lift) AS per_unit_lift,
-        CASE WHEN count(cost_blocked_reason) > 0
-             THEN array_to_string(list_sort(list_distinct(list(cost_blocked_reason))), ', ') END AS cost_blocked
-    FROM cost_per_lift_rows
-    WHERE releases IS NULL OR list_contains(releases, release_label)
+        -- The scales are the release's, one per group (every grouping set holds the release).
+        max(k_lift) AS k_lift, max(k_cost) AS k_cost, max(k_tokens) AS k_tokens,
+        max(k_per_dollar) AS k_per_dollar, max(k_per_1k_tokens) AS k_per_1k_tokens,
+        max(k_per_unit_lift) AS k_per_unit_lift,
+        sum(liftdb_scaled_by(objective_delta, k_lift)) AS lift_sum, count(objective_delta) AS lift_n,
+        sum(liftdb_scaled_by(cost_delta, k_cost)) AS cost_sum, count(cost_delta) AS cost_n,
+        sum(liftdb_scaled_by(total_token_delta, k_tokens)) AS tokens_sum, count(total_token_delta) AS tokens_n,
+        sum(liftdb_scaled_by(lift_per_dollar, k_per_dollar)) AS per_dollar_sum, count(lift_per_dollar) AS per_dollar_n,
+        sum(liftdb_scaled_by(lift_per_1k_tokens, k_per_1k_tokens)) AS per_1k_tokens_sum, count(lift_per_1k_tokens) AS per_1k_tokens_n,
+        sum(liftdb_scaled_by(cost_per_unit_lift, k_per_unit_lift)) AS per_unit_lift_sum, count(cost_per_unit_lift) AS per_unit_lift_n,
+        count(*) FILTER (WHERE NOT isfinite(lift_per_dollar) OR NOT isfinite(lift_per_1k_tokens)
+                          OR NOT isfinite(cost_per_unit_lift)) AS infinite,
+        avg(lift_per_dollar) AS per_dollar_avg, avg(lift_per_1k_tokens) AS per_1k_tokens_avg,
+        avg(cost_per_unit_lift) AS per_unit_lift_avg,
+        liftdb_cost_reasons_of(bit_or(liftdb_cost_reason_bit(cost_blocked_reason))) AS cost_blocked
+    FROM pairs JOIN scales USING (release_label)
     -- split follows the case: grouping a case by it keeps the case's group
     -- and lets a report filter on it
     GROUP BY GROUPING SETS (
@@ -51,12 +72,15 @@ means AS (
     SELECT
         release_label, skill_name, experiment, split, scope, case_id, model,
         pairs, cost_comparable, cost_blocked,
-        liftdb_mean_signed_bounded(lifts) AS lift,
-        liftdb_mean_signed_bounded(costs) AS cost,
-        liftdb_mean_signed_bounded(tokens) AS tokens,
-        liftdb_mean_signed_bounded(per_dollar) AS per_dollar,
-        liftdb_mean_signed_bounded(per_1k_tokens) AS per_1k_tokens,
-        liftdb_mean_signed_bounded(per_unit_lift) AS per_unit_lift
+        liftdb_mean_signed_scaled(lift_sum, lift_n, k_lift) AS lift,
+        liftdb_mean_signed_scaled(cost_sum, cost_n, k_cost) AS cost,
+        liftdb_mean_signed_scaled(tokens_sum, tokens_n, k_tokens) AS tokens,
+        CASE WHEN infinite > 0 THEN per_dollar_avg
+             ELSE liftdb_mean_signed_scaled(per_dollar_sum, per_dollar_n, k_per_dollar) END AS per_dollar,
+        CASE WHEN infinite > 0 THEN per_1k_tokens_avg
+             ELSE liftdb_mean_signed_scaled(per_1k_tokens_sum, per_1k_tokens_n, k_per_1k_tokens) END AS per_1k_tokens,
+        CASE WHEN infinite > 0 THEN per_unit_lift_avg
+             ELSE liftdb_mean_signed_scaled(per_unit_lift_sum, per_unit_lift_n, k_per_unit_lift) END AS per_unit_lift
     FROM per_scope
 )
 SELECT

@@ -53,13 +53,6 @@ pub struct IngestArgs {
     /// A .gz file inflating past this (MiB) is an error row; the inflation stops there.
     #[arg(long, default_value_t = 512)]
     pub max_inflated_mb: u64,
-    /// Memory budget (MiB) for the whole process: while runs are parsed DuckDB is held to what
-    /// liftdb's own lists leave of it, at most half (the open batch spills to disk past that),
-    /// and to five eighths for the refill of the aggregates once the batch commits. 0 leaves
-    /// DuckDB's own limit (80% of RAM). Out of its share, the batch rolls back (store
-    /// unchanged) and says so.
-    #[arg(long, default_value_t = DEFAULT_MEMORY_MB, env = "LIFTDB_MEMORY_MB")]
-    pub memory_mb: u64,
     /// Commit the batch and leave the stored aggregates waiting: for the jobs of a fan-out into
     /// one lake, followed by one `liftdb lake refresh` (else the next reader refills them).
     #[arg(long)]
@@ -88,8 +81,6 @@ fn shard_name(name: &str) -> Result<String, String> {
     }
 }
 
-use liftdb::store::budget::DEFAULT_MEMORY_MB;
-
 pub fn run(db: &Location, args: &IngestArgs) -> anyhow::Result<i32> {
     let wait = std::time::Duration::from_secs(args.wait.unwrap_or(0));
     let mut store = super::naming_store(
@@ -114,7 +105,7 @@ pub fn run(db: &Location, args: &IngestArgs) -> anyhow::Result<i32> {
             max_file_bytes: args.max_file_mb.saturating_mul(1 << 20),
             max_inflated_bytes: args.max_inflated_mb.saturating_mul(1 << 20),
         },
-        memory_mb: (args.memory_mb > 0).then_some(args.memory_mb),
+        memory_mb: liftdb::store::budget::process_budget(),
         defer_refill: args.defer_refill,
         define_reported: args.define_reported,
         shard: args.shard.clone(),

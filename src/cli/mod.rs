@@ -53,6 +53,20 @@ pub struct Cli {
     #[arg(long, global = true, env = "LIFTDB_EXTENSION_DIR", value_name = "DIR")]
     pub extension_dir: Option<PathBuf>,
 
+    /// Memory budget (MiB) for the whole process, every command: DuckDB is held to five eighths
+    /// of it (past that it spills to disk: beside a store file, in liftdb's cache for a lake).
+    /// While an ingest parses runs DuckDB gets what liftdb's own lists leave, at most half.
+    /// 0 leaves DuckDB's own limit (80% of RAM). Out of its share, a batch rolls back (store
+    /// unchanged) and says so.
+    #[arg(
+        long,
+        global = true,
+        env = "LIFTDB_MEMORY_MB",
+        default_value_t = liftdb::store::budget::DEFAULT_MEMORY_MB,
+        value_name = "MIB"
+    )]
+    pub memory_mb: u64,
+
     #[command(flatten)]
     pub repl: ReplArgs,
 
@@ -303,6 +317,7 @@ pub fn run() -> anyhow::Result<i32> {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     take_turns(&matches, &cli);
+    liftdb::store::budget::hold_process_to((cli.memory_mb > 0).then_some(cli.memory_mb));
     let shell = &cli.repl;
     if cli.command.is_some() && (!shell.commands.is_empty() || shell.file.is_some()) {
         anyhow::bail!(

@@ -8,7 +8,9 @@
 //! process's resident memory less DuckDB's own. Early in a large parse
 //! DuckDB gets less; as the chunks are freed it gets up to half again.
 
-use duckdb::Connection;
+use std::sync::OnceLock;
+
+use duckdb::{Config, Connection};
 
 use crate::{Error, Result};
 
@@ -20,19 +22,97 @@ pub struct MemoryBudget {
     duckdb_mib: u64,
 }
 
-/// The default budget: what an ingest is held to, and what the refill of
-/// every stored aggregate after a views change is held to when a store is
-/// opened.
+/// The default budget (`--memory-mb`): what every command is held to.
 pub const DEFAULT_MEMORY_MB: u64 = 1024;
+
+/// This process's budget (MiB; None: DuckDB's own limit), set once by the
+/// command line before any store is opened.
+static PROCESS_BUDGET: OnceLock<Option<u64>> = OnceLock::new();
+
+/// Set by the command line (`--memory-mb`, 0: none) before any store is
+/// opened: every open, its refill, an ingest, `check`, a report and the
+/// shell are held to it.
+pub fn hold_process_to(total_mib: Option<u64>) {
+    let _ = PROCESS_BUDGET.set(total_mib);
+}
+
+/// The process's budget: what `hold_process_to` set, else the default.
+pub fn process_budget() -> Option<u64> {
+    *PROCESS_BUDGET.get_or_init(|| Some(DEFAULT_MEMORY_MB))
+}
+
+/// DuckDB's limit (MiB) for a store opened under the process's budget: the
+/// refill's share, which a refill on open, a report or a query may use
+/// whole (past it DuckDB spills to its temporary directory). None: DuckDB's own.
+pub fn duckdb_limit_on_open() -> Option<u64> {
+    process_budget().map(refill_share_of)
+}
+
+/// The command that finishes a refill that failed with `e`: when it ran out
+/// of memory, the same under twice the budget (any command that opens the
+/// store refills what waits; `check` does nothing else first).
+pub fn refill_remedy(e: &Error, on_lake: bool) -> String {
+    let command = match on_lake {
+        true => "lake refresh",
+        false => "check",
+    };
+    match (e, process_budget()) {
+        (Error::RefillOutOfMemory { .. }, Some(_)) => format!("{} refills them", larger_budget(command)),
+        _ => format!(
+            "the next liftdb command to open the store refills them (`liftdb {command}` does it now)"
+        ),
+    }
+}
+
+/// `liftdb COMMAND` under twice this process's budget, as a phrase.
+pub fn larger_budget(command: &str) -> String {
+    match process_budget() {
+        Some(mb) => format!(
+            "`liftdb --memory-mb {} {command}` with twice the budget (LIFTDB_MEMORY_MB sets it for every command)",
+            mb * 2
+        ),
+        None => format!("`liftdb {command}` on a machine with more memory"),
+    }
+}
+
+/// `config` holding DuckDB to the process's budget, spilling into `spill`
+/// (a file store's default, `<store>.tmp` beside it, when None).
+pub fn engine_config(config: Config, spill: Option<&std::path::Path>) -> Result<Config> {
+    let mut config = config;
+    if let Some(mib) = duckdb_limit_on_open() {
+        config = config.with("memory_limit", format!("{mib}MiB"))?;
+    }
+    if let Some(dir) = spill {
+        config = config.with("temp_directory", dir.display().to_string())?;
+    }
+    Ok(config)
+}
+
+/// Where a store with no file of its own (a lake, an in-memory store)
+/// spills: liftdb's cache, a folder per process (DuckDB's default would be
+/// `.tmp` in the working directory, a CI checkout). DuckDB creates the
+/// process's folder when it first spills and removes it at exit (its temporary
+/// files are not named apart, so two processes never share one); liftdb
+/// makes the folder above it.
+pub fn spill_directory() -> std::path::PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    let above = base.join("liftdb").join("spill");
+    // Not made (a read-only home): DuckDB names the folder when it must spill.
+    let _ = std::fs::create_dir_all(&above);
+    above.join(std::process::id().to_string())
+}
 
 /// The least DuckDB is ever held to (the floor `--memory-mb` has had since it was added).
 const DUCKDB_FLOOR_MIB: u64 = 64;
 
-/// Run work that reads every release at once (the refill after a views
-/// change, `liftdb check`) under the default budget's refill share on one
-/// thread, then give DuckDB back its own limits; the work's error first.
-pub fn under_default_refill<T>(conn: &Connection, work: impl FnOnce() -> Result<T>) -> Result<T> {
-    let mut budget = MemoryBudget::start(conn, Some(DEFAULT_MEMORY_MB))?;
+/// Run work that reads every release at once (the refill on open,
+/// `liftdb check`) under the process budget's refill share on one thread,
+/// then give DuckDB back its own limits; the work's error first.
+pub fn under_process_budget<T>(conn: &Connection, work: impl FnOnce() -> Result<T>) -> Result<T> {
+    let mut budget = MemoryBudget::start(conn, process_budget())?;
     let done = budget.refill(conn, work);
     let reset = budget.initial.restore(conn);
     let done = done?;
@@ -131,7 +211,7 @@ impl MemoryBudget {
     /// its budget (DuckDB holds some memory outside its limit, and the
     /// statistics' rows are liftdb's).
     pub fn refill_share(&self) -> Option<u64> {
-        self.total_mib.map(|mb| (mb / 8 * 5).max(DUCKDB_FLOOR_MIB))
+        self.total_mib.map(refill_share_of)
     }
 
     /// Run a query that only reads under an eighth of the budget (DuckDB
@@ -205,6 +285,11 @@ fn duckdb_share(total: u64, own: u64, duckdb_used: u64) -> u64 {
         .saturating_sub(own + in_flight)
         .clamp(DUCKDB_FLOOR_MIB, half(total))
         .max(duckdb_used + 16)
+}
+
+/// Five eighths of `total`, the floor at least (`MemoryBudget::refill_share`).
+fn refill_share_of(total: u64) -> u64 {
+    (total / 8 * 5).max(DUCKDB_FLOOR_MIB)
 }
 
 /// Half of `total`, the floor at least: DuckDB's share at the start of a

@@ -18,6 +18,16 @@ pub struct Checked {
     pub rows: Option<i64>,
     /// None when it is sound; else DuckDB's text.
     pub problem: Option<String>,
+    /// DuckDB ran out of the budget's memory reading it: not read, which
+    /// says nothing of damage (`problem` holds DuckDB's text).
+    pub out_of_memory: bool,
+}
+
+impl Checked {
+    /// Found damaged (not merely unread for want of memory).
+    pub fn damaged(&self) -> bool {
+        self.problem.is_some() && !self.out_of_memory
+    }
 }
 
 fn names(conn: &Connection, sql: &str) -> Result<Vec<String>> {
@@ -33,11 +43,11 @@ fn quoted(name: &str) -> String {
 }
 
 /// Every table read in full, then every view run to the end, under the
-/// default budget's refill share on one thread (left to DuckDB, a large
+/// process budget's refill share on one thread (left to DuckDB, a large
 /// store's check takes many gigabytes); DuckDB's own limits are back
 /// afterwards.
 pub fn check(conn: &Connection) -> Result<Vec<Checked>> {
-    super::budget::under_default_refill(conn, || check_all(conn))
+    super::budget::under_process_budget(conn, || check_all(conn))
 }
 
 fn check_all(conn: &Connection) -> Result<Vec<Checked>> {
@@ -55,11 +65,27 @@ fn check_all(conn: &Connection) -> Result<Vec<Checked>> {
             "SELECT count(*) FROM {}",
         ),
     ];
+    // A case-grained view and its table are read a part of the cases at a
+    // time, as the refill writes them (refill::parts_for): whole, their
+    // per-run folds outgrow a small budget on a large store.
+    let parts = super::aggregates::refill::parts_for(conn, super::aggregates::Scope::Every)?;
+    let in_parts = |d: &Derived| d.case_grained && d.listed_in.is_none() && parts > 1;
     let mut out = Vec::new();
     for (kind, list, read) in passes {
         for name in names(conn, list)? {
-            let sql = read.replace("{}", &quoted(&name));
-            let found = conn.query_row(&sql, [], |r| r.get::<_, i64>(0));
+            let found = match DERIVED.iter().find(|d| kind == "view" && d.view == name) {
+                Some(d) if in_parts(d) => by_parts(
+                    conn,
+                    parts,
+                    &format!(
+                    "SELECT count(*) FROM {}((SELECT list(DISTINCT release_label) FROM run), NULL)",
+                    d.of_cases()
+                ),
+                ),
+                _ => conn.query_row(&read.replace("{}", &quoted(&name)), [], |r| {
+                    r.get::<_, i64>(0)
+                }),
+            };
             out.push(checked(kind, name, found));
         }
     }
@@ -78,13 +104,22 @@ fn check_all(conn: &Connection) -> Result<Vec<Checked>> {
         let (table, view) = (d.table, d.view);
         // The view's rows as the table holds them: its macro's columns (the
         // view adds the reports' names of some after them).
-        let rows = format!("{}(NULL)", d.of_releases());
+        let (rows, stored) = match in_parts(d) {
+            true => (
+                format!("{}((SELECT list(DISTINCT release_label) FROM run), NULL)", d.of_cases()),
+                format!("(SELECT * FROM {table} WHERE liftdb_in_scope(NULL, NULL, release_label, skill_name, case_id))"),
+            ),
+            false => (format!("{}(NULL)", d.of_releases()), table.to_string()),
+        };
         let sql = format!(
-            "SELECT count(*) FROM ((SELECT * FROM {table} EXCEPT ALL SELECT * FROM {rows})
-                                   UNION ALL (SELECT * FROM {rows} EXCEPT ALL SELECT * FROM {table}))"
+            "SELECT count(*) FROM ((SELECT * FROM {stored} EXCEPT ALL SELECT * FROM {rows})
+                                   UNION ALL (SELECT * FROM {rows} EXCEPT ALL SELECT * FROM {stored}))"
         );
         let name = format!("{table} = {view}");
-        let found = conn.query_row(&sql, [], |r| r.get::<_, i64>(0));
+        let found = match in_parts(d) {
+            true => by_parts(conn, parts, &sql),
+            false => conn.query_row(&sql, [], |r| r.get::<_, i64>(0)),
+        };
         out.push(none_expected("derived", name, found, |differ| {
             format!("{differ} rows differ from the view; hint: written outside an ingest? the next ingest refills {table} for the releases it changes, `liftdb rebuild` writes the store anew")
         }));
@@ -169,6 +204,7 @@ fn found_wrong(
             name: name.to_string(),
             rows: Some(n),
             problem: Some(problem(&listed)),
+            out_of_memory: false,
         },
         Err(e) => checked(kind, name.to_string(), Err(e)),
     }
@@ -199,6 +235,7 @@ fn none_expected(
             name,
             rows: Some(n),
             problem: Some(problem(n)),
+            out_of_memory: false,
         },
         found => checked(kind, name, found),
     }
@@ -211,14 +248,39 @@ fn checked(kind: &'static str, name: String, found: duckdb::Result<i64>) -> Chec
             name,
             rows: Some(rows),
             problem: None,
+            out_of_memory: false,
         },
-        Err(e) => Checked {
-            kind,
-            name,
-            rows: None,
-            problem: Some(crate::error::duckdb_text(&e)),
-        },
+        Err(e) => {
+            let text = crate::error::duckdb_text(&e);
+            Checked {
+                kind,
+                name,
+                rows: None,
+                out_of_memory: text.contains("Out of Memory Error"),
+                problem: Some(text),
+            }
+        }
     }
+}
+
+/// The sum of `sql`'s count over `parts` parts of the cases (the variable
+/// `liftdb_in_scope` reads), the variable unset afterwards whatever happened.
+fn by_parts(conn: &Connection, parts: u64, sql: &str) -> duckdb::Result<i64> {
+    let mut sum = 0;
+    let mut done = Ok(());
+    for part in 0..parts {
+        done = conn
+            .execute_batch(&format!(
+                "SET VARIABLE liftdb_refill_part = [{part}, {parts}]::UBIGINT[]"
+            ))
+            .and_then(|_| conn.query_row(sql, [], |r| r.get::<_, i64>(0)))
+            .map(|n| sum += n);
+        if done.is_err() {
+            break;
+        }
+    }
+    conn.execute_batch("RESET VARIABLE liftdb_refill_part")?;
+    done.map(|_| sum)
 }
 
 /// One ingest that built the store: its release, whether the user named

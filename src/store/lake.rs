@@ -33,6 +33,9 @@ pub fn engine(lake: &Lake) -> Result<Connection> {
         // DuckDB's own layout there also serves what a query autoloads.
         config = config.with("extension_directory", dir.display().to_string())?;
     }
+    // Held to the process's budget, spilling into liftdb's cache rather
+    // than the working directory (a lake has no file to spill beside).
+    let config = super::budget::engine_config(config, Some(&super::budget::spill_directory()))?;
     let conn = Connection::open_in_memory_with_flags(config)?;
     let dir = lake.extension_dir.as_deref();
     super::extensions::load(&conn, dir, &["ducklake", "postgres_scanner"])?;

@@ -176,7 +176,7 @@ fn open_lake_on(
         if !writing && waiting != refill::Waiting::Nothing {
             match may_write {
                 true => super::lake::retrying(|| refill::finish_waiting(&conn))
-                    .map_err(|e| refill_failed(name, e))
+                    .map_err(|e| refill_failed(name, e, true))
                     .map(|_| ())?,
                 false => return open_last_refilled(conn, lake, &waiting),
             }
@@ -331,8 +331,12 @@ pub fn open_write_waiting(path: &Path, wait: std::time::Duration) -> Result<Stor
 /// The settings a store file is opened with: one created now is written in
 /// DuckDB's latest storage format, without which DuckDB 1.5 writes the
 /// v0.10.2 format and silently ignores the columns' `USING COMPRESSION`.
+/// Held to the process's memory budget (budget.rs).
 fn new_file_config() -> Result<Config> {
-    Ok(Config::default().with("storage_compatibility_version", "latest")?)
+    super::budget::engine_config(
+        Config::default().with("storage_compatibility_version", "latest")?,
+        None,
+    )
 }
 
 /// How long a writer waits for readers by default.
@@ -372,7 +376,15 @@ pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
                 path.display()
             );
         }
-        refill::finish_waiting(&conn).map_err(|e| refill_failed(path, e))?;
+        // A refill that fails leaves the store writable: its runs are
+        // kept, what waits stays marked, and a batch's own refill tries
+        // it again; a full disk or a damaged file still stops the command.
+        match refill::finish_waiting(&conn).map_err(|e| refill_failed(path, e, false)) {
+            Err(e @ Error::AggregatesNotRefilled { .. }) => eprintln!("liftdb: {e}"),
+            other => {
+                other?;
+            }
+        }
     }
     crate::stats::sql_functions::register(&conn)?;
     Ok(Store::file(conn, path))
@@ -422,7 +434,8 @@ pub fn open_read_after_upkeep(path: &Path) -> Result<Store> {
 }
 
 fn connect_read(path: &Path) -> Result<Connection> {
-    let config = Config::default().access_mode(AccessMode::ReadOnly)?;
+    let config =
+        super::budget::engine_config(Config::default().access_mode(AccessMode::ReadOnly)?, None)?;
     let conn = Connection::open_with_flags(path, config)
         .map_err(|e| classify_open_error(path, e, false))?;
     migrate::check_readable(&conn, path).map_err(|e| in_store(path, e))?;
@@ -547,15 +560,18 @@ fn classify_open_error(path: &Path, e: duckdb::Error, writing: bool) -> Error {
 
 /// A refill on open that failed: the steps done are committed, so not
 /// "nothing was written"; a full disk or a damaged file is still said so.
-fn refill_failed(path: &Path, e: Error) -> Error {
+fn refill_failed(path: &Path, e: Error, on_lake: bool) -> Error {
+    let remedy = super::budget::refill_remedy(&e, on_lake);
     let detail = match in_store(path, e) {
         Error::OutOfMemory { detail, .. } => detail,
         Error::Db(db) => crate::error::duckdb_text(&db),
+        e @ Error::RefillOutOfMemory { .. } => e.to_string(),
         other => return other,
     };
     Error::AggregatesNotRefilled {
         path: path.display().to_string(),
         detail,
+        remedy,
     }
 }
 

@@ -791,6 +791,7 @@ impl<'c> BatchWriter<'c> {
             |e| Error::AggregatesWaiting {
                 batch_id: counts.batch_id,
                 releases,
+                remedy: super::budget::refill_remedy(&e, lake),
                 detail: match e {
                     Error::Db(db) => crate::error::duckdb_text(&db),
                     other => other.to_string(),

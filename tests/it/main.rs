@@ -19,6 +19,7 @@ mod ingest_behaviour;
 mod invalid_runs;
 mod lake;
 mod layers;
+mod memory_budget;
 mod plan;
 mod releases;
 mod repl_tmux;

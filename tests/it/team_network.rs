@@ -28,6 +28,11 @@ fn turn_holder(lake: &TestLake) -> String {
     )
 }
 
+/// The lake's latest snapshot, as its catalog holds it.
+fn latest_snapshot(lake: &TestLake) -> String {
+    lake.psql("postgres", "SELECT max(snapshot_id) FROM ducklake_snapshot")
+}
+
 /// `liftdb` on `lake`'s data and extensions with another connection string.
 fn on_catalog(lake: &TestLake, catalog: &str) -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("liftdb"));
@@ -112,12 +117,15 @@ fn a_writer_stalled_in_its_commit_is_named_and_no_one_waits_past_the_bound() {
                     .unwrap(),
                 "report before",
             );
+            let landed = latest_snapshot(&lake);
             let mut job = spawn(&lake, 0, &[]);
             let own = format!("liftdb ingest pid {}", job.id());
             while job.try_wait().unwrap().is_none() {
                 if turn_holder(&lake).contains(&own) {
                     signal(job.id(), "-STOP");
-                    if turn_holder(&lake).contains(&own) {
+                    // Still holding the turn, its batch not yet committed
+                    // (the turn is held a moment past the commit too).
+                    if turn_holder(&lake).contains(&own) && latest_snapshot(&lake) == landed {
                         return Some((lake, job, before));
                     }
                     signal(job.id(), "-CONT");

@@ -175,6 +175,48 @@ impl Derived {
         }
     }
 
+    /// `refresh` in `parts` parts, each its own delete and insert, for a
+    /// case-grained table: the cases split by a hash of their key (the
+    /// variable `liftdb_in_scope` reads), so DuckDB holds one part's runs
+    /// at a time — state it cannot spill (strings under `max` and `list`,
+    /// ordered aggregates) grows with a part, not with the release. Any
+    /// other table, or one part: `refresh`.
+    pub fn refresh_in_parts(&self, conn: &Connection, scope: Scope, parts: u64) -> Result<()> {
+        if parts <= 1 || !self.case_grained || self.listed_in.is_some() {
+            return self.refresh(conn, scope);
+        }
+        // What a part deletes, and the releases whose rows it inserts: for
+        // every release, every row of the part goes (a release no run
+        // holds any more included) and the releases the runs hold come
+        // back (with no list the views would work out every case at once).
+        let (deleted, inserted, cases) = match scope {
+            Scope::Every => (
+                "NULL".to_string(),
+                "(SELECT list(DISTINCT release_label) FROM run)".to_string(),
+                "NULL".to_string(),
+            ),
+            Scope::Releases(labels) => (sql_list(labels), sql_list(labels), "NULL".to_string()),
+            Scope::Cases { whole, cases, .. } => {
+                (sql_list(whole), sql_list(whole), sql_list(cases))
+            }
+        };
+        for part in 0..parts {
+            let done = conn.execute_batch(&format!(
+                "SET VARIABLE liftdb_refill_part = [{part}, {parts}]::UBIGINT[];
+                 DELETE FROM {table} WHERE liftdb_in_scope({deleted}, {cases}, release_label, skill_name, case_id);
+                 INSERT INTO {table} BY NAME SELECT * FROM {macro_}({inserted}, {cases});",
+                table = self.table,
+                macro_ = self.of_cases(),
+            ));
+            if let Err(e) = done {
+                let _ = conn.execute_batch("RESET VARIABLE liftdb_refill_part;");
+                return Err(e.into());
+            }
+        }
+        conn.execute_batch("RESET VARIABLE liftdb_refill_part;")?;
+        Ok(())
+    }
+
     /// `<view>_of`, the table macro of the view's rows for some releases and cases.
     pub fn of_cases(&self) -> String {
         format!("{}_of", self.view)
@@ -298,6 +340,35 @@ pub fn copy_comments(conn: &Connection) -> Result<()> {
 #[cfg(test)]
 mod declaration_tests {
     use super::*;
+
+    /// Every reason liftdb_cost_blocked_reason (and cost_pairs) can give has
+    /// its bit in liftdb_cost_reasons (61_cost_pairs.sql): a reason without
+    /// one would be dropped from cost_per_lift_cases.cost_blocked.
+    #[test]
+    fn every_cost_blocked_reason_has_its_bit() {
+        let sql = crate::sqlfiles::VIEWS
+            .iter()
+            .find(|(name, _)| *name == "cost_pairs")
+            .map(|(_, sql)| *sql)
+            .expect("61_cost_pairs.sql");
+        let listed = sql
+            .split("MACRO liftdb_cost_reasons() AS")
+            .nth(1)
+            .and_then(|rest| rest.split(';').next())
+            .expect("the list");
+        let given = regex::Regex::new(r"THEN '([a-z_]+)'").unwrap();
+        let reasons: Vec<&str> = given
+            .captures_iter(sql)
+            .map(|c| c.get(1).unwrap().as_str())
+            .collect();
+        assert!(reasons.len() >= 11, "{reasons:?}");
+        for reason in reasons {
+            assert!(
+                listed.contains(&format!("'{reason}'")),
+                "{reason} has no bit"
+            );
+        }
+    }
 
     /// Every table a view file creates beside its view is declared in that
     /// file's header, and every declaration names a table the file creates

@@ -18,7 +18,7 @@ use duckdb::Connection;
 use super::{Derived, Scope, DERIVED};
 use crate::store::budget::{return_freed_memory, MemoryBudget};
 use crate::sys::timings::Timings;
-use crate::Result;
+use crate::{Error, Result};
 
 /// The releases whose stored aggregates wait for a refill.
 #[derive(Debug, PartialEq)]
@@ -101,7 +101,7 @@ fn mark_done(conn: &Connection, marks: &Marks) -> Result<()> {
 
 /// Refill what waits, if anything (a batch's refill that did not finish,
 /// or every release after a views change), a step at a time under the
-/// default budget: when a store is opened.
+/// process's budget (`--memory-mb`): when a store is opened.
 pub fn finish_waiting(conn: &Connection) -> Result<bool> {
     let marks = marks(conn)?;
     let scope = match &marks.waiting {
@@ -111,7 +111,7 @@ pub fn finish_waiting(conn: &Connection) -> Result<bool> {
     };
     let scope = widest(conn, scope)?;
     let mut clock = Timings::from_env();
-    crate::store::budget::under_default_refill(conn, || {
+    crate::store::budget::under_process_budget(conn, || {
         steps(conn, scope, &marks, true, &mut clock)
     })?;
     clock.report();
@@ -290,10 +290,11 @@ impl Fill {
         matches!(self, Fill::Derived(d) if d.two_threads)
     }
 
-    /// Replace the rows of `scope`, in the caller's transaction.
-    fn run(self, conn: &Connection, scope: Scope) -> Result<()> {
+    /// Replace the rows of `scope`, in the caller's transaction; a
+    /// case-grained table's in `parts` parts.
+    fn run(self, conn: &Connection, scope: Scope, parts: u64) -> Result<()> {
         match self {
-            Fill::Derived(d) => d.refresh(conn, scope),
+            Fill::Derived(d) => d.refresh_in_parts(conn, scope, parts),
             Fill::LiftStats => super::lift_stats::refresh(conn, scope).map(drop),
             Fill::AblationAndTrend => {
                 super::ablation::refresh(conn, scope)?;
@@ -309,7 +310,7 @@ impl Fill {
 pub fn everything(conn: &Connection) -> Result<()> {
     let marks = marks(conn)?;
     for fill in Fill::in_order() {
-        fill.run(conn, Scope::Every)?;
+        fill.run(conn, Scope::Every, 1)?;
     }
     mark_done(conn, &marks)
 }
@@ -327,6 +328,10 @@ fn steps(
 ) -> Result<()> {
     let last = Fill::in_order().count() - 1;
     let lake = crate::store::lake::on_lake(conn)?;
+    let parts = match budgeted {
+        true => parts_for(conn, scope)?,
+        false => 1,
+    };
     // On a lake another writer's refill, begun after these marks were
     // written, may finish first: it covered this one, which stops. Asked
     // only when a step meets another writer's commit (a query per step
@@ -340,7 +345,7 @@ fn steps(
             let tx = conn.unchecked_transaction()?;
             for fill in Fill::in_order() {
                 fill.take_turn_if_nothing_to_replace(&tx, scope)?;
-                fill.run(&tx, scope)?;
+                fill.run(&tx, scope, parts)?;
             }
             mark_done(&tx, marks)?;
             Ok(tx.commit()?)
@@ -360,16 +365,26 @@ fn steps(
         }
     }
     for (n, fill) in Fill::in_order().enumerate() {
-        let tries = tries(budgeted && fill.two_threads(), scope);
-        let finished = step(conn, &tries, clock, &settled, |tx, scope| {
+        let tries = tries(budgeted && fill.two_threads(), scope, parts);
+        let finished = step(conn, &tries, clock, &settled, |tx, scope, parts| {
             if lake {
                 fill.take_turn_if_nothing_to_replace(tx, scope)?;
             }
-            fill.run(tx, scope)?;
+            fill.run(tx, scope, parts)?;
             if n == last {
                 mark_done(tx, marks)?;
             }
             Ok(())
+        })
+        .map_err(|e| match e.is_out_of_memory() {
+            true => Error::RefillOutOfMemory {
+                step: fill.name().to_string(),
+                budget_mib: crate::store::budget::process_budget().filter(|_| budgeted),
+                // DuckDB's first line; its advice after it (SET statements)
+                // is not how liftdb is given memory.
+                detail: e.to_string().lines().next().unwrap_or_default().to_string(),
+            },
+            false => e,
         })?;
         if !finished {
             clock.mark("the rest done by another writer's refill");
@@ -383,31 +398,67 @@ fn steps(
 }
 
 /// One way to run a step: on two threads (else on the thread count set
-/// before), for these releases.
+/// before), for these releases, a case-grained table in `parts` parts.
 #[derive(Debug, Clone, Copy)]
 struct Try<'s> {
     two_threads: bool,
     scope: Scope<'s>,
+    parts: u64,
 }
 
 /// The ways a step is tried, in order, while DuckDB runs out of memory: on
 /// two threads when marked, then on one; then, when only some releases are
-/// asked for, every release (never wrong, only longer; see `widest`).
-fn tries(two_threads: bool, scope: Scope) -> Vec<Try> {
-    let mut tries = vec![Try { two_threads, scope }];
+/// asked for, every release (never wrong, only longer; see `widest`); last,
+/// in eight times the parts (a case-grained table: each part holds fewer runs).
+fn tries(two_threads: bool, scope: Scope, parts: u64) -> Vec<Try> {
+    let mut tries = vec![Try {
+        two_threads,
+        scope,
+        parts,
+    }];
     if two_threads {
         tries.push(Try {
             two_threads: false,
             scope,
+            parts,
         });
     }
     if let Scope::Releases(_) | Scope::Cases { .. } = scope {
         tries.push(Try {
             two_threads: false,
             scope: Scope::Every,
+            parts,
         });
     }
+    tries.push(Try {
+        two_threads: false,
+        scope: Scope::Every,
+        parts: parts * 8,
+    });
     tries
+}
+
+/// Runs a part of a case-grained table's refill may hold per MiB of
+/// DuckDB's share: half what the per-run folds of run_rows and
+/// cost_per_lift_rows were measured to fit on one thread (BENCHMARKS.md,
+/// "Memory"), leaving room for the rest of a step.
+const RUNS_PER_MIB: u64 = 100;
+
+/// How many parts a case-grained table's refill of `scope` is split into
+/// under the process's budget: one when the runs in scope fit a share.
+pub fn parts_for(conn: &Connection, scope: Scope) -> Result<u64> {
+    let Some(share) = crate::store::budget::duckdb_limit_on_open() else {
+        return Ok(1);
+    };
+    let runs: i64 = conn.query_row(
+        &format!(
+            "SELECT count(*) FROM run WHERE {}",
+            scope.filter("release_label")
+        ),
+        [],
+        |r| r.get(0),
+    )?;
+    Ok((runs.max(0) as u64).div_ceil(share * RUNS_PER_MIB).max(1))
 }
 
 /// Whether every mark this refill read is done (by another writer's refill).
@@ -432,19 +483,19 @@ fn step(
     tries: &[Try],
     clock: &mut Timings,
     settled: &dyn Fn() -> Result<bool>,
-    work: impl Fn(&Connection, Scope) -> Result<()>,
+    work: impl Fn(&Connection, Scope, u64) -> Result<()>,
 ) -> Result<bool> {
-    let committed = |scope| -> Result<()> {
+    let committed = |scope, parts| -> Result<()> {
         let tx = conn.unchecked_transaction()?;
-        work(&tx, scope)?;
+        work(&tx, scope, parts)?;
         Ok(tx.commit()?)
     };
     for (n, way) in tries.iter().enumerate() {
         // A lake's other writers may refill the same release at once: the
         // step is tried again on their commit, reading it.
         let done = crate::store::lake::retrying_unless(settled, || match way.two_threads {
-            true => crate::store::budget::on_threads(conn, 2, || committed(way.scope)),
-            false => committed(way.scope),
+            true => crate::store::budget::on_threads(conn, 2, || committed(way.scope, way.parts)),
+            false => committed(way.scope, way.parts),
         });
         match done {
             Err(e) if e.is_out_of_memory() && n + 1 < tries.len() => {
@@ -470,37 +521,40 @@ mod tests {
     }
 
     /// A step marked for two threads runs on two; out of memory there, it
-    /// runs again on one, then for every release, each failed try rolled
-    /// back. Any other failure is not tried again; a step not marked, for
-    /// every release, is tried once on the thread count set before.
+    /// runs again on one, then for every release, then in eight times the
+    /// parts, each failed try rolled back. Any other failure is not tried
+    /// again; a step not marked, for every release, is tried first on the
+    /// thread count set before.
     #[test]
-    fn a_step_out_of_memory_is_tried_on_one_thread_then_for_every_release() {
+    fn a_step_out_of_memory_is_tried_on_one_thread_then_for_every_release_then_in_more_parts() {
         let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch("CREATE TABLE t (threads BIGINT, every BOOLEAN); SET threads = 1")
-            .unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t (threads BIGINT, every BOOLEAN, parts UBIGINT); SET threads = 1",
+        )
+        .unwrap();
         let seen = std::cell::RefCell::new(Vec::new());
         let work = |failures: usize, error: fn() -> Error| {
             let seen = &seen;
-            move |tx: &Connection, scope: Scope| -> Result<()> {
+            move |tx: &Connection, scope: Scope, parts: u64| -> Result<()> {
                 let threads: i64 =
                     tx.query_row("SELECT current_setting('threads')", [], |r| r.get(0))?;
                 let every = matches!(scope, Scope::Every);
                 tx.execute(
-                    "INSERT INTO t VALUES (?, ?)",
-                    duckdb::params![threads, every],
+                    "INSERT INTO t VALUES (?, ?, ?)",
+                    duckdb::params![threads, every, parts],
                 )?;
-                seen.borrow_mut().push((threads, every));
+                seen.borrow_mut().push((threads, every, parts));
                 match seen.borrow().len() <= failures {
                     true => Err(error()),
                     false => Ok(()),
                 }
             }
         };
-        let kept = || -> Vec<(i64, bool)> {
+        let kept = || -> Vec<(i64, bool, u64)> {
             let rows = conn
-                .prepare("SELECT threads, every FROM t")
+                .prepare("SELECT threads, every, parts FROM t")
                 .unwrap()
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
                 .unwrap()
                 .collect::<duckdb::Result<_>>()
                 .unwrap();
@@ -513,48 +567,64 @@ mod tests {
 
         step(
             &conn,
-            &tries(true, asked),
+            &tries(true, asked, 2),
             clock,
             &|| Ok(false),
             work(2, out_of_memory),
         )
         .unwrap();
-        assert_eq!(*seen.borrow(), [(2, false), (1, false), (1, true)]);
-        assert_eq!(kept(), [(1, true)], "the failed tries rolled back");
+        assert_eq!(*seen.borrow(), [(2, false, 2), (1, false, 2), (1, true, 2)]);
+        assert_eq!(kept(), [(1, true, 2)], "the failed tries rolled back");
+
+        seen.borrow_mut().clear();
+        step(
+            &conn,
+            &tries(true, asked, 2),
+            clock,
+            &|| Ok(false),
+            work(3, out_of_memory),
+        )
+        .unwrap();
+        assert_eq!(
+            seen.borrow().last(),
+            Some(&(1, true, 16)),
+            "eight times the parts"
+        );
+        assert_eq!(kept(), [(1, true, 16)]);
 
         seen.borrow_mut().clear();
         let failed = step(
             &conn,
-            &tries(true, asked),
+            &tries(true, asked, 1),
             clock,
             &|| Ok(false),
-            work(3, out_of_memory),
+            work(4, out_of_memory),
         );
         assert!(failed.is_err(), "out of ways");
-        assert_eq!(seen.borrow().len(), 3);
+        assert_eq!(seen.borrow().len(), 4);
         assert_eq!(kept(), []);
 
         seen.borrow_mut().clear();
         let refused = step(
             &conn,
-            &tries(true, asked),
+            &tries(true, asked, 1),
             clock,
             &|| Ok(false),
             work(1, || Error::Invalid("no".into())),
         );
         assert!(refused.is_err());
-        assert_eq!(*seen.borrow(), [(2, false)], "not tried again");
+        assert_eq!(*seen.borrow(), [(2, false, 1)], "not tried again");
 
         seen.borrow_mut().clear();
         step(
             &conn,
-            &tries(false, Scope::Every),
+            &tries(false, Scope::Every, 1),
             clock,
             &|| Ok(false),
             work(0, out_of_memory),
         )
         .unwrap();
-        assert_eq!(*seen.borrow(), [(1, true)]);
+        assert_eq!(*seen.borrow(), [(1, true, 1)]);
         assert_eq!(
             current_threads(&conn),
             1,
