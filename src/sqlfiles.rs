@@ -349,6 +349,76 @@ pub fn named(queries: &[(&str, &'static str)], name: &str) -> &'static str {
         .unwrap_or_else(|| panic!("no query {name} in its sql/ folder"))
 }
 
+/// An ingest's own SQL, the statements its writer runs in the batch's
+/// transaction: `sql/batch/NAME.sql` (store/writer.rs).
+pub const BATCH_QUERIES: &[(&str, &str)] = &[
+    (
+        "carried_by_folders",
+        include_str!("../sql/batch/carried_by_folders.sql"),
+    ),
+    (
+        "define_reported",
+        include_str!("../sql/batch/define_reported.sql"),
+    ),
+    (
+        "delete_case_definitions",
+        include_str!("../sql/batch/delete_case_definitions.sql"),
+    ),
+    (
+        "delete_replaced_reported",
+        include_str!("../sql/batch/delete_replaced_reported.sql"),
+    ),
+    (
+        "delete_suite_definitions",
+        include_str!("../sql/batch/delete_suite_definitions.sql"),
+    ),
+    (
+        "delete_units",
+        include_str!("../sql/batch/delete_units.sql"),
+    ),
+    ("doomed_rows", include_str!("../sql/batch/doomed_rows.sql")),
+    (
+        "duplicate_grading_keys",
+        include_str!("../sql/batch/duplicate_grading_keys.sql"),
+    ),
+    (
+        "duplicate_run_keys",
+        include_str!("../sql/batch/duplicate_run_keys.sql"),
+    ),
+    (
+        "record_stored_runs",
+        include_str!("../sql/batch/record_stored_runs.sql"),
+    ),
+    (
+        "reported_fate",
+        include_str!("../sql/batch/reported_fate.sql"),
+    ),
+    (
+        "sort_reported_release",
+        include_str!("../sql/batch/sort_reported_release.sql"),
+    ),
+    (
+        "stage_reported",
+        include_str!("../sql/batch/stage_reported.sql"),
+    ),
+    (
+        "touched_by_deletes",
+        include_str!("../sql/batch/touched_by_deletes.sql"),
+    ),
+    (
+        "touched_by_replaced_reported",
+        include_str!("../sql/batch/touched_by_replaced_reported.sql"),
+    ),
+    (
+        "touched_by_writes",
+        include_str!("../sql/batch/touched_by_writes.sql"),
+    ),
+    (
+        "touched_nothing",
+        include_str!("../sql/batch/touched_nothing.sql"),
+    ),
+];
+
 /// `liftdb show RUN`'s queries: `sql/show/NAME.sql`.
 pub const SHOW_QUERIES: &[(&str, &str)] = &[
     ("find", include_str!("../sql/show/find.sql")),

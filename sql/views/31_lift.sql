@@ -1,4 +1,5 @@
 -- stored: lift_rows
+-- stored in parts: scope = 'overall'; scope = 'model'; scope = 'case'
 -- lift: paired lift of with_skill over a control arm (docs/metrics.md §M3), in
 -- the two row kinds of lift_units, read from lift_unit_rows, its stored rows
 -- ('experiment': one tool run, equal to its own report; 'release':

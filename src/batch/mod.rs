@@ -94,9 +94,45 @@ fn ingest_batch(
     batch_bytes: &mut Option<u64>,
 ) -> Result<IngestSummary> {
     let mut clock = Timings::from_env();
-    // On a lake every transaction costs catalog round trips (its snapshot,
-    // each table's statistics): the plan's reads share one, at one
-    // snapshot, ended before anything is written (rolled back if it fails).
+    let planned = plan_batch(store, paths, opts, &mut clock, batch_bytes)?;
+    if let Some(summary) = nothing_to_write(store, &planned, opts, &mut clock)? {
+        return Ok(summary);
+    }
+    write_batch(store, planned, opts, &mut clock)
+}
+
+/// What the plan decided, read at one snapshot: the units to write, what
+/// the store holds of them, and the loose files resolved.
+struct Planned {
+    plan: plan::Plan,
+    resolved: resolve::Resolved,
+    known: state::StoredState,
+    budget: MemoryBudget,
+    /// The batches committed when the plan read the store (the commit
+    /// guard meets those committed later).
+    planned_after: Vec<i64>,
+    /// The releases holding the run directories read unchanged, besides
+    /// the batch's own.
+    stored_in: std::collections::BTreeSet<String>,
+    /// A new label over runs already stored: nothing is written.
+    relabel_only: bool,
+    /// Taken from the plan: each chunk's units are freed once written.
+    changed_runs: Vec<units::ChangedRun>,
+    units_changed: usize,
+}
+
+/// Plan the batch: discover, check what changed, parse and resolve the
+/// loose files, find regrades and phantoms. On a lake every transaction
+/// costs catalog round trips (its snapshot, each table's statistics): the
+/// plan's reads share one, at one snapshot, ended before anything is
+/// written (rolled back if it fails).
+fn plan_batch(
+    store: &mut Store,
+    paths: &[PathBuf],
+    opts: &IngestOptions,
+    clock: &mut Timings,
+    batch_bytes: &mut Option<u64>,
+) -> Result<Planned> {
     let planning = match lake::on_lake(&store.conn)? {
         true => Some(store.conn.unchecked_transaction()?),
         false => None,
@@ -117,7 +153,7 @@ fn ingest_batch(
     )?;
     clock.mark("load state");
 
-    let mut plan = plan::plan(paths, &known, &store.conn, opts, &mut clock)?;
+    let mut plan = plan::plan(paths, &known, &store.conn, opts, clock)?;
     *batch_bytes = Some(plan.changed_bytes());
     let loose = loose_files::parse(&mut plan, opts.format);
     clock.mark("loose files");
@@ -125,7 +161,7 @@ fn ingest_batch(
         allow_scripts: opts.allow_scripts,
         strict: opts.strict,
     };
-    let mut resolved = resolve::resolve(&plan, loose, &known, grade_options);
+    let resolved = resolve::resolve(&plan, loose, &known, grade_options);
     clock.mark("resolve");
     budget.lean(&store.conn, || {
         seh::add_regrades(&mut plan, &store.conn, &resolved.grading)
@@ -165,27 +201,74 @@ fn ingest_batch(
         changed_runs.extend(elsewhere);
         changed_runs.sort_by(|a, b| a.path().cmp(b.path()));
     }
-    // Every changed unit is replaced whole: named as the batch begins, a
-    // path at a time, never as a list of them.
-    let doomed = || plan.doomed_units(&changed_runs, &resolved.replaced_units, opts.prune);
-    let units_changed = doomed().count();
+    let units_changed = plan
+        .doomed_units(&changed_runs, &resolved.replaced_units, opts.prune)
+        .count();
     if let Some(reads) = planning {
         reads.commit()?;
     }
-    if relabel_only && resolved.errors.is_empty() && !opts.dry_run {
-        writer::touch(&store.conn, &plan.touched)?;
-        clock.report();
-        let mut summary = summary::assemble(&plan, &resolved, 0, None, opts);
-        summary.runs_stored_in = stored_in.into_iter().collect();
-        return Ok(summary);
-    }
-    if units_changed == 0 && resolved.errors.is_empty() && !opts.dry_run {
-        // Nothing new: no batch is recorded; only moved mtimes are refreshed.
-        writer::touch(&store.conn, &plan.touched)?;
-        clock.report();
-        return Ok(summary::assemble(&plan, &resolved, 0, None, opts));
-    }
+    Ok(Planned {
+        plan,
+        resolved,
+        known,
+        budget,
+        planned_after,
+        stored_in,
+        relabel_only,
+        changed_runs,
+        units_changed,
+    })
+}
 
+/// A batch with nothing to write ends here: a new label over stored runs
+/// (the summary names where they are), or no changed unit (only moved
+/// mtimes are refreshed). None: there is a batch to write.
+fn nothing_to_write(
+    store: &Store,
+    planned: &Planned,
+    opts: &IngestOptions,
+    clock: &mut Timings,
+) -> Result<Option<IngestSummary>> {
+    let Planned { plan, resolved, .. } = planned;
+    let writes_nothing = resolved.errors.is_empty() && !opts.dry_run;
+    if planned.relabel_only && writes_nothing {
+        writer::touch(&store.conn, &plan.touched)?;
+        clock.report();
+        let mut summary = summary::assemble(plan, resolved, 0, None, opts);
+        summary.runs_stored_in = planned.stored_in.iter().cloned().collect();
+        return Ok(Some(summary));
+    }
+    if planned.units_changed == 0 && writes_nothing {
+        writer::touch(&store.conn, &plan.touched)?;
+        clock.report();
+        return Ok(Some(summary::assemble(plan, resolved, 0, None, opts)));
+    }
+    Ok(None)
+}
+
+/// Write the batch in one transaction: the replaced units deleted, the
+/// loose files' rows, the run directories parsed and appended chunk by
+/// chunk, then the batch closed and committed (its refill after); the
+/// summary from what each stage returned.
+fn write_batch(
+    store: &mut Store,
+    planned: Planned,
+    opts: &IngestOptions,
+    clock: &mut Timings,
+) -> Result<IngestSummary> {
+    let Planned {
+        plan,
+        mut resolved,
+        known,
+        budget,
+        planned_after,
+        changed_runs,
+        units_changed,
+        ..
+    } = planned;
+    // Every changed unit is replaced whole: named as the batch begins, a
+    // path at a time, never as a list of them.
+    let doomed = || plan.doomed_units(&changed_runs, &resolved.replaced_units, opts.prune);
     let batch_info = BatchInfo {
         refill: !opts.defer_refill,
         define_reported: opts.define_reported,
@@ -240,7 +323,7 @@ fn ingest_batch(
         &store.conn,
         batch.as_mut(),
         opts,
-        &mut clock,
+        clock,
     )?;
 
     if let Some(first) = run_dirs.held_elsewhere.first() {
@@ -265,7 +348,7 @@ fn ingest_batch(
     let written = match batch {
         Some(b) => {
             let info = batch_info.with_files_changed(files_changed);
-            let counts = b.finish(&info, &errors, &plan.touched, &mut clock)?;
+            let counts = b.finish(&info, &errors, &plan.touched, clock)?;
             // The batch must be in the file named, not in a stand-in.
             if let Some(file) = store.location.file() {
                 crate::store::check_persists(&store.conn, file)?;

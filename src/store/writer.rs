@@ -29,7 +29,7 @@ pub struct BatchInfo<'a> {
     /// reader does it once.
     pub refill: bool,
     /// Reports define the runs they list that no folder holds even where
-    /// their release holds runs read from folders (`DEFINE_REPORTED`).
+    /// their release holds runs read from folders (sql/batch/define_reported.sql).
     pub define_reported: bool,
     /// The machine that read the trees, and the shard they are of.
     pub host: &'a str,
@@ -60,60 +60,11 @@ pub struct WriteCounts {
     /// folders (`BatchInfo::define_reported` defines them).
     pub runs_reported_not_in_tree: u64,
     /// Runs an Anthropic-format report had defined that a folder of this
-    /// batch holds by what the report carries (`CARRIED_BY_FOLDERS`).
+    /// batch holds by what the report carries (sql/batch/carried_by_folders.sql).
     pub reported_replaced: u64,
     /// The batch's release was taken back: nothing of it was stored.
     pub release_dropped: bool,
 }
-
-/// The stored rows of the units a batch replaces, named before they go
-/// (`liftdb_doomed`: path, release, shard; a NULL release is every
-/// release's). A run's rows are its folder's of that release and the
-/// batch's shard, or those a replaced report defined; a report's gradings
-/// are those of its runs of that release (and those of no stored run).
-const DOOMED_ROWS: &str = "
-    CREATE OR REPLACE TEMP TABLE liftdb_doomed_runs AS
-    SELECT r.run_id, r.release_label, r.skill_name, r.case_id
-    FROM run r JOIN liftdb_doomed d ON r.run_dir = d.path
-    WHERE (d.release IS NULL OR r.release_label = d.release) AND r.shard IS NOT DISTINCT FROM d.shard
-    UNION
-    SELECT r.run_id, r.release_label, r.skill_name, r.case_id
-    FROM run r JOIN liftdb_doomed d ON r.defined_by = d.path
-    WHERE d.release IS NULL OR r.release_label = d.release;
-    CREATE OR REPLACE TEMP TABLE liftdb_doomed_gradings AS
-    SELECT g.grading_id, r.release_label, r.skill_name, r.case_id
-    FROM grading g JOIN liftdb_doomed d ON g.report_path = d.path
-    LEFT JOIN run r ON r.run_id = g.run_id
-    WHERE d.release IS NULL OR r.run_id IS NULL OR r.release_label = d.release;";
-
-const DELETE_UNITS: &[&str] = &[
-    "DELETE FROM trace_event WHERE run_id IN (SELECT run_id FROM liftdb_doomed_runs)",
-    "DELETE FROM trace_line WHERE run_id IN (SELECT run_id FROM liftdb_doomed_runs)",
-    "DELETE FROM skill_activation WHERE run_id IN (SELECT run_id FROM liftdb_doomed_runs)",
-    "DELETE FROM measurement WHERE run_id IN (SELECT run_id FROM liftdb_doomed_runs)",
-    // A run a replaced report defined goes with it (its folder, read
-    // since, replaced it and is not the report's).
-    "DELETE FROM run WHERE run_id IN (SELECT run_id FROM liftdb_doomed_runs)",
-    "DELETE FROM assertion_result WHERE grading_id IN (SELECT grading_id FROM liftdb_doomed_gradings)",
-    "DELETE FROM grading WHERE grading_id IN (SELECT grading_id FROM liftdb_doomed_gradings)",
-    "DELETE FROM peer_metric WHERE EXISTS (SELECT 1 FROM liftdb_doomed d
-         WHERE d.path = peer_metric.source_path AND (d.release IS NULL OR d.release = peer_metric.release_label))",
-    "DELETE FROM trigger_observation WHERE EXISTS (SELECT 1 FROM liftdb_doomed d
-         WHERE d.path = trigger_observation.source_path AND (d.release IS NULL OR d.release = trigger_observation.release_label))",
-    // Keyed by (file, task) alone: a judge file is replaced whole.
-    "DELETE FROM judge_verdict WHERE source_path IN (SELECT path FROM liftdb_doomed)",
-    "DELETE FROM source_file WHERE EXISTS (SELECT 1 FROM liftdb_doomed d
-         WHERE d.path = source_file.owner_key AND (d.release IS NULL OR d.release = source_file.release_label)
-           AND d.shard IS NOT DISTINCT FROM source_file.shard)",
-];
-
-/// The temporary tables the runs reports define are staged in.
-const STAGE_REPORTED: &str = "
-    CREATE OR REPLACE TEMP TABLE liftdb_reported_run AS SELECT * FROM run LIMIT 0;
-    CREATE OR REPLACE TEMP TABLE liftdb_reported_measurement AS SELECT * FROM measurement LIMIT 0;
-    CREATE OR REPLACE TEMP TABLE liftdb_reported_skill_activation AS SELECT * FROM skill_activation LIMIT 0;
-    CREATE OR REPLACE TEMP TABLE liftdb_reported_grading AS SELECT * FROM grading LIMIT 0;
-    CREATE OR REPLACE TEMP TABLE liftdb_reported_assertion_result AS SELECT * FROM assertion_result LIMIT 0;";
 
 /// The staging table of a table reported runs write.
 fn staged_table(table: &str) -> Option<&'static str> {
@@ -127,106 +78,10 @@ fn staged_table(table: &str) -> Option<&'static str> {
     }
 }
 
-/// What becomes of each run a report of the batch lists, once the batch's
-/// folders are written: `held`, a run of its identity is stored; `carried`,
-/// the report is in Anthropic's format, which names no model and no runs
-/// root (an export), and a run read from a folder of its release, skill
-/// (or of a skill nothing named: `liftdb_same_skill`), case, arm and
-/// repetition is stored: it describes that run; `beside`, its release holds runs of its skill read from
-/// folders, so the report sits beside its runs and the tree lacks this one
-/// (defined only with `$1`, `ingest --define-reported`); else `defined`, a
-/// report alone (archived history) defines it.
-const REPORTED_FATE: &str = "
-    CREATE OR REPLACE TEMP TABLE liftdb_reported_fate AS
-    SELECT s.run_id, CASE
-        WHEN s.run_id IN (SELECT run_id FROM run) THEN 'held'
-        WHEN s.source_format = 'D_skill_creator' AND EXISTS (
-            SELECT 1 FROM run f WHERE f.defined_by IS NULL AND f.release_label = s.release_label
-              AND liftdb_same_skill(f.skill_name, s.skill_name) AND f.case_id = s.case_id
-              AND f.arm = s.arm AND f.repetition = s.repetition) THEN 'carried'
-        WHEN NOT $1 AND EXISTS (
-            SELECT 1 FROM run f WHERE f.defined_by IS NULL AND f.release_label = s.release_label
-              AND f.skill_name = s.skill_name) THEN 'beside'
-        ELSE 'defined' END AS fate
-    FROM liftdb_reported_run s";
-
-/// Runs an Anthropic-format report defined (it names no model and no runs
-/// root) that a folder of this batch holds by release, skill, case, arm and
-/// repetition: the folder's run replaces them, as a folder of their own
-/// identity does (`DELETE_REPLACED_REPORTED`).
-const CARRIED_BY_FOLDERS: &str = "
-    CREATE OR REPLACE TEMP TABLE liftdb_replaced_reported AS
-    SELECT DISTINCT d.run_id AS path FROM run d JOIN run f
-      ON f.release_label = d.release_label AND f.case_id = d.case_id AND f.arm = d.arm
-     AND f.repetition = d.repetition AND liftdb_same_skill(f.skill_name, d.skill_name)
-    WHERE f.batch_id = $1 AND f.defined_by IS NULL
-      AND d.defined_by IS NOT NULL AND d.source_format = 'D_skill_creator'";
-
-/// The staged runs whose fate is `defined`: written, with their rows.
-const DEFINE_REPORTED: &str = "
-    CREATE OR REPLACE TEMP TABLE liftdb_reported_defined AS
-    SELECT run_id FROM liftdb_reported_fate WHERE fate = 'defined';
-    INSERT INTO run SELECT * FROM liftdb_reported_run
-    WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);
-    INSERT INTO measurement SELECT * FROM liftdb_reported_measurement
-    WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);
-    INSERT INTO skill_activation SELECT * FROM liftdb_reported_skill_activation
-    WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);
-    INSERT INTO grading SELECT * FROM liftdb_reported_grading
-    WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);
-    INSERT INTO assertion_result SELECT * FROM liftdb_reported_assertion_result
-    WHERE run_id IN (SELECT run_id FROM liftdb_reported_defined);";
-
-/// A release made from reports alone sorts by when they were made: the
-/// batch's record of it takes its runs' reports' earliest generated_at.
-const SORT_REPORTED_RELEASE: &str = "
-    UPDATE release_record SET sorts_at = (
-        SELECT min(g.generated_at) FROM grading g JOIN run r USING (run_id)
-        WHERE r.release_label = $2 AND g.report_path = r.defined_by)
-    WHERE batch_id = $1 AND release_label = $2
-      AND EXISTS (SELECT 1 FROM run WHERE release_label = $2)
-      AND NOT EXISTS (SELECT 1 FROM run WHERE release_label = $2 AND defined_by IS NULL)";
-
-/// Runs a report defined, replaced by their folders: their rows out first.
-const DELETE_REPLACED_REPORTED: &str = "
-    DELETE FROM trace_event WHERE run_id IN (SELECT path FROM liftdb_replaced_reported);
-    DELETE FROM trace_line WHERE run_id IN (SELECT path FROM liftdb_replaced_reported);
-    DELETE FROM skill_activation WHERE run_id IN (SELECT path FROM liftdb_replaced_reported);
-    DELETE FROM measurement WHERE run_id IN (SELECT path FROM liftdb_replaced_reported);
-    DELETE FROM assertion_result WHERE grading_id IN (
-        SELECT grading_id FROM grading WHERE origin = 'report_definition'
-          AND run_id IN (SELECT path FROM liftdb_replaced_reported));
-    DELETE FROM grading WHERE origin = 'report_definition'
-      AND run_id IN (SELECT path FROM liftdb_replaced_reported);
-    DELETE FROM run WHERE defined_by IS NOT NULL AND run_id IN (SELECT path FROM liftdb_replaced_reported);";
-
-/// A replaced manifest gives up its cases and suites of the batch's release
-/// only: the releases it defined before keep theirs. Any other replaced
-/// file gives up those of the release it is replaced in (every release's,
-/// when liftdb derives it). Run before DELETE_UNITS (it reads source_file).
-const DELETE_DEFINITIONS: &[&str] = &[
-    "DELETE FROM case_def_record WHERE EXISTS (SELECT 1 FROM liftdb_doomed d
-         WHERE d.path = case_def_record.source_path AND (d.release IS NULL OR d.release = case_def_record.release_label))
-       AND (release_label = ? OR source_path NOT IN (SELECT path FROM source_file WHERE kind = 'manifest'))",
-    "DELETE FROM suite_record WHERE EXISTS (SELECT 1 FROM liftdb_doomed d
-         WHERE d.path = suite_record.manifest_path AND (d.release IS NULL OR d.release = suite_record.release_label))
-       AND (release_label = ? OR manifest_path NOT IN (SELECT path FROM source_file WHERE kind = 'manifest'))",
-];
-
-/// What a batch touched, for its refill (aggregates/refill.rs): the
-/// release and case (liftdb_case_key; NULL: the release whole) of each row
-/// whose stored aggregates can change. First those of the rows it deletes
-/// (`DOOMED_ROWS`): its runs, the runs of its gradings; a replaced case or
-/// suite definition touches its release whole...
-const TOUCHED_BY_DELETES: &str = "
-    CREATE OR REPLACE TEMP TABLE liftdb_touched AS
-    SELECT release_label, liftdb_case_key(release_label, skill_name, case_id) AS case_key FROM liftdb_doomed_runs
-    UNION SELECT release_label, liftdb_case_key(release_label, skill_name, case_id)
-          FROM liftdb_doomed_gradings WHERE release_label IS NOT NULL
-    UNION SELECT c.release_label, NULL FROM case_def_record c JOIN liftdb_doomed d ON d.path = c.source_path
-          WHERE d.release IS NULL OR d.release = c.release_label
-    UNION SELECT s.release_label, NULL FROM suite_record s JOIN liftdb_doomed d ON d.path = s.manifest_path
-          WHERE d.release IS NULL OR d.release = s.release_label";
+/// The batch's own SQL: `sql/batch/NAME.sql` (each file says what it does).
+fn batch_sql(name: &str) -> &'static str {
+    crate::sqlfiles::named(crate::sqlfiles::BATCH_QUERIES, name)
+}
 
 /// The files this batch read, held out of `source_file` until its commit:
 /// on a lake, jobs at one checkout path read the same manifest, and the row
@@ -249,56 +104,10 @@ fn column_names(columns: &[Column]) -> String {
     names.join(", ")
 }
 
-/// A batch that replaces nothing touched nothing yet.
-const TOUCHED_NOTHING: &str =
-    "CREATE OR REPLACE TEMP TABLE liftdb_touched (release_label VARCHAR, case_key VARCHAR)";
-
-/// ...those of the runs a report defined that run folders now replace...
-const TOUCHED_BY_REPLACED_REPORTED: &str = "
-    INSERT INTO liftdb_touched
-    SELECT release_label, liftdb_case_key(release_label, skill_name, case_id) FROM run
-    WHERE run_id IN (SELECT path FROM liftdb_replaced_reported)";
-
-/// ...then those of the rows it wrote: its runs, the runs its gradings
-/// grade (a report joins the release of the runs it grades), the cases and
-/// suites it defined. Every other table the derived views read is written
-/// with its run.
-const TOUCHED_BY_WRITES: &str = "
-    INSERT INTO liftdb_touched
-    WITH read_now AS (
-        SELECT path FROM liftdb_batch_files UNION SELECT owner_key FROM liftdb_batch_files
-    )
-    SELECT release_label, liftdb_case_key(release_label, skill_name, case_id) FROM run WHERE batch_id = $1
-    UNION SELECT r.release_label, liftdb_case_key(r.release_label, r.skill_name, r.case_id)
-          FROM grading g JOIN run r USING (run_id) WHERE g.report_path IN (SELECT path FROM read_now)
-    UNION SELECT release_label, NULL FROM case_def_record WHERE source_path IN (SELECT path FROM read_now)
-    UNION SELECT release_label, NULL FROM suite_record WHERE batch_id = $1";
-
-/// The runs this batch stored, recorded where a replacement cannot erase
-/// them: the sequential gate places a pair by the batch that first stored it.
-const RECORD_STORED_RUNS: &str =
-    "INSERT INTO run_stored SELECT run_id, batch_id, release_label, skill_name, case_id FROM run WHERE batch_id = $1";
-
-/// Keys of run and grading are unique by construction, with no index to
-/// enforce it (migration 0013): before committing, the batch looks for a key
-/// it wrote that two rows now hold, and is refused as the index refused it.
-/// Each query names the key and the sources that hold it.
+/// Keys of run and grading (sql/batch/duplicate_*_keys.sql says why).
 const DUPLICATE_KEYS: &[(&str, &str)] = &[
-    (
-        "run",
-        "SELECT run_id, string_agg(DISTINCT run_dir, ' and ' ORDER BY run_dir)
-         FROM run WHERE run_id IN (SELECT run_id FROM run WHERE batch_id = $1)
-         GROUP BY run_id HAVING count(*) > 1 ORDER BY run_id LIMIT 1",
-    ),
-    (
-        "grading",
-        "SELECT grading_id, string_agg(DISTINCT report_path, ' and ' ORDER BY report_path)
-         FROM grading WHERE grading_id IN (
-             SELECT grading_id FROM grading
-             WHERE run_id IN (SELECT run_id FROM run WHERE batch_id = $1)
-                OR report_path IN (SELECT path FROM liftdb_batch_files))
-         GROUP BY grading_id HAVING count(*) > 1 ORDER BY grading_id LIMIT 1",
-    ),
+    ("run", "duplicate_run_keys"),
+    ("grading", "duplicate_grading_keys"),
 ];
 
 /// A run another writer committed after this batch planned (`planned`:
@@ -307,7 +116,8 @@ const DUPLICATE_KEYS: &[(&str, &str)] = &[
 /// other's commit. The batch is tried again (`StoredMeanwhile`) and then
 /// finds the runs stored, as the commit guard would have said.
 fn refuse_duplicate_keys(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<()> {
-    for (table, sql) in DUPLICATE_KEYS {
+    for (table, name) in DUPLICATE_KEYS {
+        let sql = batch_sql(name);
         let mut stmt = tx.prepare(sql)?;
         let mut rows = stmt.query([batch_id])?;
         if let Some(row) = rows.next()? {
@@ -517,16 +327,18 @@ impl<'c> BatchWriter<'c> {
         // A batch that replaces nothing (new units only) skips the thirteen
         // deletes: each would still scan its table.
         match replaced > 0 {
-            true => tx.execute_batch(&format!("{DOOMED_ROWS}{TOUCHED_BY_DELETES}"))?,
-            false => tx.execute_batch(TOUCHED_NOTHING)?,
+            true => tx.execute_batch(&format!(
+                "{}{}",
+                batch_sql("doomed_rows"),
+                batch_sql("touched_by_deletes")
+            ))?,
+            false => tx.execute_batch(batch_sql("touched_nothing"))?,
         }
         if replaced > 0 {
-            for sql in DELETE_DEFINITIONS {
+            for sql in ["delete_case_definitions", "delete_suite_definitions"].map(batch_sql) {
                 tx.execute(sql, [&batch.release_label])?;
             }
-            for sql in DELETE_UNITS {
-                tx.execute_batch(sql)?;
-            }
+            tx.execute_batch(batch_sql("delete_units"))?;
         }
         Ok(BatchWriter {
             appenders: Appenders::new(conn),
@@ -602,7 +414,7 @@ impl<'c> BatchWriter<'c> {
             return Ok(());
         }
         if !self.staged_any {
-            self.tx.execute_batch(STAGE_REPORTED)?;
+            self.tx.execute_batch(batch_sql("stage_reported"))?;
             self.staged_any = true;
         }
         let mut keep = reported;
@@ -634,8 +446,10 @@ impl<'c> BatchWriter<'c> {
         }
         self.appenders.flush()?;
         fill_key_table(&self.tx, "liftdb_replaced_reported", run_ids.into_iter())?;
-        self.tx.execute_batch(TOUCHED_BY_REPLACED_REPORTED)?;
-        self.tx.execute_batch(DELETE_REPLACED_REPORTED)?;
+        self.tx
+            .execute_batch(batch_sql("touched_by_replaced_reported"))?;
+        self.tx
+            .execute_batch(batch_sql("delete_replaced_reported"))?;
         Ok(())
     }
 
@@ -701,19 +515,19 @@ impl<'c> BatchWriter<'c> {
                 ])?;
             }
         }
-        tx.execute(CARRIED_BY_FOLDERS, [self.batch_id])?;
+        tx.execute(batch_sql("carried_by_folders"), [self.batch_id])?;
         let carried: i64 =
             tx.query_row("SELECT count(*) FROM liftdb_replaced_reported", [], |r| {
                 r.get(0)
             })?;
         if carried > 0 {
-            tx.execute_batch(TOUCHED_BY_REPLACED_REPORTED)?;
-            tx.execute_batch(DELETE_REPLACED_REPORTED)?;
+            tx.execute_batch(batch_sql("touched_by_replaced_reported"))?;
+            tx.execute_batch(batch_sql("delete_replaced_reported"))?;
             self.counts.reported_replaced = carried as u64;
         }
         if self.staged_any {
-            tx.execute(REPORTED_FATE, [batch.define_reported])?;
-            tx.execute_batch(DEFINE_REPORTED)?;
+            tx.execute(batch_sql("reported_fate"), [batch.define_reported])?;
+            tx.execute_batch(batch_sql("define_reported"))?;
             let (defined, beside): (i64, i64) = tx.query_row(
                 "SELECT count(*) FILTER (WHERE fate = 'defined'), count(*) FILTER (WHERE fate = 'beside')
                  FROM liftdb_reported_fate",
@@ -724,12 +538,12 @@ impl<'c> BatchWriter<'c> {
             self.counts.runs_reported = defined as u64;
             self.counts.runs_written += defined as u64;
             tx.execute(
-                SORT_REPORTED_RELEASE,
+                batch_sql("sort_reported_release"),
                 params![self.batch_id, batch.release_label],
             )?;
         }
         refuse_duplicate_keys(tx, self.batch_id, batch.planned_after)?;
-        tx.execute(RECORD_STORED_RUNS, [self.batch_id])?;
+        tx.execute(batch_sql("record_stored_runs"), [self.batch_id])?;
         register_run_releases(tx, self.batch_id)?;
         let release_dropped = drop_empty_release(tx, self.batch_id, batch.release_label)?;
         clock.mark("errors + mtimes");
@@ -806,7 +620,7 @@ impl<'c> BatchWriter<'c> {
 /// touched of each: the release whole when a definition of it changed or
 /// more than `CASES_AT_MOST` of its cases did.
 fn touched_by_batch(tx: &Connection, batch_id: i64) -> Result<Touched> {
-    tx.execute(TOUCHED_BY_WRITES, [batch_id])?;
+    tx.execute(batch_sql("touched_by_writes"), [batch_id])?;
     let mut stmt = tx.prepare(
         "SELECT DISTINCT release_label, case_key FROM liftdb_touched
          ORDER BY release_label, case_key NULLS FIRST",

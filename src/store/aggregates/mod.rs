@@ -50,6 +50,11 @@ pub struct Derived {
     /// a few cases of a release refills their rows alone, through the
     /// view's `<view>_of(releases, cases)` macro.
     pub case_grained: bool,
+    /// Predicates over the view's columns that split its rows into parts
+    /// (`-- stored in parts: scope = 'overall'; scope = 'model'`): a table
+    /// whose rows pool many cases (a release's list of unit deltas) is
+    /// inserted a part at a time when its refill works in parts.
+    pub parts_by: Vec<&'static str>,
 }
 
 /// Every stored view, in refill order: the order of the view files (a later
@@ -70,6 +75,7 @@ pub static DERIVED: LazyLock<Vec<Derived>> = LazyLock::new(|| {
 /// -- stored threads: 2                   refilled on two threads under a budget
 /// -- stored order: release_label, ...    the order it is kept in
 /// -- stored grain: case                  refilled per case (release, skill, case)
+/// -- stored in parts: p1; p2; ...         inserted a part at a time under a budget
 /// ```
 fn parse_declaration(file_view: &'static str, sql: &'static str) -> Option<Derived> {
     let value = |key: &str| -> Option<&'static str> {
@@ -95,6 +101,9 @@ fn parse_declaration(file_view: &'static str, sql: &'static str) -> Option<Deriv
             Some("case") => true,
             Some(other) => panic!("{file_view}: `-- stored grain: {other}` (release or case)"),
         },
+        parts_by: value("stored in parts")
+            .map(|parts| parts.split(';').map(str::trim).collect())
+            .unwrap_or_default(),
     })
 }
 
@@ -182,6 +191,10 @@ impl Derived {
     /// ordered aggregates) grows with a part, not with the release. Any
     /// other table, or one part: `refresh`.
     pub fn refresh_in_parts(&self, conn: &Connection, scope: Scope, parts: u64) -> Result<()> {
+        if parts > 1 && !self.parts_by.is_empty() && self.listed_in.is_none() && !self.case_grained
+        {
+            return self.replace_by_predicates(conn, scope);
+        }
         if parts <= 1 || !self.case_grained || self.listed_in.is_some() {
             return self.refresh(conn, scope);
         }
@@ -214,6 +227,29 @@ impl Derived {
             }
         }
         conn.execute_batch("RESET VARIABLE liftdb_refill_part;")?;
+        Ok(())
+    }
+
+    /// The rows of `scope` deleted and the view's inserted one declared
+    /// part (`parts_by`) at a time: DuckDB holds one part's groups at once.
+    fn replace_by_predicates(&self, conn: &Connection, scope: Scope) -> Result<()> {
+        let releases = match scope {
+            Scope::Cases { releases, .. } => Scope::Releases(releases),
+            other => other,
+        };
+        conn.execute_batch(&format!(
+            "DELETE FROM {} WHERE {}",
+            self.table,
+            releases.filter("release_label")
+        ))?;
+        for part in &self.parts_by {
+            conn.execute_batch(&format!(
+                "INSERT INTO {table} BY NAME SELECT * FROM {macro_}({argument}) WHERE {part}",
+                table = self.table,
+                macro_ = self.of_releases(),
+                argument = releases.argument(),
+            ))?;
+        }
         Ok(())
     }
 
@@ -389,6 +425,10 @@ mod declaration_tests {
                     assert!(
                         !(d.case_grained && d.listed_in.is_some()),
                         "{name}: a table kept in order is refilled by release"
+                    );
+                    assert!(
+                        d.parts_by.is_empty() || !(d.case_grained || d.listed_in.is_some()),
+                        "{name}: parts by predicate are for a release-grained table kept in no order"
                     );
                     assert!(
                         !d.case_grained || sql.contains(&format!("MACRO {}(", d.of_cases())),
