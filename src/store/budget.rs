@@ -95,11 +95,7 @@ pub fn engine_config(config: Config, spill: Option<&std::path::Path>) -> Result<
 /// files are not named apart, so two processes never share one); liftdb
 /// makes the folder above it.
 pub fn spill_directory() -> std::path::PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    let above = base.join("liftdb").join("spill");
+    let above = crate::sys::cache::folder("spill");
     // Not made (a read-only home): DuckDB names the folder when it must spill.
     let _ = std::fs::create_dir_all(&above);
     above.join(std::process::id().to_string())

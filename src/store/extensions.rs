@@ -145,11 +145,7 @@ fn unpack(wheel: &Path, entry: &str) -> Result<PathBuf> {
 /// Where unpacked wheels are kept: `$XDG_CACHE_HOME/liftdb/extensions`,
 /// else `~/.cache/liftdb/extensions`, else the temporary folder.
 fn cache_root() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("liftdb").join("extensions")
+    crate::sys::cache::folder("extensions")
 }
 
 /// An extension that could not be had: where liftdb looked and how to get

@@ -420,10 +420,9 @@ pub fn open_read_after_upkeep(path: &Path) -> Result<Store> {
                     path.display()
                 );
             }
+            // A refill that fails is said by open_write itself, which goes on.
             match open_write(path) {
                 Ok(_) => {}
-                // Said whole: the steps before the failed one are stored.
-                Err(e @ Error::AggregatesNotRefilled { .. }) => eprintln!("liftdb: {e}"),
                 Err(e) => eprintln!("liftdb: left as it is ({e}); until the next ingest a report may fail, or miss the last batch"),
             }
             connect_read(path)?

@@ -1,6 +1,7 @@
 //! The machine under liftdb: phase timings and RSS, the reading threads,
 //! memory handed back to the system, and hashing.
 
+pub mod cache;
 pub mod hash;
 pub mod host;
 pub mod memory;
