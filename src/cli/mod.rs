@@ -128,7 +128,7 @@ pub enum Command {
     Repl(ReplArgs),
     /// Export a view, table, report or SELECT to .csv, .tsv, .parquet, .json or .jsonl.
     Export(ExportArgs),
-    /// Verify the store: migrations ledger, every block of every table, every view (exit 0/1).
+    /// Verify the store: migrations ledger, every block of every table, every view (exit 0 whole, 1 damaged, 2 some not read within --memory-mb).
     Check,
     /// Ingest every recorded batch again into a new store (--out: a file or
     /// a lake), for a damaged store or to move one between file and lake.
