@@ -6,7 +6,7 @@ use std::path::PathBuf;
 pub enum Error {
     /// DuckDB's own text, once (its error also carries it as a source and
     /// a code, which printing the chain would repeat).
-    #[error("database error: {}", duckdb_text(.0))]
+    #[error("{}", db_error_text(.0))]
     Db(duckdb::Error),
 
     /// A statement the reader stopped (Ctrl-C): nothing else to say.
@@ -99,9 +99,11 @@ pub enum Error {
 
     /// An open found the stored aggregates waiting (a batch's refill or a
     /// views change's not done) and could not refill them (refill.rs).
-    #[error("store {path}: its stored aggregates wait for a refill, and refilling them failed ({detail}); its runs are kept: {remedy}; until then a report may miss rows")]
+    #[error("store {path}: the stored aggregates of {} wait for a refill, and refilling them failed ({detail}); its runs are kept: {remedy}; until then reports answer from the aggregates as last stored, which may lack what waits", waiting_or_every(.releases))]
     AggregatesNotRefilled {
         path: String,
+        /// The releases that wait (none: every release, after a views change).
+        releases: Vec<String>,
         detail: String,
         remedy: String,
     },
@@ -281,6 +283,24 @@ fn disk_full_advice(free: Option<u64>, batch: Option<u64>) -> String {
     }
 }
 
+/// DuckDB's error in liftdb's words: running out of the share of the
+/// budget it was given is said so, with the flag that raises it, instead of
+/// DuckDB's own list of settings to change.
+fn db_error_text(db: &duckdb::Error) -> String {
+    let text = duckdb_text(db);
+    match text.contains("Out of Memory Error") {
+        true => {
+            let detail = text.split("\n\nPossible solutions").next().unwrap_or(&text);
+            format!(
+                "DuckDB ran out of the memory it was given ({}); hint: {}",
+                detail.trim(),
+                crate::store::budget::larger_budget_hint()
+            )
+        }
+        false => format!("database error: {text}"),
+    }
+}
+
 impl From<duckdb::Error> for Error {
     fn from(e: duckdb::Error) -> Self {
         Error::Db(e)
@@ -331,6 +351,14 @@ fn plural_batches(batches: &[i64]) -> String {
 }
 
 /// "release 'v1'", "releases 'v1', 'v2'".
+/// `waiting_releases`, where none named means every release.
+fn waiting_or_every(releases: &[String]) -> String {
+    match releases.is_empty() {
+        true => "every release".into(),
+        false => waiting_releases(releases),
+    }
+}
+
 fn waiting_releases(releases: &[String]) -> String {
     let quoted: Vec<String> = releases.iter().map(|r| format!("'{r}'")).collect();
     match quoted.len() {

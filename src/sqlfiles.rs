@@ -338,6 +338,11 @@ pub const HTML_QUERIES: &[(&str, &str)] = &[
     ),
 ];
 
+/// An ingest's own statement `sql/batch/NAME.sql` (`BATCH_QUERIES`).
+pub fn batch_sql(name: &str) -> &'static str {
+    named(BATCH_QUERIES, name)
+}
+
 /// The query `name` of one of the lists below (`HTML_QUERIES`,
 /// `SHOW_QUERIES`, `GATE_QUERIES`): a name its code spells, so a missing one
 /// is a bug, found by the tests that run it.
@@ -349,8 +354,9 @@ pub fn named(queries: &[(&str, &'static str)], name: &str) -> &'static str {
         .unwrap_or_else(|| panic!("no query {name} in its sql/ folder"))
 }
 
-/// An ingest's own SQL, the statements its writer runs in the batch's
-/// transaction: `sql/batch/NAME.sql` (store/writer.rs).
+/// An ingest's own SQL: what its plan reads of the store (`stored_*`,
+/// batch/state.rs) and the statements its writer runs in the batch's
+/// transaction (store/writer.rs): `sql/batch/NAME.sql`.
 pub const BATCH_QUERIES: &[(&str, &str)] = &[
     (
         "carried_by_folders",
@@ -386,6 +392,14 @@ pub const BATCH_QUERIES: &[(&str, &str)] = &[
         include_str!("../sql/batch/duplicate_run_keys.sql"),
     ),
     (
+        "grading_key_holders",
+        include_str!("../sql/batch/grading_key_holders.sql"),
+    ),
+    (
+        "other_batches_of_run",
+        include_str!("../sql/batch/other_batches_of_run.sql"),
+    ),
+    (
         "record_stored_runs",
         include_str!("../sql/batch/record_stored_runs.sql"),
     ),
@@ -394,12 +408,68 @@ pub const BATCH_QUERIES: &[(&str, &str)] = &[
         include_str!("../sql/batch/reported_fate.sql"),
     ),
     (
+        "reports_without_runs",
+        include_str!("../sql/batch/reports_without_runs.sql"),
+    ),
+    (
+        "run_key_holders",
+        include_str!("../sql/batch/run_key_holders.sql"),
+    ),
+    (
         "sort_reported_release",
         include_str!("../sql/batch/sort_reported_release.sql"),
     ),
     (
         "stage_reported",
         include_str!("../sql/batch/stage_reported.sql"),
+    ),
+    (
+        "stored_case_skills",
+        include_str!("../sql/batch/stored_case_skills.sql"),
+    ),
+    (
+        "stored_definition_sources",
+        include_str!("../sql/batch/stored_definition_sources.sql"),
+    ),
+    (
+        "stored_graded_case_keys",
+        include_str!("../sql/batch/stored_graded_case_keys.sql"),
+    ),
+    (
+        "stored_graded_runs",
+        include_str!("../sql/batch/stored_graded_runs.sql"),
+    ),
+    (
+        "stored_judge_verdicts",
+        include_str!("../sql/batch/stored_judge_verdicts.sql"),
+    ),
+    (
+        "stored_manifest_cases",
+        include_str!("../sql/batch/stored_manifest_cases.sql"),
+    ),
+    (
+        "stored_manifest_releases",
+        include_str!("../sql/batch/stored_manifest_releases.sql"),
+    ),
+    (
+        "stored_manifest_variants",
+        include_str!("../sql/batch/stored_manifest_variants.sql"),
+    ),
+    (
+        "stored_phantoms",
+        include_str!("../sql/batch/stored_phantoms.sql"),
+    ),
+    (
+        "stored_release_exists",
+        include_str!("../sql/batch/stored_release_exists.sql"),
+    ),
+    (
+        "stored_run_dirs_of_release",
+        include_str!("../sql/batch/stored_run_dirs_of_release.sql"),
+    ),
+    (
+        "stored_runs_of_release",
+        include_str!("../sql/batch/stored_runs_of_release.sql"),
     ),
     (
         "touched_by_deletes",

@@ -24,6 +24,7 @@ mod units;
 use std::path::PathBuf;
 
 use crate::ingest::formats;
+use crate::sqlfiles::batch_sql;
 use crate::store::budget::MemoryBudget;
 use crate::store::writer::{self, BatchInfo, BatchWriter};
 use crate::store::{lake, Store};

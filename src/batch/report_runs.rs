@@ -21,16 +21,7 @@ pub(super) fn reports_without_runs(
     conn: &Connection,
     batch_id: i64,
 ) -> Result<Vec<ReportWithoutRuns>> {
-    let mut stmt = conn.prepare(
-        "SELECT g.report_path, count(*)::UBIGINT,
-                (SELECT coalesce(list(DISTINCT release_label ORDER BY release_label), [])
-                 FROM run)::VARCHAR[]
-         FROM grading g
-         WHERE g.report_path IN (SELECT path FROM source_file WHERE batch_id = ?)
-           AND g.run_id NOT IN (SELECT run_id FROM run)
-         GROUP BY g.report_path
-         ORDER BY g.report_path",
-    )?;
+    let mut stmt = conn.prepare(super::batch_sql("reports_without_runs"))?;
     let rows = stmt.query_map([batch_id], |r| {
         let releases: duckdb::types::Value = r.get(2)?;
         Ok(ReportWithoutRuns {

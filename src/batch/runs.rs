@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::batch_sql;
 use super::counts::{GradingCounts, LayoutCounts};
 use super::options::IngestOptions;
 use super::plan::Plan;
@@ -581,13 +582,7 @@ impl IdentityOwners<'_> {
     /// The stored runs of `release`, read the first time it is claimed in.
     fn load(&mut self, release: &str) -> Result<()> {
         if self.loaded.insert(release.to_string()) {
-            let mut stmt = self.conn.prepare(
-                "SELECT r.run_id, r.run_dir, r.content_sha256, r.batch_id,
-                        coalesce(b.host = ?, b.host IS NULL) AS here,
-                        r.defined_by IS NOT NULL AS reported
-                 FROM run r LEFT JOIN ingest_batch b USING (batch_id)
-                 WHERE r.release_label = ?",
-            )?;
+            let mut stmt = self.conn.prepare(batch_sql("stored_runs_of_release"))?;
             let mut rows = stmt.query([self.host, release])?;
             while let Some(r) = rows.next()? {
                 let content: Option<String> = r.get(2)?;
@@ -624,7 +619,7 @@ fn each_stored_run(
     release: &str,
     mut each: impl FnMut(u128, String),
 ) -> Result<()> {
-    let mut stmt = conn.prepare("SELECT run_id, run_dir FROM run WHERE release_label = ?")?;
+    let mut stmt = conn.prepare(batch_sql("stored_run_dirs_of_release"))?;
     let mut rows = stmt.query([release])?;
     while let Some(r) = rows.next()? {
         each(identity_bits(&r.get::<_, String>(0)?), r.get(1)?);

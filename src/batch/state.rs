@@ -9,6 +9,7 @@ use duckdb::arrow::array::{Array, AsArray};
 use duckdb::arrow::datatypes::{Int64Type, UInt64Type};
 use duckdb::Connection;
 
+use super::batch_sql;
 use crate::store::budget::MemoryBudget;
 use crate::store::writer::DoomedUnit;
 use crate::Result;
@@ -274,21 +275,11 @@ pub fn each_owner_release(
     Ok(())
 }
 
-/// The stored runs of a release (the parameter) graded as skill-eval-harness
-/// answer runs, with liftdb's grading of each (NULL when it did not grade
-/// it: no manifest case then).
-const GRADED_RUNS: &str =
-    "FROM run r LEFT JOIN grading g ON g.run_id = r.run_id AND g.origin = 'liftdb'
-     WHERE r.release_label = ? AND (r.source_format = 'C_seh' OR g.grading_id IS NOT NULL)
-       AND coalesce(r.population, '') <> 'trigger'";
-
 /// The grading keys stored for the graded runs of `release`, one row per
 /// case and key: far fewer than the runs. Compared first, so an unchanged
 /// manifest never streams the runs.
 pub fn graded_case_keys(conn: &Connection, release: &str) -> Result<Vec<(String, Option<String>)>> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT DISTINCT r.case_id, g.grading_key {GRADED_RUNS}"
-    ))?;
+    let mut stmt = conn.prepare(batch_sql("stored_graded_case_keys"))?;
     let rows = stmt.query_map([release], |row| Ok((row.get(0)?, row.get(1)?)))?;
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
@@ -303,9 +294,7 @@ pub fn each_graded_run(
     release: &str,
     mut each: impl FnMut(&str, &str, Option<&str>),
 ) -> Result<()> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT r.run_dir, r.case_id, g.grading_key {GRADED_RUNS}"
-    ))?;
+    let mut stmt = conn.prepare(batch_sql("stored_graded_runs"))?;
     for batch in stmt.stream_arrow([release])? {
         let text = |i: usize| batch.column(i).as_string::<i32>();
         let (dirs, case_ids, keys) = (text(0), text(1), text(2));
@@ -691,26 +680,19 @@ impl StoredState {
 
         let mut case_skills = HashMap::new();
 
-        let mut stmt = conn.prepare("SELECT case_id, skill_name FROM case_def")?;
+        let mut stmt = conn.prepare(batch_sql("stored_case_skills"))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             case_skills.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
         }
         let mut definition_sources = HashMap::new();
-        let mut stmt = conn.prepare(
-            "SELECT case_pk, coalesce(source_path, '') FROM case_def_record
-             UNION ALL SELECT suite_id, coalesce(manifest_path, '') FROM suite_record",
-        )?;
+        let mut stmt = conn.prepare(batch_sql("stored_definition_sources"))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             definition_sources.insert(r.get::<_, String>(0)?, r.get::<_, String>(1)?);
         }
         let mut manifest_cases = Vec::new();
-        let mut stmt = conn.prepare(
-            "SELECT c.case_id, c.raw, c.source_path FROM case_def_record c
-             JOIN source_file f ON f.path = c.source_path AND f.owner_key = c.source_path
-             WHERE f.kind = 'manifest' AND c.raw IS NOT NULL ORDER BY c.source_path, c.case_id",
-        )?;
+        let mut stmt = conn.prepare(batch_sql("stored_manifest_cases"))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             manifest_cases.push((r.get(0)?, r.get(1)?, r.get(2)?));
@@ -718,10 +700,7 @@ impl StoredState {
         drop(stmt);
         budget.let_go(conn)?;
         let mut judge_rows = Vec::new();
-        let mut stmt = conn.prepare(
-            "SELECT judge_task_id, raw, source_path FROM judge_verdict WHERE raw IS NOT NULL
-             ORDER BY source_path, judge_task_id",
-        )?;
+        let mut stmt = conn.prepare(batch_sql("stored_judge_verdicts"))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             judge_rows.push((r.get(0)?, r.get(1)?, r.get(2)?));
@@ -729,31 +708,20 @@ impl StoredState {
         let mut phantoms = std::collections::HashSet::new();
         // This batch's: another release's phantom at the same path (a
         // re-used folder) is that release's own.
-        let mut stmt = conn.prepare(
-            "SELECT run_dir FROM run WHERE repetition_source = 'phantom'
-               AND ($1 IS NULL OR release_label = $1) AND shard IS NOT DISTINCT FROM $2",
-        )?;
+        let mut stmt = conn.prepare(batch_sql("stored_phantoms"))?;
         let mut rows = stmt.query(duckdb::params![files.release, files.shard])?;
         while let Some(r) = rows.next()? {
             phantoms.insert(r.get::<_, String>(0)?);
         }
         let mut manifest_variants = Vec::new();
-        let mut stmt = conn.prepare(
-            "SELECT s.variants, s.manifest_path FROM suite s
-             JOIN source_file f ON f.path = s.manifest_path AND f.owner_key = s.manifest_path
-             WHERE f.kind = 'manifest' AND s.variants IS NOT NULL ORDER BY s.manifest_path",
-        )?;
+        let mut stmt = conn.prepare(batch_sql("stored_manifest_variants"))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             manifest_variants.push((r.get(0)?, r.get(1)?));
         }
         let mut manifest_releases: HashMap<String, std::collections::HashSet<String>> =
             HashMap::new();
-        let mut stmt = conn.prepare(
-            "SELECT DISTINCT s.manifest_path, s.release_label FROM suite s
-             JOIN source_file f ON f.path = s.manifest_path AND f.owner_key = s.manifest_path
-             WHERE f.kind = 'manifest'",
-        )?;
+        let mut stmt = conn.prepare(batch_sql("stored_manifest_releases"))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             manifest_releases
@@ -762,11 +730,9 @@ impl StoredState {
                 .insert(r.get(1)?);
         }
         let release_named_exists = match files.release {
-            Some(label) => conn.query_row(
-                "SELECT count(*) > 0 FROM release_record WHERE release_label = ?",
-                [label],
-                |r| r.get(0),
-            )?,
+            Some(label) => {
+                conn.query_row(batch_sql("stored_release_exists"), [label], |r| r.get(0))?
+            }
             None => false,
         };
         Ok(StoredState {

@@ -64,6 +64,17 @@ pub fn refill_remedy(e: &Error, on_lake: bool) -> String {
     }
 }
 
+/// What gives DuckDB more memory, for any command that ran out of it.
+pub fn larger_budget_hint() -> String {
+    match process_budget() {
+        Some(mb) => format!(
+            "the same command under twice the budget, `liftdb --memory-mb {} …` (LIFTDB_MEMORY_MB sets it for every command; DuckDB gets five eighths of it)",
+            mb * 2
+        ),
+        None => "DuckDB had its own limit (--memory-mb 0): a machine with more memory".to_string(),
+    }
+}
+
 /// `liftdb COMMAND` under twice this process's budget, as a phrase.
 pub fn larger_budget(command: &str) -> String {
     match process_budget() {

@@ -176,7 +176,7 @@ fn open_lake_on(
         if !writing && waiting != refill::Waiting::Nothing {
             match may_write {
                 true => super::lake::retrying(|| refill::finish_waiting(&conn))
-                    .map_err(|e| refill_failed(name, e, true))
+                    .map_err(|e| refill_failed(name, e, true, &waiting))
                     .map(|_| ())?,
                 false => return open_last_refilled(conn, lake, &waiting),
             }
@@ -367,7 +367,8 @@ pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
         return Ok(Store::file(conn, path));
     }
     let views_changed = views::ensure_views(&conn, migrated).map_err(|e| in_store(path, e))?;
-    if refill::waiting(&conn)? != refill::Waiting::Nothing {
+    let waiting = refill::waiting(&conn)?;
+    if waiting != refill::Waiting::Nothing {
         // After a views change every release waits, as expected: said only
         // when a batch's (or an upgrade's) refill was left unfinished.
         if !views_changed {
@@ -379,7 +380,7 @@ pub fn open_write_up_to(path: &Path, version: i64) -> Result<Store> {
         // A refill that fails leaves the store writable: its runs are
         // kept, what waits stays marked, and a batch's own refill tries
         // it again; a full disk or a damaged file still stops the command.
-        match refill::finish_waiting(&conn).map_err(|e| refill_failed(path, e, false)) {
+        match refill::finish_waiting(&conn).map_err(|e| refill_failed(path, e, false, &waiting)) {
             Err(e @ Error::AggregatesNotRefilled { .. }) => eprintln!("liftdb: {e}"),
             other => {
                 other?;
@@ -559,7 +560,7 @@ fn classify_open_error(path: &Path, e: duckdb::Error, writing: bool) -> Error {
 
 /// A refill on open that failed: the steps done are committed, so not
 /// "nothing was written"; a full disk or a damaged file is still said so.
-fn refill_failed(path: &Path, e: Error, on_lake: bool) -> Error {
+fn refill_failed(path: &Path, e: Error, on_lake: bool, waiting: &refill::Waiting) -> Error {
     let remedy = super::budget::refill_remedy(&e, on_lake);
     let detail = match in_store(path, e) {
         Error::OutOfMemory { detail, .. } => detail,
@@ -569,6 +570,10 @@ fn refill_failed(path: &Path, e: Error, on_lake: bool) -> Error {
     };
     Error::AggregatesNotRefilled {
         path: path.display().to_string(),
+        releases: match waiting {
+            refill::Waiting::Releases(labels) => labels.clone(),
+            _ => Vec::new(),
+        },
         detail,
         remedy,
     }

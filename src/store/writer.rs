@@ -11,6 +11,7 @@ use super::appenders::Appenders;
 use super::budget::MemoryBudget;
 use crate::model::records::{IngestErrorRec, Records, Row, TableBatch};
 use crate::model::table::{Column, DOOMED_KEY, TEXT_KEY};
+use crate::sqlfiles::batch_sql;
 use crate::{Error, Result};
 
 pub use crate::model::records::{SourceFileRec, TableRows};
@@ -78,11 +79,6 @@ fn staged_table(table: &str) -> Option<&'static str> {
     }
 }
 
-/// The batch's own SQL: `sql/batch/NAME.sql` (each file says what it does).
-fn batch_sql(name: &str) -> &'static str {
-    crate::sqlfiles::named(crate::sqlfiles::BATCH_QUERIES, name)
-}
-
 /// The files this batch read, held out of `source_file` until its commit:
 /// on a lake, jobs at one checkout path read the same manifest, and the row
 /// another job stored meanwhile is dropped from here, where DuckLake sees no
@@ -104,10 +100,11 @@ fn column_names(columns: &[Column]) -> String {
     names.join(", ")
 }
 
-/// Keys of run and grading (sql/batch/duplicate_*_keys.sql says why).
-const DUPLICATE_KEYS: &[(&str, &str)] = &[
-    ("run", "duplicate_run_keys"),
-    ("grading", "duplicate_grading_keys"),
+/// Keys of run and grading (sql/batch/duplicate_*_keys.sql says why): the
+/// query that finds a duplicated key, and the one naming its holders.
+const DUPLICATE_KEYS: &[(&str, &str, &str)] = &[
+    ("run", "duplicate_run_keys", "run_key_holders"),
+    ("grading", "duplicate_grading_keys", "grading_key_holders"),
 ];
 
 /// A run another writer committed after this batch planned (`planned`:
@@ -116,29 +113,25 @@ const DUPLICATE_KEYS: &[(&str, &str)] = &[
 /// other's commit. The batch is tried again (`StoredMeanwhile`) and then
 /// finds the runs stored, as the commit guard would have said.
 fn refuse_duplicate_keys(tx: &Connection, batch_id: i64, planned: &[i64]) -> Result<()> {
-    for (table, name) in DUPLICATE_KEYS {
-        let sql = batch_sql(name);
-        let mut stmt = tx.prepare(sql)?;
+    for (table, find, holders) in DUPLICATE_KEYS {
+        let mut stmt = tx.prepare(batch_sql(find))?;
         let mut rows = stmt.query([batch_id])?;
-        if let Some(row) = rows.next()? {
-            let key: String = row.get(0)?;
-            if *table == "run" {
-                let mut holders = tx.prepare(
-                    "SELECT DISTINCT batch_id FROM run WHERE run_id = ? AND batch_id <> ? ORDER BY 1",
-                )?;
-                let others: Vec<i64> = holders
-                    .query_map(duckdb::params![key, batch_id], |r| r.get(0))?
-                    .collect::<std::result::Result<_, _>>()?;
-                if !others.is_empty() && others.iter().all(|b| planned.binary_search(b).is_err()) {
-                    return Err(Error::StoredMeanwhile { batches: others });
-                }
+        let Some(row) = rows.next()? else { continue };
+        let key: String = row.get(0)?;
+        if *table == "run" {
+            let mut stmt = tx.prepare(batch_sql("other_batches_of_run"))?;
+            let others: Vec<i64> = stmt
+                .query_map(duckdb::params![key, batch_id], |r| r.get(0))?
+                .collect::<std::result::Result<_, _>>()?;
+            if !others.is_empty() && others.iter().all(|b| planned.binary_search(b).is_err()) {
+                return Err(Error::StoredMeanwhile { batches: others });
             }
-            return Err(Error::DuplicateKey {
-                table,
-                key,
-                holders: row.get(1)?,
-            });
         }
+        return Err(Error::DuplicateKey {
+            table,
+            holders: tx.query_row(batch_sql(holders), [&key], |r| r.get(0))?,
+            key,
+        });
     }
     Ok(())
 }
@@ -502,6 +495,7 @@ impl<'c> BatchWriter<'c> {
         if let Some(budget) = self.budget.as_mut() {
             budget.end_parse(tx)?;
         }
+        clock.mark("flush appenders");
         {
             let mut stmt =
                 tx.prepare("INSERT INTO ingest_error (batch_id, path, stage, reason, occurred_at, hint) VALUES (?, ?, ?, ?, now()::TIMESTAMP, ?)")?;
@@ -542,11 +536,13 @@ impl<'c> BatchWriter<'c> {
                 params![self.batch_id, batch.release_label],
             )?;
         }
+        clock.mark("errors + reports' runs");
         refuse_duplicate_keys(tx, self.batch_id, batch.planned_after)?;
+        clock.mark("duplicate keys");
         tx.execute(batch_sql("record_stored_runs"), [self.batch_id])?;
         register_run_releases(tx, self.batch_id)?;
         let release_dropped = drop_empty_release(tx, self.batch_id, batch.release_label)?;
-        clock.mark("errors + mtimes");
+        clock.mark("run records");
         let touched = touched_by_batch(tx, self.batch_id)?;
         let releases: Vec<String> = touched.by_release.keys().cloned().collect();
         // A lake's refill takes whole releases (refill::run): its cases are not given.

@@ -234,3 +234,171 @@ fn a_200000_run_store_refills_every_aggregate_under_a_fifth_of_the_default_budge
         .unwrap();
     assert!(pairs >= 100_000, "every pair's cost row: {pairs}");
 }
+
+/// The stuck store's shape: the guard's 1,500 runs times 14 (21,000 runs),
+/// opened under a budget whose DuckDB share (80 MiB) run_rows' refill does
+/// not fit whatever its parts, and whose double (160 MiB) it does.
+const STUCK_COPIES: u32 = 14;
+const STUCK_BUDGET: &str = "128";
+
+/// Releases waiting for their refill, read by DuckDB itself: a liftdb
+/// command would refill them on open.
+fn waiting_now(db: &Path) -> i64 {
+    let conn = duckdb::Connection::open(db).unwrap();
+    conn.query_row("SELECT count(*) FROM refill_waiting", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// No store is stuck (docs/guide.md, "Scale, memory"): a refill on open
+/// that runs out of memory every way it tries stops no command. The report
+/// still answers, and its warning names what waits (every release: the
+/// mark a views change leaves), the step that ran out, and the command
+/// that finishes it; that command, run as printed, refills every release.
+/// The store is the guard's shape at a tenth of its runs (1,500 runs x 14),
+/// opened under a budget too small for it and refilled under twice that.
+#[test]
+fn a_refill_that_ran_out_of_memory_names_the_command_that_finishes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("stuck.duckdb");
+    succeeded(
+        liftdb_cmd(&db)
+            .args(["ingest", "--quiet"])
+            .arg(fixture("generated-seed11")),
+    );
+    multiply_runs(&db, STUCK_COPIES);
+    let report = liftdb_cmd(&db)
+        .args([
+            "--memory-mb",
+            STUCK_BUDGET,
+            "report",
+            "lift",
+            "--format",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&report.stderr).to_string();
+    assert!(report.status.success(), "the report still answers: {said}");
+    assert!(!report.stdout.is_empty(), "{said}");
+    assert!(said.contains("ran out of memory"), "{said}");
+    assert!(
+        said.contains("the stored aggregates of every release wait"),
+        "{said}"
+    );
+    let step = regex::Regex::new(r"its step (\w+) ran out of memory")
+        .unwrap()
+        .captures(&said)
+        .unwrap_or_else(|| panic!("no step named: {said}"))[1]
+        .to_string();
+    assert!(
+        liftdb::store::aggregates::DERIVED
+            .iter()
+            .any(|d| d.table == step),
+        "{step} is a stored aggregate"
+    );
+    assert!(waiting_now(&db) > 0, "the refill did not finish: {said}");
+
+    // The command it names, with twice the budget, run as printed.
+    let named = regex::Regex::new(r"`liftdb --memory-mb (\d+) check`")
+        .unwrap()
+        .captures(&said)
+        .unwrap_or_else(|| panic!("no command named: {said}"))[1]
+        .to_string();
+    assert_eq!(
+        named.parse::<u64>().unwrap(),
+        2 * STUCK_BUDGET.parse::<u64>().unwrap()
+    );
+    let check = liftdb_cmd(&db)
+        .args(["--memory-mb", &named, "check"])
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert_eq!(waiting_now(&db), 0, "check refilled every release");
+}
+
+/// The HTML page stays a page whatever the store holds: a release and
+/// skill with more than 300 cases is drilled into for the 300 with the
+/// lowest lift (sql/reports/html/cases.sql), its runs and failing
+/// assertions only theirs, and a note says how many cases it holds. The
+/// store: the fixture's 50 cases (its README) times 14, one release and
+/// skill, so 700 cases; which are lowest is read from lift_evidence.
+#[test]
+fn the_html_page_drills_into_the_300_cases_with_the_lowest_lift() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("many-cases.duckdb");
+    succeeded(
+        liftdb_cmd(&db)
+            .args(["ingest", "--quiet"])
+            .arg(fixture("generated-seed11")),
+    );
+    multiply_runs(&db, 14);
+    let page = dir.path().join("page.html");
+    let out = liftdb_cmd(&db)
+        .args(["--memory-mb", "0", "report", "html", "--out"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<details class=\"case\"").count(), 300);
+    assert!(
+        html.contains("the 300 cases with the lowest lift of its 700"),
+        "the note on the cases not drilled into"
+    );
+
+    // The 300 drilled are the lowest by lift (ties by case id), as the
+    // store's own lift_evidence ranks them.
+    let conn = duckdb::Connection::open(&db).unwrap();
+    let lowest: Vec<String> = conn
+        .prepare(
+            "SELECT case_id FROM lift_evidence
+             WHERE channel = 'objective' AND control_arm = 'without_skill' AND split = 'all'
+               AND scope = 'case' AND row_kind = 'release'
+             ORDER BY absolute_delta NULLS FIRST, case_id LIMIT 300",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(lowest.len(), 300);
+    let highest: String = conn
+        .query_row(
+            "SELECT case_id FROM lift_evidence
+             WHERE channel = 'objective' AND control_arm = 'without_skill' AND split = 'all'
+               AND scope = 'case' AND row_kind = 'release'
+             ORDER BY absolute_delta DESC NULLS LAST, case_id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    // Each drilled case's element id ends in its case id, each character
+    // outside [A-Za-z0-9._-] a '-' (report/html's slug).
+    let ids: Vec<&str> = html
+        .split("<details class=\"case\" id=\"")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('"').unwrap()])
+        .collect();
+    let drilled = |case: &str| {
+        let tail: String = case
+            .chars()
+            .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                true => c,
+                false => '-',
+            })
+            .collect();
+        ids.iter().any(|id| id.ends_with(&format!("--{tail}")))
+    };
+    assert!(lowest.iter().all(|case| drilled(case)), "{ids:?}");
+    assert!(!drilled(&highest), "{highest} has the highest lift");
+    assert!(!lowest.contains(&highest));
+}

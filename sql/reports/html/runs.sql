@@ -1,12 +1,28 @@
 -- The drill-down's runs: each case's runs per model, arm and repetition
 -- (at most 120 per case, the first by model, arm, repetition), with cost,
--- tokens, time and the start of the output (stored redacted).
-WITH numbered AS (
+-- tokens, time and the start of the output (stored redacted), of the
+-- cases drilled into.
+-- At most 300 cases of a release and skill are drilled into, the lowest
+-- lift first, so the page stays a page whatever the store holds (cases.sql,
+-- runs.sql and failing.sql choose them alike).
+WITH drilled AS (
+    SELECT release_label, skill_name, case_id,
+           count(*) OVER (PARTITION BY release_label, skill_name) AS cases_in_release
+    FROM lift_evidence
+    WHERE channel = 'objective' AND control_arm = 'without_skill' AND split = 'all'
+      AND scope = 'case' AND row_kind = 'release'
+      AND ($skill IS NULL OR skill_name = $skill)
+      AND ($release IS NULL OR release_label = $release)
+    QUALIFY row_number() OVER (PARTITION BY release_label, skill_name
+                               ORDER BY absolute_delta NULLS FIRST, case_id) <= 300
+),
+numbered AS (
     SELECT r.*, row_number() OVER (
                PARTITION BY r.release_label, r.skill_name, r.case_id
                ORDER BY r.model NULLS LAST, r.arm, r.repetition, r.run_id) AS nth,
            count(*) OVER (PARTITION BY r.release_label, r.skill_name, r.case_id) AS case_runs
     FROM runs r
+    JOIN drilled d USING (release_label, skill_name, case_id)
     WHERE ($skill IS NULL OR r.skill_name = $skill)
       AND ($release IS NULL OR r.release_label = $release)
 )

@@ -51,11 +51,35 @@ impl Drill {
             return "<p class=\"muted\">No paired cases yet.</p>".into();
         }
         let mut html = self.filters();
+        html.push_str(&self.not_drilled());
         html.push_str("<p class=\"sort note\">Cases in order of<button data-key=\"name\">release and name</button><button data-key=\"lift-down\">lift, highest first</button><button data-key=\"lift-up\">lift, lowest first</button></p><div id=\"cases\">");
         for (order, case) in self.cases.iter().enumerate() {
             self.case(&mut html, case, order);
         }
         html.push_str("</div>");
+        html
+    }
+
+    /// A note for each release and skill with more cases than the page
+    /// drills into (sql/reports/html/cases.sql: the lowest lift first).
+    fn not_drilled(&self) -> String {
+        let mut shown: BTreeMap<(&str, &str), (usize, u64)> = BTreeMap::new();
+        for c in &self.cases {
+            let held = num(&c[15]).unwrap_or(0.0) as u64;
+            shown.entry((text(c, 0), text(c, 1))).or_insert((0, held)).0 += 1;
+        }
+        let mut html = String::new();
+        for ((release, skill), (drilled, held)) in shown {
+            if held > drilled as u64 {
+                let _ = write!(
+                    html,
+                    "<p class=\"note\">Release {} of {}: the {drilled} cases with the lowest lift of its {held} (liftdb report runs --release {} --case CASE lists any case's runs).</p>",
+                    esc(release),
+                    esc(skill),
+                    esc(release)
+                );
+            }
+        }
         html
     }
 

@@ -382,7 +382,14 @@ fn steps(
                 budget_mib: crate::store::budget::process_budget().filter(|_| budgeted),
                 // DuckDB's first line; its advice after it (SET statements)
                 // is not how liftdb is given memory.
-                detail: e.to_string().lines().next().unwrap_or_default().to_string(),
+                detail: match &e {
+                    Error::Db(db) => crate::error::duckdb_text(db),
+                    other => other.to_string(),
+                }
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string(),
             },
             false => e,
         })?;
