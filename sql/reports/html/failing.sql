@@ -16,7 +16,7 @@ WITH drilled AS (
 )
 SELECT a.run_id, a.name, a.severity, a.channel, left(a.evidence, 400) AS evidence
 FROM assertion_result a
-JOIN runs r ON r.run_id = a.run_id AND r.grading_id = a.grading_id
+JOIN run_rows r ON r.run_id = a.run_id AND r.grading_id = a.grading_id
 JOIN drilled d ON d.release_label = r.release_label AND d.skill_name = r.skill_name AND d.case_id = r.case_id
 WHERE a.passed = false AND NOT coalesce(a.skipped, false)
   AND ($skill IS NULL OR r.skill_name = $skill)

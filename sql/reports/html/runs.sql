@@ -21,7 +21,7 @@ numbered AS (
                PARTITION BY r.release_label, r.skill_name, r.case_id
                ORDER BY r.model NULLS LAST, r.arm, r.repetition, r.run_id) AS nth,
            count(*) OVER (PARTITION BY r.release_label, r.skill_name, r.case_id) AS case_runs
-    FROM runs r
+    FROM run_rows r
     JOIN drilled d USING (release_label, skill_name, case_id)
     WHERE ($skill IS NULL OR r.skill_name = $skill)
       AND ($release IS NULL OR r.release_label = $release)
