@@ -110,7 +110,7 @@ def outcome(result):
     secs, mib, code, said = result
     if code == 0:
         return "exit 0"
-    last = [l for l in said.splitlines() if l.strip()]
+    last = [l for l in said.splitlines() if l.strip() and not l.startswith("Command exited")]
     return f"**exit {code}**: {last[-1][:200] if last else ''}"
 
 
@@ -120,7 +120,9 @@ def size_section(s, targets):
     best = {n: min(r[0] for r in runs) for n, runs in s["reports"].items()}
     first = {n: runs[0][0] for n, runs in s["reports"].items()}
     peak = {n: max(r[1] for r in runs) for n, runs in s["reports"].items()}
-    failed = {n: outcome(runs[-1]) for n, runs in s["reports"].items() if any(r[2] != 0 for r in runs)}
+    failed = {n: f"{sum(r[2] != 0 for r in runs)} of {len(runs)} runs, "
+                 + outcome(next(r for r in runs if r[2] != 0))
+              for n, runs in s["reports"].items() if any(r[2] != 0 for r in runs)}
     slowest = max(best, key=best.get)
     budget = s["budget"]
     lines = [

@@ -149,6 +149,17 @@ fn multiply_runs(db: &Path, copies: u32) {
     .unwrap();
 }
 
+/// A store of the generated-seed11 fixture (1,500 runs, 50 cases: its
+/// README) with each run `copies` times (`multiply_runs`).
+fn multiplied_store(db: &Path, copies: u32) {
+    succeeded(
+        liftdb_cmd(db)
+            .args(["ingest", "--quiet"])
+            .arg(fixture("generated-seed11")),
+    );
+    multiply_runs(db, copies);
+}
+
 /// The number `sql` counts in the store, read with DuckDB's own limit.
 fn count(db: &Path, sql: &str) -> i64 {
     let out = liftdb_cmd(db)
@@ -172,12 +183,7 @@ fn a_200000_run_store_refills_every_aggregate_under_a_fifth_of_the_default_budge
     let db = dir.path().join("large.duckdb");
     // 1,500 runs (the fixture's README: 50 cases x 3 models x 2 arms x 5
     // repetitions), times 134: 201,000.
-    succeeded(
-        liftdb_cmd(&db)
-            .args(["ingest", "--quiet"])
-            .arg(fixture("generated-seed11")),
-    );
-    multiply_runs(&db, 134);
+    multiplied_store(&db, 134);
     let unbudgeted = dir.path().join("unbudgeted.duckdb");
     std::fs::copy(&db, &unbudgeted).unwrap();
 
@@ -260,12 +266,7 @@ fn waiting_now(db: &Path) -> i64 {
 fn a_refill_that_ran_out_of_memory_names_the_command_that_finishes_it() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("stuck.duckdb");
-    succeeded(
-        liftdb_cmd(&db)
-            .args(["ingest", "--quiet"])
-            .arg(fixture("generated-seed11")),
-    );
-    multiply_runs(&db, STUCK_COPIES);
+    multiplied_store(&db, STUCK_COPIES);
     let report = liftdb_cmd(&db)
         .args([
             "--memory-mb",
@@ -331,12 +332,7 @@ fn a_refill_that_ran_out_of_memory_names_the_command_that_finishes_it() {
 fn the_html_page_drills_into_the_300_cases_with_the_lowest_lift() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("many-cases.duckdb");
-    succeeded(
-        liftdb_cmd(&db)
-            .args(["ingest", "--quiet"])
-            .arg(fixture("generated-seed11")),
-    );
-    multiply_runs(&db, 14);
+    multiplied_store(&db, 14);
     let page = dir.path().join("page.html");
     let out = liftdb_cmd(&db)
         .args(["--memory-mb", "0", "report", "html", "--out"])
