@@ -350,7 +350,6 @@ fn plural_batches(batches: &[i64]) -> String {
     }
 }
 
-/// "release 'v1'", "releases 'v1', 'v2'".
 /// `waiting_releases`, where none named means every release.
 fn waiting_or_every(releases: &[String]) -> String {
     match releases.is_empty() {
@@ -359,6 +358,7 @@ fn waiting_or_every(releases: &[String]) -> String {
     }
 }
 
+/// "release 'v1'", "releases 'v1', 'v2'".
 fn waiting_releases(releases: &[String]) -> String {
     let quoted: Vec<String> = releases.iter().map(|r| format!("'{r}'")).collect();
     match quoted.len() {
