@@ -529,6 +529,10 @@ pub const FILTER_QUERIES: &[(&str, &str)] = &[
 /// `sql/present/NAME.sql`.
 pub const PRESENT_QUERIES: &[(&str, &str)] = &[
     (
+        "listing_sorted",
+        include_str!("../sql/present/listing_sorted.sql"),
+    ),
+    (
         "not_counted",
         include_str!("../sql/present/not_counted.sql"),
     ),

@@ -4,10 +4,11 @@
 -- compact: case, arm, n, c, k, pass_at_k, pass_hat_k
 -- lists: reliability_rows
 -- From reliability_rows, stored by every batch and kept in this report's
--- order: release, skill, experiment (NULL first), case, arm, k. No ORDER BY:
--- DuckDB returns one table's rows, filtered, in the order they were stored
--- (its documentation: SQL dialect, order preservation; `liftdb check`
--- verifies the table's order).
+-- order: release, skill, experiment (NULL first), case, arm, k. liftdb runs
+-- this statement without its ORDER BY on a DuckDB file, which returns one
+-- table's rows, filtered, in the order they were stored (its documentation:
+-- SQL dialect, order preservation; `liftdb check` verifies the table's
+-- order), and whole on a lake, whose files come back in no set order.
 SELECT
     release_label AS release,
     skill_name AS skill,
@@ -26,4 +27,5 @@ WHERE ($release IS NULL OR release_label = $release)
   AND ($split IS NULL OR split = $split)
   AND ($case IS NULL OR case_id = $case)
   AND ($arm IS NULL OR arm = $arm)
-  AND ($experiment IS NULL OR experiment = $experiment);
+  AND ($experiment IS NULL OR experiment = $experiment)
+ORDER BY release_label, skill_name, experiment NULLS FIRST, case_id, arm, k;

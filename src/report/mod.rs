@@ -48,10 +48,14 @@ pub struct Report {
     /// (`-- when:`); when false it is not run.
     pub when: Option<&'static str>,
     /// The stored table the report lists in the order it is kept in, with
-    /// no sort or aggregate of its own (`-- lists:`): streamed, it runs on
-    /// one DuckDB thread while the other core makes its text.
+    /// no aggregate of its own (`-- lists:`): streamed, it runs on one
+    /// DuckDB thread while the other core makes its text.
     pub lists: Option<&'static str>,
     pub sql: &'static str,
+    /// A listing's statement without its final ORDER BY: what a DuckDB
+    /// file, which returns a table's rows as it stored them, runs (a lake
+    /// runs `sql` whole: `sql/present/listing_sorted.sql`).
+    pub as_stored: Option<&'static str>,
 }
 
 fn header_list(sql: &str, key: &str) -> Vec<String> {
@@ -90,6 +94,17 @@ fn parse(sql: &'static str) -> Report {
         when: header_value(sql, "when"),
         lists: header_value(sql, "lists"),
         sql,
+        as_stored: header_value(sql, "lists").map(|_| without_final_sort(sql)),
+    }
+}
+
+/// A listing report's statement up to its final ORDER BY, which it must end
+/// with (the report files are part of the binary: a file without one is a
+/// defect of this build).
+fn without_final_sort(sql: &'static str) -> &'static str {
+    match sql.rfind("\nORDER BY ") {
+        Some(at) => &sql[..at],
+        None => panic!("a `-- lists:` report ends with the ORDER BY its table is kept in: {sql}"),
     }
 }
 
@@ -218,6 +233,10 @@ fn parts(
     report.check_filters(filters)?;
     filter_values::check(filters, &mut ask)?;
     let mut holds = |when: &str| ask(when, &Filters::new()).map(|rs| holds(&rs));
+    let listed = match report.as_stored {
+        Some(as_stored) if !holds(present::present_sql("listing_sorted"))? => as_stored,
+        _ => report.sql,
+    };
     let own = match report.when {
         // Nothing to report (reconcile-trend with no trend report held): the
         // statement gives its columns without running (on a large store it
@@ -226,7 +245,7 @@ fn parts(
             let sql = report.sql.trim_end().trim_end_matches(';');
             format!("SELECT * FROM (\n{sql}\n) LIMIT 0")
         }
-        _ => report.sql.to_string(),
+        _ => listed.to_string(),
     };
     let mut parts = vec![Part {
         report: report.name.clone(),

@@ -34,7 +34,7 @@ impl Presentation {
 }
 
 /// One of the presenter's own questions: `sql/present/NAME.sql`.
-fn present_query(name: &str) -> &'static str {
+pub(super) fn present_sql(name: &str) -> &'static str {
     crate::sqlfiles::named(crate::sqlfiles::PRESENT_QUERIES, name)
 }
 
@@ -68,8 +68,8 @@ pub fn run_shown(
         let rs = run_via(&sentences, &taken, &mut query)?;
         // Then the runs that did not count, and what measures nothing, beside
         // the sentence they would mislead.
-        let not_counted = query(present_query("not_counted"), &taken)?;
-        let suspect = query(present_query("suspect"), &taken)?;
+        let not_counted = query(present_sql("not_counted"), &taken)?;
+        let suspect = query(present_sql("suspect"), &taken)?;
         for batch in rs
             .batches
             .iter()

@@ -168,8 +168,9 @@ impl Derived {
     }
 
     /// This table's rows of `scope`, replaced by its view's; a table kept
-    /// in order (`listed_in`) has the rows of every release sorting after
-    /// the first of `scope` replaced too, so that they follow it again.
+    /// in order (`listed_in`) in a DuckDB file has the rows of every release
+    /// sorting after the first of `scope` replaced too, so that they follow
+    /// it again.
     pub fn refresh(&self, conn: &Connection, scope: Scope) -> Result<()> {
         match (self.listed_in, scope) {
             (None, Scope::Cases { whole, cases, .. }) if self.case_grained => {
@@ -177,8 +178,13 @@ impl Derived {
             }
             (_, Scope::Cases { releases, .. }) => self.refresh(conn, Scope::Releases(releases)),
             (Some(_), Scope::Releases(labels)) => {
-                let following = releases_from(conn, labels)?;
-                self.replace(conn, Scope::Releases(&following))
+                // A lake gives a table's rows back in no set order
+                // (sql/present/listing_sorted.sql): no order to keep.
+                let replaced = match crate::store::lake::on_lake(conn)? {
+                    true => labels.to_vec(),
+                    false => releases_from(conn, labels)?,
+                };
+                self.replace(conn, Scope::Releases(&replaced))
             }
             _ => self.replace(conn, scope),
         }
