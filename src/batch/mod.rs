@@ -48,21 +48,32 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
     let mut tries = 0;
     let mut batch_bytes = None;
     let mut stored_meanwhile = std::collections::BTreeSet::new();
+    let mut retried_on = Vec::new();
     let ingested = lake::retrying(|| {
         tries += 1;
         if tries > 1 && opts.progress {
-            eprintln!("liftdb: the batch met another writer's commit to the lake; trying it again");
+            eprintln!(
+                "liftdb: the batch met another writer's commit to the lake ({}); trying it again",
+                retried_on.last().map_or("", String::as_str)
+            );
         }
         batch_bytes = None;
         let tried = ingest_batch(store, paths, opts, &mut batch_bytes);
-        if let Err(crate::Error::StoredMeanwhile { batches }) = &tried {
-            stored_meanwhile.extend(batches.iter().copied());
+        match &tried {
+            Err(crate::Error::StoredMeanwhile { batches }) => {
+                stored_meanwhile.extend(batches.iter().copied());
+            }
+            Err(e) if e.is_transaction_conflict() => {
+                retried_on.push(e.to_string().lines().next().unwrap_or_default().to_string());
+            }
+            _ => {}
         }
         tried
     });
     match ingested {
         Ok(summary) => Ok(IngestSummary {
             tries,
+            retried_on,
             stored_meanwhile_by: stored_meanwhile.into_iter().collect(),
             ..summary
         }),

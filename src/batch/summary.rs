@@ -18,6 +18,9 @@ pub struct IngestSummary {
     /// How many times the batch was tried: more than 1 when its commit met
     /// another writer's on a lake and it was tried again whole.
     pub tries: u32,
+    /// Why each try but the last was rolled back: the first line of the
+    /// lake's conflict (the table and what the other writer did to it).
+    pub retried_on: Vec<String>,
     /// How the release label was chosen: --release, previous ingest, graded runs, skill_tree_hash, generated_at, runs given with it, default.
     pub release_source: String,
     /// Releases runs of this batch went to besides `release`: skill-creator's
@@ -111,6 +114,7 @@ pub(super) fn assemble(
     IngestSummary {
         batch_id: None,
         tries: 1,
+        retried_on: Vec::new(),
         release: plan.release.label.clone(),
         release_recorded: false,
         release_source: plan.release.source.to_string(),
