@@ -4,17 +4,12 @@
 -- arm. A pair is eligible when both arms are scorable and have a numeric
 -- objective_pass_rate in [0, 1]; otherwise blocked_reason names why, with the
 -- harness's reason codes.
--- pairs_over(releases, cases, stored): the pairs of the releases listed (NULL: every
--- release) and of the cases listed (liftdb_case_key), from the stored runs (run_rows) or,
--- stored false, from the runs worked out anew (runs_of); the branch not taken is a constant false filter,
--- pruned before it runs. cost_per_lift reads the pairs worked out anew: on a
--- large batch its two joins over the measurements ran out of the refill's
--- memory when the pairs came from the batch's own new run_rows.
-CREATE OR REPLACE MACRO pairs_over(releases, cases, stored) AS TABLE
+-- pairs_of(releases, cases): the pairs of the releases listed (NULL: every
+-- release) and of the cases listed (liftdb_case_key), from the stored runs
+-- (run_rows, refilled before the tables that read the pairs).
+CREATE OR REPLACE MACRO pairs_of(releases, cases) AS TABLE
 WITH r AS (
-    SELECT * FROM run_rows_of(releases, cases) WHERE stored AND population = 'answer'
-    UNION ALL
-    SELECT * FROM runs_of(releases, cases) WHERE NOT stored AND population = 'answer'
+    SELECT * FROM run_rows_of(releases, cases) WHERE population = 'answer'
 ),
 controls AS (
     -- Control arms that were run at all for a case; without_skill is always
@@ -102,11 +97,6 @@ FROM (
         END AS blocked_reason
     FROM joined
 );
-
--- pairs_of(releases, cases): the pairs of the releases listed (NULL: every
--- release) and of the cases listed (liftdb_case_key), from the stored runs.
-CREATE OR REPLACE MACRO pairs_of(releases, cases) AS TABLE
-SELECT * FROM pairs_over(releases, cases, true);
 
 -- pairs_in(releases): the pairs of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO pairs_in(releases) AS TABLE

@@ -13,8 +13,7 @@ CREATE OR REPLACE MACRO cost_per_lift_of(releases, cases) AS TABLE
 -- needs far more memory).
 WITH p AS (
     SELECT *, coalesce(with_scorable AND control_scorable, false) AS both_scorable
-    -- The pairs worked out anew, not from run_rows (20_pairs.sql says why).
-    FROM pairs_over(releases, cases, false) WHERE control_arm = 'without_skill'
+    FROM pairs_of(releases, cases) WHERE control_arm = 'without_skill'
 ),
 per_run AS MATERIALIZED (
     SELECT run_id,

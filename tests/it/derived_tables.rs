@@ -272,7 +272,11 @@ fn each_listing_report_reads_a_table_kept_in_its_order() {
             .lines()
             .filter(|l| !l.trim_start().starts_with("--"))
             .collect();
-        assert!(!as_stored_query.to_uppercase().contains("ORDER BY"), "{}", r.name);
+        assert!(
+            !as_stored_query.to_uppercase().contains("ORDER BY"),
+            "{}",
+            r.name
+        );
     }
 }
 

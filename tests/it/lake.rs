@@ -621,7 +621,10 @@ fn eight_writers(lake: TestLake) {
 fn a_lake_lists_runs_in_order_whatever_order_its_catalog_gives_its_files() {
     let dir = tempfile::tempdir().unwrap();
     let lake = TestLake::new("listorder");
-    ok(lake.liftdb().args(["lake", "init"]).output().unwrap(), "create");
+    ok(
+        lake.liftdb().args(["lake", "init"]).output().unwrap(),
+        "create",
+    );
     let file = dir.path().join("same.duckdb");
     for (i, release) in ["r-a", "r-b", "r-c"].iter().enumerate() {
         let root = format!("runs-{i}");
@@ -660,9 +663,34 @@ fn a_lake_lists_runs_in_order_whatever_order_its_catalog_gives_its_files() {
     }
     // (report, its sort keys as columns of its CSV: numbers compared as numbers)
     let listings: [(&str, &[&str]); 3] = [
-        ("runs", &["release", "skill", "experiment", "case", "model", "arm", "#rep"]),
-        ("ledger", &["release", "skill", "experiment", "case", "model", "arm", "#rep"]),
-        ("reliability", &["release", "skill", "experiment", "case", "arm", "#k"]),
+        (
+            "runs",
+            &[
+                "release",
+                "skill",
+                "experiment",
+                "case",
+                "model",
+                "arm",
+                "#rep",
+            ],
+        ),
+        (
+            "ledger",
+            &[
+                "release",
+                "skill",
+                "experiment",
+                "case",
+                "model",
+                "arm",
+                "#rep",
+            ],
+        ),
+        (
+            "reliability",
+            &["release", "skill", "experiment", "case", "arm", "#k"],
+        ),
     ];
     for (report, keys) in listings {
         let from_lake = ok(
@@ -703,7 +731,10 @@ fn a_lake_lists_runs_in_order_whatever_order_its_catalog_gives_its_files() {
         let mut sorted = rows.clone();
         sorted.sort_by_key(|line| key_of(line));
         assert!(rows == sorted, "{report}: rows out of its order on a lake");
-        assert_eq!(from_lake, from_file, "{report}: the lake's listing is the file's");
+        assert_eq!(
+            from_lake, from_file,
+            "{report}: the lake's listing is the file's"
+        );
     }
     ok(lake.liftdb().arg("check").output().unwrap(), "check");
 }
