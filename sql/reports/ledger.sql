@@ -7,7 +7,7 @@
 -- From run_listing_rows, stored by every batch and kept in this listing's
 -- order (the cost_ledger view's rows, live, are the same columns):
 -- release, skill, experiment (NULL first), case, model (NULL first), arm,
--- rep. liftdb runs this statement without its ORDER BY on a DuckDB file,
+-- rep, run id (shards of one rep). liftdb runs this statement without its ORDER BY on a DuckDB file,
 -- which returns one table's rows, filtered, in the order they were stored
 -- (its documentation: SQL dialect, order preservation; `liftdb check`
 -- verifies the table's order), and whole on a lake, whose files come back
@@ -39,4 +39,4 @@ WHERE ($release IS NULL OR release_label = $release)
   AND ($case IS NULL OR case_id = $case)
   AND ($arm IS NULL OR arm = $arm)
   AND ($experiment IS NULL OR experiment = $experiment)
-ORDER BY release_label, skill_name, experiment NULLS FIRST, case_id, model NULLS FIRST, arm, repetition;
+ORDER BY release_label, skill_name, experiment NULLS FIRST, case_id, model NULLS FIRST, arm, repetition, run_id;

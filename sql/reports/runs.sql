@@ -6,7 +6,7 @@
 -- lists: run_listing_rows
 -- From run_listing_rows, stored by every batch and kept in this listing's
 -- order: release, skill, experiment (NULL first), case, model (NULL first),
--- arm, rep. The runs are listed, neither worked out nor sorted: liftdb runs
+-- arm, rep, run id (shards of one rep). The runs are listed, neither worked out nor sorted: liftdb runs
 -- this statement without its ORDER BY on a DuckDB file, which returns one
 -- table's rows, filtered, in the order they were stored (its documentation:
 -- SQL dialect, order preservation; `liftdb check` verifies the table's
@@ -36,4 +36,4 @@ WHERE ($release IS NULL OR release_label = $release)
   AND ($case IS NULL OR case_id = $case)
   AND ($arm IS NULL OR arm = $arm)
   AND ($experiment IS NULL OR experiment = $experiment)
-ORDER BY release_label, skill_name, experiment NULLS FIRST, case_id, model NULLS FIRST, arm, repetition;
+ORDER BY release_label, skill_name, experiment NULLS FIRST, case_id, model NULLS FIRST, arm, repetition, run_id;

@@ -1,12 +1,14 @@
 -- stored: run_listing_rows
--- stored order: release_label, skill_name, experiment NULLS FIRST, case_id, model NULLS FIRST, arm, repetition
+-- stored order: release_label, skill_name, experiment NULLS FIRST, case_id, model NULLS FIRST, arm, repetition, run_id
 -- run_listing: the runs as reports runs and ledger list them, one row a run:
 -- their columns, from the stored runs (run_rows). Stored as run_listing_rows,
--- kept in the reports' order (release, skill, experiment NULLS FIRST, case,
--- model NULLS FIRST, arm, repetition: the `stored order` above), so that the
--- reports list the table without sorting it: DuckDB returns the rows of one
--- table, filtered, in the order they were stored (DuckDB's documentation: SQL
--- dialect, order preservation). Narrow on purpose: sorting run_rows' sixty
+-- kept in a DuckDB file in the reports' order (release, skill, experiment
+-- NULLS FIRST, case, model NULLS FIRST, arm, repetition, then the run id, which
+-- tells apart the shards of one repetition: the `stored order` above), so that
+-- the reports list the table there without sorting it: DuckDB returns the rows
+-- of one table, filtered, in the order they were stored (DuckDB's
+-- documentation: SQL dialect, order preservation). A lake keeps no order:
+-- there the reports sort. Narrow on purpose: sorting run_rows' sixty
 -- columns at the refill ran out of its memory.
 -- run_listing_in(releases): the listing of the releases listed (NULL: every release).
 CREATE OR REPLACE MACRO run_listing_in(releases) AS TABLE
@@ -67,8 +69,8 @@ COMMENT ON COLUMN run_listing.cost_currency IS 'The currency of the cost, on eve
 COMMENT ON COLUMN run_listing.run_id IS 'The run''s id (runs.run_id): liftdb show RUN_ID shows the run whole.';
 
 -- run_listing_rows: run_listing stored, refilled after run_rows at the end of
--- every batch, kept in the reports' order (a batch refills the releases it
--- changed and every release sorting after the first of them); what reports
--- runs and ledger list.
+-- every batch, kept in the reports' order in a DuckDB file (a batch refills
+-- the releases it changed and every release sorting after the first of
+-- them); what reports runs and ledger list.
 CREATE OR REPLACE TABLE run_listing_rows AS SELECT * FROM run_listing LIMIT 0;
-COMMENT ON TABLE run_listing_rows IS 'run_listing stored by every batch, kept in the order reports runs and ledger list it (what they read); equal to run_listing (liftdb check verifies, and that it is in order).';
+COMMENT ON TABLE run_listing_rows IS 'run_listing stored by every batch (what reports runs and ledger read), in a DuckDB file kept in the order they list it; equal to run_listing (liftdb check verifies, and in a file that it is in order).';

@@ -5,8 +5,9 @@
 -- (rate >= 1 - 1e-12). One row per k = 1..n. Values are exact (unrounded);
 -- the harness prints them rounded to 6 decimals.
 -- reliability_in(releases): the rows of the releases listed (NULL: every
--- release), in no order: the stored table is kept in the report's order,
--- and an ordered view would sort every row twice.
+-- release), in no order: the stored table is kept in the report's order in
+-- a DuckDB file (a lake's report sorts), and an ordered view would sort every
+-- row twice.
 CREATE OR REPLACE MACRO reliability_in(releases) AS TABLE
 WITH counts AS (
     -- n and c counted per case, arm and model when the batch was stored
@@ -58,4 +59,4 @@ COMMENT ON COLUMN reliability.pass_hat_k IS 'pass^k: C(c, k)/C(n, k), rounded 6.
 -- releases it changed and every release sorting after the first of them):
 -- what that report reads, with no sort of its own.
 CREATE OR REPLACE TABLE reliability_rows AS SELECT * FROM reliability_in(NULL) LIMIT 0;
-COMMENT ON TABLE reliability_rows IS 'reliability stored by every batch for the releases it changed, kept in report order (what report reliability reads); equal to reliability (liftdb check verifies).';
+COMMENT ON TABLE reliability_rows IS 'reliability stored by every batch for the releases it changed (what report reliability reads), in a DuckDB file kept in report order; equal to reliability (liftdb check verifies).';

@@ -318,9 +318,9 @@ pub fn stream<E: From<Error>>(
     if report.lists.is_none() {
         return stream_parts(conn, report, filters, sink);
     }
-    // A listing is a scan DuckDB hands over a chunk at a time: on one thread
-    // it does not wait on a second one, and the caller's text takes the
-    // other core.
+    // A listing is a scan DuckDB hands over a chunk at a time (in a DuckDB
+    // file; a lake's sorts first): on one thread it does not wait on a
+    // second one, and the caller's text takes the other core.
     crate::store::budget::on_threads(conn, 1, || stream_parts(conn, report, filters, sink))
 }
 

@@ -670,11 +670,9 @@ fn update_mtimes(conn: &Connection, touched: &[(String, i64, String)]) -> Result
     Ok(())
 }
 
-/// After a batch's commit, in a transaction of its own: an update is a
-/// delete to DuckLake, which conflicts with every other writer's insert
-/// into `source_file` (jobs at one checkout path each hold their own copy
-/// of one manifest). An mtime not remembered costs the next ingest a read
-/// of the file, nothing else: one that meets another writer is left.
+/// After a batch's commit, in a transaction of its own. One that meets
+/// another writer is left: an mtime not remembered costs the next ingest a
+/// read of the file, nothing else.
 fn remember_mtimes(conn: &Connection, touched: &[(String, i64, String)]) -> Result<()> {
     match touch(conn, touched) {
         Err(e) if e.is_transaction_conflict() => Ok(()),
@@ -684,9 +682,13 @@ fn remember_mtimes(conn: &Connection, touched: &[(String, i64, String)]) -> Resu
 
 /// Files whose content is unchanged but whose mtime moved (path, mtime,
 /// sha256): remember the new mtime so the next ingest skips them without
-/// reading.
+/// reading. Not on a lake: an update is a delete to DuckLake, and a delete
+/// from `source_file` rolls back every other writer's batch that inserts
+/// into it meanwhile (matrix jobs at one checkout path each hold their own
+/// copy of one manifest, its mtime their checkout's); a CI checkout gives
+/// every file a new mtime anyway.
 pub fn touch(conn: &Connection, touched: &[(String, i64, String)]) -> Result<()> {
-    if touched.is_empty() {
+    if touched.is_empty() || super::lake::on_lake(conn)? {
         return Ok(());
     }
     let tx = conn.unchecked_transaction()?;

@@ -122,7 +122,7 @@ const LIVE_LISTINGS: [(&str, &str); 3] = [
                 liftdb_pyround(objective_pass_rate, 4) AS objective_pass_rate, vetoed,
                 total_tokens, cost_usd, elapsed_ms, left(run_id, 12) AS run, run_id
          FROM runs
-         ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep",
+         ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep, run_id",
     ),
     (
         "ledger",
@@ -131,7 +131,7 @@ const LIVE_LISTINGS: [(&str, &str); 3] = [
                 total_tokens, tokens_provenance, CAST(cost_usd AS DECIMAL(18, 6)) AS cost_usd,
                 cost_currency, cost_availability, cost_provenance, elapsed_ms, started_at
          FROM cost_ledger
-         ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep",
+         ORDER BY release, skill, experiment NULLS FIRST, \"case\", model NULLS FIRST, arm, rep, run_id",
     ),
     (
         "reliability",

@@ -626,13 +626,24 @@ fn a_lake_lists_runs_in_order_whatever_order_its_catalog_gives_its_files() {
         "create",
     );
     let file = dir.path().join("same.duckdb");
-    for (i, release) in ["r-a", "r-b", "r-c"].iter().enumerate() {
-        let root = format!("runs-{i}");
-        let t = tree(dir.path(), &root, 40, 300 + i as u64);
+    // Three releases, then a second shard of r-b's runs (another tree, the
+    // same runs root): its runs tie with the first shard's on every listed
+    // column but the run id.
+    let batches = [
+        ("r-a", "runs-0", 300, None),
+        ("r-b", "runs-1", 301, None),
+        ("r-c", "runs-2", 302, None),
+        ("r-b", "runs-1", 401, Some("second")),
+    ];
+    for (n, (release, root, seed, shard)) in batches.into_iter().enumerate() {
+        let t = tree(&dir.path().join(format!("batch-{n}")), root, 40, seed);
         for mut liftdb in [lake.liftdb(), file_liftdb(&file)] {
+            liftdb.args(["ingest", "--quiet", "--release", release]);
+            if let Some(shard) = shard {
+                liftdb.args(["--shard", shard]);
+            }
             let out = liftdb
-                .args(["ingest", "--quiet", "--release", release])
-                .arg(t.join(&root))
+                .arg(t.join(root))
                 .arg(t.join("manifest.json"))
                 .output()
                 .unwrap();
@@ -673,6 +684,7 @@ fn a_lake_lists_runs_in_order_whatever_order_its_catalog_gives_its_files() {
                 "model",
                 "arm",
                 "#rep",
+                "run_id",
             ],
         ),
         (

@@ -38,12 +38,13 @@ pub struct Derived {
     /// ordered list aggregates keep a state per thread DuckDB cannot spill.
     pub two_threads: bool,
     /// The order the reports listing the table print its rows in, as an
-    /// ORDER BY over the table's columns, release_label first: the whole
-    /// table is kept in it (`refresh` refills the releases asked for and
-    /// every release sorting after the first of them), so that the reports
-    /// list it with no sort of their own: DuckDB returns one table's rows,
-    /// filtered, in the order they were stored (its documentation: SQL
-    /// dialect, order preservation). `liftdb check` verifies the order.
+    /// ORDER BY over the table's columns, release_label first: in a DuckDB
+    /// file the whole table is kept in it (`refresh` refills the releases
+    /// asked for and every release sorting after the first of them), so that
+    /// the reports list it with no sort of their own: DuckDB returns one
+    /// table's rows, filtered, in the order they were stored (its
+    /// documentation: SQL dialect, order preservation); `liftdb check`
+    /// verifies the order. A lake keeps none: its reports sort.
     pub listed_in: Option<&'static str>,
     /// Every row is of one case (release, skill, case) and worked out from
     /// that case's rows only (`-- stored grain: case`): a batch that touched
