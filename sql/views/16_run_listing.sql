@@ -73,4 +73,4 @@ COMMENT ON COLUMN run_listing.run_id IS 'The run''s id (runs.run_id): liftdb sho
 -- the releases it changed and every release sorting after the first of
 -- them); what reports runs and ledger list.
 CREATE OR REPLACE TABLE run_listing_rows AS SELECT * FROM run_listing LIMIT 0;
-COMMENT ON TABLE run_listing_rows IS 'run_listing stored by every batch (what reports runs and ledger read), in a DuckDB file kept in the order they list it; equal to run_listing (liftdb check verifies, and in a file that it is in order).';
+COMMENT ON TABLE run_listing_rows IS 'run_listing stored by every batch, kept in the order reports runs and ledger list it (what they read); equal to run_listing (liftdb check verifies, and that it is in order).';

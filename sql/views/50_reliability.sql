@@ -59,4 +59,4 @@ COMMENT ON COLUMN reliability.pass_hat_k IS 'pass^k: C(c, k)/C(n, k), rounded 6.
 -- releases it changed and every release sorting after the first of them):
 -- what that report reads, with no sort of its own.
 CREATE OR REPLACE TABLE reliability_rows AS SELECT * FROM reliability_in(NULL) LIMIT 0;
-COMMENT ON TABLE reliability_rows IS 'reliability stored by every batch for the releases it changed (what report reliability reads), in a DuckDB file kept in report order; equal to reliability (liftdb check verifies).';
+COMMENT ON TABLE reliability_rows IS 'reliability stored by every batch for the releases it changed, kept in report order (what report reliability reads); equal to reliability (liftdb check verifies).';
