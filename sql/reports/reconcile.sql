@@ -8,14 +8,21 @@ WITH benchmark AS (
     FROM peer_metric p
     WHERE p.report_kind = 'benchmark'
 ),
+benchmark_gradings AS (
+    SELECT run_id, report_path FROM grading
+    WHERE report_path IN (SELECT source_path FROM benchmark)
+),
 report_units AS (
-    -- The paired lift recomputed over exactly the runs each report graded.
+    -- The paired lift recomputed over exactly the runs each report graded:
+    -- the pairs of the releases holding such runs only (a store of runs no
+    -- report graded works out no pairs here).
     SELECT g.report_path, pr.case_id, pr.model,
            list_avg(list_sort(list(pr.with_rate))) AS w,
            list_avg(list_sort(list(pr.control_rate))) AS n, count(*) AS pairs
-    FROM pairs pr
-    JOIN grading g ON g.run_id = pr.with_run_id
-    JOIN grading gc ON gc.run_id = pr.control_run_id AND gc.report_path = g.report_path
+    FROM pairs_in((SELECT coalesce(list(DISTINCT r.release_label), []) FROM run r
+                   WHERE r.run_id IN (SELECT run_id FROM benchmark_gradings))) pr
+    JOIN benchmark_gradings g ON g.run_id = pr.with_run_id
+    JOIN benchmark_gradings gc ON gc.run_id = pr.control_run_id AND gc.report_path = g.report_path
     WHERE pr.eligible AND pr.control_arm = 'without_skill'
     GROUP BY ALL
 ),
@@ -50,13 +57,19 @@ pairs_compared AS (
                           '/paired_summary/absolute_delta', '/paired_summary/normalized_gain',
                           '/paired_summary/significance/p_value', '/paired_summary/pairing/eligible_pairs')
 ),
+promptfoo_runs AS (
+    -- The runs each promptfoo results file graded (the grading they count).
+    SELECT g.report_path, r.run_id, r.arm, r.peer_pass, r.unscorable_reason, r.cost_usd, r.cost_currency, r.cost
+    FROM grading g JOIN run_rows r ON r.grading_id = g.grading_id
+    WHERE g.report_path IN (SELECT source_path FROM peer_metric WHERE report_kind = 'promptfoo_results')
+),
 promptfoo AS (
     -- promptfoo's stats count a row whose provider errored (failureReason 2)
     -- as an error, apart from the failures; liftdb keeps it as a failed,
     -- unscorable run (unscorable_reason provider_error).
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
-           (SELECT count(*) FROM run_rows r JOIN grading g ON g.grading_id = r.grading_id
-             WHERE g.report_path = p.source_path
+           (SELECT count(*) FROM promptfoo_runs r
+             WHERE r.report_path = p.source_path
                AND CASE p.json_path
                        WHEN '/stats/successes' THEN r.peer_pass
                        WHEN '/stats/errors' THEN r.unscorable_reason IS NOT DISTINCT FROM 'provider_error'
@@ -68,9 +81,13 @@ promptfoo_costs AS (
     -- Each prompt × provider's cost and incurredCost (promptfoo sums a row's
     -- incurredCost, else its cost) against the runs of that provider's arm.
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
-           (SELECT sum(CASE WHEN p.json_path LIKE '%/incurredCost' THEN l.incurred_cost_amount ELSE coalesce(l.cost_usd, l.cost_other_amount) END)
-              FROM cost_ledger l JOIN run_rows r USING (run_id) JOIN grading g ON g.grading_id = r.grading_id
-             WHERE g.report_path = p.source_path AND r.arm = a.value_text)::DOUBLE AS liftdb_value
+           -- cost_ledger's amounts, read from the stored runs: incurred_cost_amount
+           -- (a measurement of its own), else cost_usd, else cost_other_amount.
+           (SELECT sum(CASE WHEN p.json_path LIKE '%/incurredCost' THEN incurred.amount
+                            ELSE coalesce(r.cost_usd, CASE WHEN r.cost_currency IS DISTINCT FROM 'USD' THEN r.cost END) END)
+              FROM promptfoo_runs r
+              LEFT JOIN measurement incurred ON incurred.run_id = r.run_id AND incurred.metric = 'incurred_cost'
+             WHERE r.report_path = p.source_path AND r.arm = a.value_text)::DOUBLE AS liftdb_value
     FROM peer_metric p
     JOIN peer_metric a
       ON a.source_path = p.source_path AND a.json_path = regexp_extract(p.json_path, '^(/prompts/[0-9]+)/', 1) || '/provider'
@@ -80,15 +97,25 @@ promptfoo_costs AS (
       AND (SELECT count(*) FROM peer_metric q
             WHERE q.source_path = p.source_path AND q.json_path LIKE '/prompts/%/provider' AND q.value_text = a.value_text) = 1
 ),
+handbook_runs AS (
+    -- The run id each handbook benchmark names: the native batch of its runs.
+    SELECT source_path, value_text AS native_batch
+    FROM peer_metric WHERE report_kind = 'handbook_benchmark' AND json_path = '/run_id'
+),
+handbook_pairs AS (
+    -- The pairs of the releases holding such batches only.
+    SELECT * FROM pairs_in((SELECT coalesce(list(DISTINCT r.release_label), []) FROM run r
+                            WHERE r.native_batch IN (SELECT native_batch FROM handbook_runs)))
+    WHERE eligible AND control_arm = 'without_skill'
+),
 handbook AS (
     SELECT p.source_path, p.release_label, p.skill_name, p.json_path AS metric, p.value AS tool_value,
            (SELECT CASE p.json_path
                        WHEN '/pass_rate_lift' THEN list_avg(list_sort(list(x.with_rate))) - list_avg(list_sort(list(x.control_rate)))
                        ELSE avg(CASE WHEN x.with_rate = 1 AND x.control_rate = 0 THEN 1.0 ELSE 0.0 END) END
-              FROM pairs x
-             WHERE x.eligible AND x.control_arm = 'without_skill'
-               AND x.native_batch = (SELECT value_text FROM peer_metric q
-                                      WHERE q.source_path = p.source_path AND q.json_path = '/run_id')) AS liftdb_value
+              FROM handbook_pairs x
+             WHERE x.native_batch = (SELECT native_batch FROM handbook_runs q
+                                      WHERE q.source_path = p.source_path)) AS liftdb_value
     FROM peer_metric p
     WHERE p.report_kind = 'handbook_benchmark' AND p.json_path IN ('/pass_rate_lift', '/paired_win_rate')
 ),

@@ -64,7 +64,10 @@ pub fn ingest(store: &mut Store, paths: &[PathBuf], opts: &IngestOptions) -> Res
                 stored_meanwhile.extend(batches.iter().copied());
             }
             Err(e) if e.is_transaction_conflict() => {
-                retried_on.push(e.to_string().lines().next().unwrap_or_default().to_string());
+                // Whole, on one line: DuckLake's first line is only "Failed to
+                // commit"; the table and the other writer's change follow.
+                let said = e.to_string();
+                retried_on.push(said.split_whitespace().collect::<Vec<_>>().join(" "));
             }
             _ => {}
         }

@@ -21,6 +21,7 @@ use duckdb::{params_from_iter, Connection};
 
 use crate::output::ResultSet;
 use crate::sqlfiles::REPORTS;
+use crate::store::budget::again_on_one_thread_if_short;
 use crate::{Error, Result};
 
 #[derive(Debug, Clone)]
@@ -333,31 +334,79 @@ fn stream_parts<E: From<Error>>(
     let parts = parts(report, filters, |sql, named| query(conn, sql, named))?;
     let mut columns: Option<SchemaRef> = None;
     for part in parts {
-        let mut stmt = conn.prepare(&part.sql).map_err(Error::from)?;
-        let values = bound_values(&stmt, filters)?;
-        let schema = stmt
-            .stream_arrow(params_from_iter(values))
-            .map_err(Error::from)?
-            .get_schema();
-        // Stepped here, not through the crate's iterator, which panics on a
-        // failure mid-stream (an interrupt, DuckDB out of memory): each is
-        // an error the caller says.
-        let batches = std::iter::from_fn(|| stmt.step().transpose())
-            .map(|chunk| chunk.map(|array| duckdb::arrow::record_batch::RecordBatch::from(&array)));
-        let first = match &columns {
-            None => {
-                sink(Streamed::Columns(&schema))?;
-                columns.insert(schema)
-            }
-            Some(first) => {
-                same_columns(first, &schema, &report.name, &part.report)?;
-                first
-            }
-        };
-        for batch in batches {
-            let batch = as_columns_of(first, batch.map_err(Error::from)?, &report.name)?;
-            sink(Streamed::Rows(&batch))?;
+        // A part out of memory before any of its rows was handed on (a sort
+        // or an aggregate gives none until it is done) is tried again on
+        // one thread; after, its rows would be handed on twice.
+        let handed_on = std::cell::Cell::new(false);
+        let streamed = again_on_one_thread_if_short(
+            conn,
+            || {
+                stream_part(
+                    conn,
+                    report,
+                    &part,
+                    filters,
+                    &mut columns,
+                    &mut sink,
+                    &handed_on,
+                )
+            },
+            |halt| matches!(halt, Halt::Store(e) if e.is_out_of_memory() && !handed_on.get()),
+        );
+        streamed.map_err(|halt| match halt {
+            Halt::Store(e) => E::from(e),
+            Halt::Sink(e) => e,
+        })?;
+    }
+    Ok(())
+}
+
+/// Why a streamed part stopped: the store's error, or the sink's own.
+enum Halt<E> {
+    Store(Error),
+    Sink(E),
+}
+
+impl<E> From<Error> for Halt<E> {
+    fn from(e: Error) -> Self {
+        Halt::Store(e)
+    }
+}
+
+fn stream_part<E>(
+    conn: &Connection,
+    report: &Report,
+    part: &Part,
+    filters: &Filters,
+    columns: &mut Option<SchemaRef>,
+    sink: &mut impl FnMut(Streamed) -> std::result::Result<(), E>,
+    handed_on: &std::cell::Cell<bool>,
+) -> std::result::Result<(), Halt<E>> {
+    let mut stmt = conn.prepare(&part.sql).map_err(Error::from)?;
+    let values = bound_values(&stmt, filters)?;
+    let schema = stmt
+        .stream_arrow(params_from_iter(values))
+        .map_err(Error::from)?
+        .get_schema();
+    // Stepped here, not through the crate's iterator, which panics on a
+    // failure mid-stream (an interrupt, DuckDB out of memory): each is
+    // an error the caller says.
+    let batches = std::iter::from_fn(|| stmt.step().transpose())
+        .map(|chunk| chunk.map(|array| duckdb::arrow::record_batch::RecordBatch::from(&array)));
+    let first = match columns {
+        None => {
+            sink(Streamed::Columns(&schema)).map_err(Halt::Sink)?;
+            columns.insert(schema)
         }
+        Some(first) => {
+            same_columns(first, &schema, &report.name, &part.report)?;
+            first
+        }
+    };
+    for batch in batches {
+        let batch = as_columns_of(first, batch.map_err(Error::from)?, &report.name)?;
+        handed_on.set(true);
+        sink(Streamed::Rows(&batch)).map_err(Halt::Sink)?;
     }
     Ok(())
 }
@@ -416,8 +465,17 @@ pub fn bound_values(stmt: &duckdb::Statement, named: &Filters) -> Result<Vec<Opt
         .collect()
 }
 
-/// Run one statement, binding each `$name` parameter from `named` (NULL when absent).
+/// Run one statement, binding each `$name` parameter from `named` (NULL
+/// when absent); out of memory on several threads, again on one.
 pub fn query(conn: &Connection, sql: &str, named: &Filters) -> Result<ResultSet> {
+    again_on_one_thread_if_short(
+        conn,
+        || query_once(conn, sql, named),
+        Error::is_out_of_memory,
+    )
+}
+
+fn query_once(conn: &Connection, sql: &str, named: &Filters) -> Result<ResultSet> {
     let mut stmt = conn.prepare(sql)?;
     let values = bound_values(&stmt, named)?;
     let arrow = stmt.query_arrow(params_from_iter(values))?;

@@ -326,6 +326,30 @@ fn resident_mib() -> Option<u64> {
     crate::sys::timings::rss_mib().map(|rss| rss.now)
 }
 
+/// How many threads DuckDB works a statement on, now.
+pub fn threads_now(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("SELECT current_setting('threads')", [], |r| r.get(0))?)
+}
+
+/// `work`, and when it ran out of memory on more than one DuckDB thread
+/// (`short` reads that off its error), `work` again on one: each thread's
+/// own buffers are what a budget near DuckDB's floor cannot hold, as a
+/// refill step is tried. The second try's error is the one returned. Not
+/// inside a transaction the user opened: the failure aborted it, and a
+/// second try would only be refused.
+pub fn again_on_one_thread_if_short<T, E: From<Error>>(
+    conn: &Connection,
+    mut work: impl FnMut() -> std::result::Result<T, E>,
+    short: impl Fn(&E) -> bool,
+) -> std::result::Result<T, E> {
+    match work() {
+        Err(e) if short(&e) && conn.is_autocommit() && threads_now(conn)? > 1 => {
+            on_threads(conn, 1, work)
+        }
+        done => done,
+    }
+}
+
 /// `work` with DuckDB on `threads` threads, the count before set back
 /// whether or not it failed (the setting is the instance's); `work`'s own
 /// error is the one returned.
@@ -334,9 +358,7 @@ pub fn on_threads<T, E: From<Error>>(
     threads: i64,
     work: impl FnOnce() -> std::result::Result<T, E>,
 ) -> std::result::Result<T, E> {
-    let before: i64 = conn
-        .query_row("SELECT current_setting('threads')", [], |r| r.get(0))
-        .map_err(Error::from)?;
+    let before = threads_now(conn)?;
     conn.execute_batch(&format!("SET threads = {threads}"))
         .map_err(Error::from)?;
     let done = work();
