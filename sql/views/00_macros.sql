@@ -163,8 +163,20 @@ CREATE OR REPLACE MACRO liftdb_pyround_scaled(x, d, scale) AS
                 WHEN 2 * p.r = scale AND p.q % 2 = 1 THEN 1
                 ELSE 0 END AS DOUBLE) / CAST(10 ** d AS DOUBLE))[1])[1];
 
+-- liftdb_pyround_clear(y): whether y = x * 10^d, as a double, rounds to the
+-- digit Python's round gives without the exact path, which costs HUGEINT
+-- arithmetic on every row. The product is rounded once, to the nearest
+-- double; a half (k + 1/2) is itself a double below 2^52, so rounding may
+-- land on it but never crosses it: a y that is not a half lies on the same
+-- side of it as the exact product and rounds as it does. Halves (a binary
+-- tie, or an exact product that rounded onto one) take the exact path.
+CREATE OR REPLACE MACRO liftdb_pyround_clear(y) AS
+    abs(y) < 4503599627370496.0 AND abs(y) - floor(abs(y)) <> 0.5;
+
 CREATE OR REPLACE MACRO liftdb_pyround(x, d) AS
     CASE
+        WHEN liftdb_pyround_clear(x * 10 ** d)
+            THEN sign(x) * round(abs(x * 10 ** d)) / CAST(10 ** d AS DOUBLE)
         WHEN x IS NULL THEN NULL
         WHEN abs(x) < 134217728.0 / 10 ** d
             THEN liftdb_pyround_scaled(x, d, CAST(1267650600228229401496703205376 AS HUGEINT))
