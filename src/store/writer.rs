@@ -588,7 +588,9 @@ impl<'c> BatchWriter<'c> {
         tx.commit()?;
         drop(writers_turn);
         clock.mark("commit");
-        remember_mtimes(conn, moved_mtimes)?;
+        // After the commit, in a transaction of its own (`touch` skips a
+        // lake, the one store where another writer could meet it).
+        touch(conn, moved_mtimes)?;
         // What the parse and the checks freed, handed back before the
         // refill's share is used.
         super::budget::return_freed_memory();
@@ -668,16 +670,6 @@ fn update_mtimes(conn: &Connection, touched: &[(String, i64, String)]) -> Result
         stmt.execute(params![mtime, path, sha])?;
     }
     Ok(())
-}
-
-/// After a batch's commit, in a transaction of its own. One that meets
-/// another writer is left: an mtime not remembered costs the next ingest a
-/// read of the file, nothing else.
-fn remember_mtimes(conn: &Connection, touched: &[(String, i64, String)]) -> Result<()> {
-    match touch(conn, touched) {
-        Err(e) if e.is_transaction_conflict() => Ok(()),
-        other => other,
-    }
 }
 
 /// Files whose content is unchanged but whose mtime moved (path, mtime,
