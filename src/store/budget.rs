@@ -113,7 +113,7 @@ pub fn spill_directory() -> std::path::PathBuf {
 }
 
 /// The least DuckDB is ever held to (the floor `--memory-mb` has had since it was added).
-const DUCKDB_FLOOR_MIB: u64 = 64;
+pub const DUCKDB_FLOOR_MIB: u64 = 64;
 
 /// Run work that reads every release at once (the refill on open,
 /// `liftdb check`) under the process budget's refill share on one thread,

@@ -66,9 +66,9 @@ fn check_all(conn: &Connection) -> Result<Vec<Checked>> {
         ),
     ];
     // A case-grained view and its table are read a part of the cases at a
-    // time, as the refill writes them (refill::parts_for): whole, their
-    // per-run folds outgrow a small budget on a large store.
-    let parts = super::aggregates::refill::parts_for(conn, super::aggregates::Scope::Every)?;
+    // time, as the refill writes them: whole, their per-run folds outgrow a
+    // small budget on a large store.
+    let parts = super::aggregates::refill::parts_to_compare(conn)?;
     let in_parts = |d: &Derived| d.case_grained && d.listed_in.is_none() && parts > 1;
     let mut out = Vec::new();
     for (kind, list, read) in passes {

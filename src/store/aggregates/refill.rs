@@ -446,14 +446,32 @@ fn tries(two_threads: bool, scope: Scope, parts: u64) -> Vec<Try> {
 }
 
 /// Runs a part of a case-grained table's refill may hold per MiB of
-/// DuckDB's share: half what the per-run folds of run_rows and
-/// cost_per_lift_rows were measured to fit on one thread (BENCHMARKS.md,
-/// "Memory"), leaving room for the rest of a step.
-const RUNS_PER_MIB: u64 = 100;
+/// DuckDB's share above its floor (what DuckDB holds before any part's
+/// runs): the most at which run_rows' per-run folds, the largest, still do
+/// not spill, at a fifth of the default budget and at the default budget
+/// (BENCHMARKS.md, "Memory"). Each part scans every run's rows again, so
+/// fewer parts are faster until one spills.
+const RUNS_PER_MIB: u64 = 400;
+
+/// Runs a part may hold per MiB above DuckDB's floor when `liftdb check`
+/// compares a case-grained view with its table: the view is worked out
+/// twice and both sides held (EXCEPT ALL each way), a quarter of what a
+/// refill's part holds.
+const COMPARED_RUNS_PER_MIB: u64 = RUNS_PER_MIB / 4;
 
 /// How many parts a case-grained table's refill of `scope` is split into
 /// under the process's budget: one when the runs in scope fit a share.
 pub fn parts_for(conn: &Connection, scope: Scope) -> Result<u64> {
+    parts_holding(conn, scope, RUNS_PER_MIB)
+}
+
+/// How many parts `liftdb check` compares the case-grained views of every
+/// release with their tables in.
+pub fn parts_to_compare(conn: &Connection) -> Result<u64> {
+    parts_holding(conn, Scope::Every, COMPARED_RUNS_PER_MIB)
+}
+
+fn parts_holding(conn: &Connection, scope: Scope, runs_per_mib: u64) -> Result<u64> {
     let Some(share) = crate::store::budget::duckdb_limit_on_open() else {
         return Ok(1);
     };
@@ -465,7 +483,12 @@ pub fn parts_for(conn: &Connection, scope: Scope) -> Result<u64> {
         [],
         |r| r.get(0),
     )?;
-    Ok((runs.max(0) as u64).div_ceil(share * RUNS_PER_MIB).max(1))
+    let above_floor = share
+        .saturating_sub(crate::store::budget::DUCKDB_FLOOR_MIB)
+        .max(1);
+    Ok((runs.max(0) as u64)
+        .div_ceil(above_floor * runs_per_mib)
+        .max(1))
 }
 
 /// Whether every mark this refill read is done (by another writer's refill).
