@@ -4,8 +4,7 @@
 -- lift first, so the page stays a page whatever the store holds (cases.sql,
 -- runs.sql and failing.sql choose them alike).
 WITH drilled AS (
-    SELECT release_label, skill_name, case_id,
-           count(*) OVER (PARTITION BY release_label, skill_name) AS cases_in_release
+    SELECT release_label, skill_name, case_id
     FROM lift_evidence
     WHERE channel = 'objective' AND control_arm = 'without_skill' AND split = 'all'
       AND scope = 'case' AND row_kind = 'release'
@@ -16,7 +15,9 @@ WITH drilled AS (
 ),
 drilled_runs AS MATERIALIZED (
     -- The runs of those cases first: a few thousand, the side the failing
-    -- assertions (millions in a large store) are matched against.
+    -- assertions (millions in a large store) are matched against. The
+    -- release and skill are tested again so the scan of run_rows is
+    -- narrowed before the join.
     SELECT r.run_id, r.grading_id
     FROM run_rows r
     JOIN drilled d ON d.release_label = r.release_label AND d.skill_name = r.skill_name AND d.case_id = r.case_id

@@ -6,8 +6,7 @@
 -- lift first, so the page stays a page whatever the store holds (cases.sql,
 -- runs.sql and failing.sql choose them alike).
 WITH drilled AS (
-    SELECT release_label, skill_name, case_id,
-           count(*) OVER (PARTITION BY release_label, skill_name) AS cases_in_release
+    SELECT release_label, skill_name, case_id
     FROM lift_evidence
     WHERE channel = 'objective' AND control_arm = 'without_skill' AND split = 'all'
       AND scope = 'case' AND row_kind = 'release'

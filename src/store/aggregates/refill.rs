@@ -449,7 +449,7 @@ fn tries(two_threads: bool, scope: Scope, parts: u64) -> Vec<Try> {
 /// DuckDB's share above its floor (what DuckDB holds before any part's
 /// runs): the most at which run_rows' per-run folds, the largest, still do
 /// not spill, at a fifth of the default budget and at the default budget
-/// (BENCHMARKS.md, "Memory"). Each part scans every run's rows again, so
+/// (BENCHMARKS.md, "What #73 measured", fifth session). Each part scans every run's rows again, so
 /// fewer parts are faster until one spills.
 const RUNS_PER_MIB: u64 = 400;
 
